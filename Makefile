@@ -1,0 +1,38 @@
+# Truco Arena. Every target installs what it needs first: `make test` and `make demo`
+# work as the first command on a fresh clone.
+.DEFAULT_GOAL := help
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: help install test lint bench demo clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+install: $(STAMP) ## create .venv and install the project with its test tools (idempotent)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11 or newer is needed")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+test: lint ## run the whole test suite (after the linters)
+	$(PY) -m pytest
+
+lint: install ## ruff, and mypy --strict on the engine
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy --strict arena/engine
+
+bench: install ## engine speed: random-playout hands/s and the cost of one step
+	$(PY) -m arena.bench
+
+demo: install ## play and print a seeded match between two random players
+	$(VENV)/bin/arena demo
+
+clean: ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,26 @@
+"""The engine's errors: two levels, both ``ValueError``.
+
+``MalformedAction`` means the input could not be understood at all (an unknown action
+type, a card that does not exist). ``IllegalAction`` means it was understood but the
+rules do not allow it now; its message says why, in words a bot author can act on.
+"""
+
+
+class TrucoError(ValueError):
+    """Base of every error the engine raises about its input."""
+
+
+class MalformedAction(TrucoError):
+    """The action (or card) cannot be read."""
+
+
+class IllegalAction(TrucoError):
+    """The action is well formed but not allowed in the current state."""
+
+
+class RulesError(TrucoError):
+    """An unknown preset, parameter or value, or a combination that cannot be played."""
+
+
+class RecordError(TrucoError):
+    """A match record that is malformed or does not replay."""

@@ -1,0 +1,534 @@
+"""The state machine of a whole match: deals, rounds, the stake ladder, special hands.
+
+A :class:`Match` is mutable: ``legal_actions()`` lists what the seat ``to_act`` may do
+and ``apply(action)`` does it or raises :class:`IllegalAction` saying why. A match made
+with a ``seed`` deals itself from that seed; one made without deals only when
+``deal(cards, vira)`` is called (that is how records replay).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.engine.actions import ACCEPT, FOLD, RAISE, Action, ActionType
+from arena.engine.cards import COVERED, Card, Manilha, strength_table
+from arena.engine.errors import IllegalAction, RecordError
+from arena.engine.rules import (
+    LADDER,
+    AllTied,
+    BothAtSpecial,
+    Covered,
+    LeadAfterTie,
+    PartnerTopTie,
+    Rules,
+    SpecialRaise,
+)
+
+
+class Phase(enum.StrEnum):
+    DECIDE = "decide"  # the team at 11 (or 10) chooses to play the hand or not
+    PLAY = "play"  # the seat whose turn it is plays a card (or raises, or folds)
+    ANSWER = "answer"  # a request for more points waits for the other team
+    OVER = "over"  # the hand is finished
+
+
+class HandKind(enum.StrEnum):
+    NORMAL = "normal"
+    SPECIAL = "special"  # one team at special_at: the hand of 11 (10 in tradicional)
+    BOTH = "both"  # both teams at special_at: 11x11, blind or open per the rules
+
+
+class Termination(enum.StrEnum):
+    SCORE = "score"  # a team reached 12 (in enough games)
+    PENALTY = "penalty"  # a raise during the special hand ended the game
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    termination: Termination
+    winner: int  # the winning team
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    points: tuple[int, int]  # per team, at the hand's full value before the cap
+    reason: str | None = None  # set when a penalty ended the hand
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A card on the table. The card of a covered play is known to the engine only."""
+
+    seat: int
+    card: Card
+    covered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    plays: tuple[Play, ...]
+    winner: int | None  # the team, or None for a tie
+
+
+class Hand:
+    """One deal: the cards, the rounds so far, the stake and who must act."""
+
+    __slots__ = (
+        "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
+        "leader", "pending", "phase", "requester", "result", "rounds", "stake",
+        "strength", "table", "to_act", "turn", "vira",
+    )  # fmt: skip
+
+    def __init__(
+        self, dealer: int, vira: Card | None, dealt: list[tuple[Card, ...]], kind: HandKind
+    ) -> None:
+        self.dealer = dealer
+        self.vira = vira
+        self.dealt = dealt
+        self.held = [sorted(cards) for cards in dealt]
+        self.kind = kind
+        self.blind = False
+        self.deciding: int | None = None  # the team at special_at in a SPECIAL hand
+        self.strength: tuple[int, ...] = ()
+        self.stake = 1
+        self.pending = 0  # the value asked by an unanswered request, else 0
+        self.requester = -1
+        self.last_raiser = -1  # the team that made the last raise, else -1
+        self.phase = Phase.PLAY
+        self.leader = (dealer + 1) % len(dealt)  # who leads the current round
+        self.turn = self.leader  # whose card is next
+        self.to_act = self.leader  # who must act now (the turn, or the asked seat)
+        self.table: list[Play] = []
+        self.rounds: list[Round] = []
+        self.actions: list[tuple[int, Action]] = []
+        self.result: HandResult | None = None
+
+    @property
+    def first(self) -> int:
+        """The seat after the dealer, who leads round 1 ("a mão")."""
+        return (self.dealer + 1) % len(self.dealt)
+
+    def slots(self, seat: int) -> tuple[int, ...]:
+        """The dealt positions of the seat's cards not yet played."""
+        held = self.held[seat]
+        return tuple(i for i, c in enumerate(self.dealt[seat]) if c in held)
+
+
+class Match:
+    """A match between two teams; seat i plays for team i % 2."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seats: Sequence[str] | None = None,
+        *,
+        seed: int | None = None,
+        start_score: Sequence[int] = (0, 0),
+        start_games: Sequence[int] = (0, 0),
+    ) -> None:
+        self.rules = rules = rules or Rules()
+        self.n = rules.seats
+        self.seats = tuple(seats) if seats is not None else tuple(f"seat{i}" for i in range(self.n))
+        if len(self.seats) != self.n:
+            raise RecordError(
+                f"{rules.name} with team_size {rules.team_size} needs {self.n} seats, "
+                f"not {len(self.seats)}"
+            )
+        self.start_score = _pair("start_score", start_score, rules.score_cap)
+        self.start_games = _pair("start_games", start_games, rules.games_to_win)
+        self.score = list(self.start_score)
+        self.games = list(self.start_games)
+        self.seed = seed
+        self.hands: list[Hand] = []
+        self.outcome: Outcome | None = None
+        self._rng = random.Random(seed) if seed is not None else None
+        self.next_dealer = self._rng.randrange(self.n) if self._rng else self.n - 1
+        if self._rng:
+            self.deal()
+
+    # ---- reading the state -------------------------------------------------------
+
+    @property
+    def hand(self) -> Hand | None:
+        """The current (or just finished) hand."""
+        return self.hands[-1] if self.hands else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def needs_deal(self) -> bool:
+        hand = self.hand
+        return self.outcome is None and (hand is None or hand.result is not None)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that must act now, or None between hands and after the match."""
+        hand = self.hand
+        if self.outcome is not None or hand is None or hand.result is not None:
+            return None
+        return hand.to_act
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the seat ``to_act`` may take, in a fixed order."""
+        hand = self.hand
+        if self.outcome is not None or hand is None or hand.result is not None:
+            return []
+        phase = hand.phase
+        if phase is Phase.DECIDE:
+            return [ACCEPT, FOLD]
+        team = hand.to_act & 1
+        if phase is Phase.ANSWER:
+            return [RAISE, ACCEPT, FOLD] if hand.pending < 12 else [ACCEPT, FOLD]
+        seat = hand.turn
+        if hand.blind:
+            out = [Action.play_slot(i) for i in hand.slots(seat)]
+        else:
+            held = hand.held[seat]
+            out = [Action.play(c) for c in held]
+            if self._may_cover(hand):
+                out += [Action.play(c, covered=True) for c in held]
+        if self._raise_problem(hand, team) is None:
+            out.append(RAISE)
+        if self._fold_problem(hand) is None:
+            out.append(FOLD)
+        return out
+
+    def default_action(self) -> Action:
+        """What the referee does for a seat whose clock ran out: the weakest open card,
+        fold an unanswered request, play the special hand."""
+        hand = self.hand
+        if self.outcome is not None or hand is None or hand.result is not None:
+            raise IllegalAction("nobody is to act: " + self._idle_reason())
+        if hand.phase is Phase.DECIDE:
+            return ACCEPT
+        if hand.phase is Phase.ANSWER:
+            return FOLD
+        if hand.blind:
+            return Action.play_slot(hand.slots(hand.turn)[0])
+        strength = hand.strength
+        return Action.play(min(hand.held[hand.turn], key=lambda c: (strength[c.index], c)))
+
+    # ---- dealing -----------------------------------------------------------------
+
+    def deal(
+        self,
+        cards: Sequence[Sequence[Card]] | None = None,
+        vira: Card | None = None,
+        dealer: int | None = None,
+    ) -> Hand:
+        """Start the next hand, from the seed or from the given cards."""
+        if not self.needs_deal:
+            raise IllegalAction("cannot deal now: " + self._idle_reason(dealing=True))
+        rules = self.rules
+        if dealer is None:
+            dealer = self.next_dealer
+        elif self.hands and dealer != self.next_dealer:
+            raise RecordError(f"the deal passes to seat {self.next_dealer}, not seat {dealer}")
+        elif not 0 <= dealer < self.n:
+            raise RecordError(f"dealer must be a seat from 0 to {self.n - 1}, not {dealer}")
+        nova = rules.manilha is Manilha.NOVA
+        if cards is None:
+            if self._rng is None:
+                raise IllegalAction("this match has no seed: give the cards to deal")
+            drawn = self._rng.sample(rules.deck.cards, 3 * self.n + nova)
+            dealt = [tuple(drawn[3 * i : 3 * i + 3]) for i in range(self.n)]
+            dealt = dealt[-dealer - 1 :] + dealt[: -dealer - 1]  # seat dealer+1 gets the first
+            vira = drawn[-1] if nova else None
+        else:
+            dealt = [tuple(c) for c in cards]
+            _check_deal(rules, self.n, dealt, vira)
+        at = [s >= rules.special_at for s in self.score]
+        kind = HandKind.BOTH if all(at) else HandKind.SPECIAL if any(at) else HandKind.NORMAL
+        hand = Hand(dealer, vira, dealt, kind)
+        hand.strength = strength_table(rules.deck, rules.manilha, vira)
+        if kind is HandKind.SPECIAL:
+            hand.deciding = at.index(True)
+            hand.phase = Phase.DECIDE
+            first = hand.first
+            hand.to_act = first if first & 1 == hand.deciding else (first + 1) % self.n
+        elif kind is HandKind.BOTH:
+            hand.stake = rules.both_at_special_value
+            hand.blind = rules.both_at_special is BothAtSpecial.BLIND
+        self.hands.append(hand)
+        return hand
+
+    # ---- acting ------------------------------------------------------------------
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Do ``action`` for the seat to act. ``seat``, when given, must be that seat,
+        except that any seat of a team being asked (a request, the special hand) may
+        answer for it."""
+        hand = self.hand
+        if self.outcome is not None or hand is None or hand.result is not None:
+            raise IllegalAction("nobody may act: " + self._idle_reason())
+        actor = hand.to_act
+        if seat is not None and seat != actor:
+            answering = hand.phase is not Phase.PLAY
+            if not (answering and 0 <= seat < self.n and seat & 1 == actor & 1):
+                raise IllegalAction(f"it is seat {actor}'s turn to act, not seat {seat}'s")
+            actor = seat
+        kind = action.type
+        phase = hand.phase
+        if phase is Phase.PLAY:
+            if kind is ActionType.PLAY:
+                self._play(hand, actor, action)
+            elif kind is ActionType.RAISE:
+                self._raise(hand, actor)
+            elif kind is ActionType.FOLD:
+                problem = self._fold_problem(hand)
+                if problem:
+                    raise IllegalAction(problem)
+                hand.actions.append((actor, action))
+                self._end_hand(hand, _to(1 - (actor & 1), hand.stake))
+            else:
+                raise IllegalAction("there is nothing to accept: no request is pending")
+        elif phase is Phase.ANSWER:
+            team = actor & 1
+            if kind is ActionType.ACCEPT:
+                hand.actions.append((actor, action))
+                hand.stake, hand.pending = hand.pending, 0
+                hand.phase = Phase.PLAY
+                hand.to_act = hand.turn
+            elif kind is ActionType.FOLD:
+                hand.actions.append((actor, action))
+                self._end_hand(hand, _to(1 - team, hand.stake))
+            elif kind is ActionType.RAISE:
+                if hand.pending >= 12:
+                    raise IllegalAction("the request is already for 12: accept or fold")
+                hand.actions.append((actor, action))
+                hand.stake = hand.pending
+                self._ask(hand, actor)
+            else:
+                raise IllegalAction(
+                    f"seat {actor} must first answer the request for {hand.pending} points: "
+                    "accept, fold or raise"
+                )
+        else:  # Phase.DECIDE
+            if kind is ActionType.ACCEPT:
+                hand.actions.append((actor, action))
+                hand.stake = 3
+                hand.phase = Phase.PLAY
+                hand.to_act = hand.turn
+            elif kind is ActionType.FOLD:
+                hand.actions.append((actor, action))
+                self._end_hand(hand, _to(1 - (actor & 1), 1))
+            else:
+                raise IllegalAction(
+                    f"seat {actor} must first decide whether to play the hand of "
+                    f"{self.rules.special_at}: accept or fold"
+                )
+
+    def _play(self, hand: Hand, seat: int, action: Action) -> None:
+        card = action.card
+        if card is None:  # chosen by slot
+            slot = action.slot if action.slot is not None else -1
+            card = hand.dealt[seat][slot]
+            if card not in hand.held[seat]:
+                raise IllegalAction(f"seat {seat} already played the card in slot {slot}")
+        elif card not in hand.held[seat]:
+            played = card in hand.dealt[seat]
+            raise IllegalAction(
+                f"seat {seat} {'already played' if played else 'does not hold'} {card}"
+            )
+        if action.covered and not self._may_cover(hand):
+            raise IllegalAction(self._cover_problem(hand))
+        hand.held[seat].remove(card)
+        hand.actions.append((seat, Action.play(card, action.covered)))
+        hand.table.append(Play(seat, card, action.covered))
+        if len(hand.table) < self.n:
+            hand.turn = hand.to_act = (seat + 1) % self.n
+        else:
+            self._end_round(hand)
+
+    def _raise(self, hand: Hand, seat: int) -> None:
+        team = seat & 1
+        problem = self._raise_problem(hand, team)
+        if problem:
+            own = "its own" if hand.requester == seat else "its team's"
+            raise IllegalAction(problem.format(seat=seat, own=own))
+        hand.actions.append((seat, RAISE))
+        if hand.kind is HandKind.SPECIAL:
+            self._raise_penalty(hand, team)
+        else:
+            self._ask(hand, seat)
+
+    def _ask(self, hand: Hand, seat: int) -> None:
+        hand.pending = LADDER[LADDER.index(hand.stake) + 1]
+        hand.requester = seat
+        hand.last_raiser = seat & 1
+        hand.phase = Phase.ANSWER
+        hand.to_act = (seat + 1) % self.n
+
+    def _raise_penalty(self, hand: Hand, team: int) -> None:
+        rules = self.rules
+        name = f"the hand of {rules.special_at}"
+        if rules.special_raise is SpecialRaise.FORFEIT_SPLIT and team == hand.deciding:
+            reason = f"team {team} raised during {name}: it loses the hand, the opponents score 3"
+            self._end_hand(hand, _to(1 - team, 3), reason)
+            return
+        winner = 1 - team
+        reason = f"team {team} raised during {name}: team {winner} wins the game"
+        self._end_hand(hand, _to(winner, rules.score_cap - self.score[winner]), reason)
+
+    def _end_round(self, hand: Hand) -> None:
+        strength = hand.strength
+        best = COVERED - 1
+        tops: list[Play] = []
+        for play in hand.table:
+            s = COVERED if play.covered else strength[play.card.index]
+            if s > best:
+                best, tops = s, [play]
+            elif s == best:
+                tops.append(play)
+        top_team = tops[0].seat & 1
+        one_team = all(p.seat & 1 == top_team for p in tops)
+        if one_team and (len(tops) == 1 or self.rules.partner_top_tie is PartnerTopTie.TEAM):
+            winner: int | None = top_team
+            hand.leader = tops[0].seat
+        else:
+            winner = None
+            if self.rules.lead_after_tie is LeadAfterTie.TOP:
+                hand.leader = tops[0].seat
+        hand.rounds.append(Round(tuple(hand.table), winner))
+        hand.table = []
+        hand.turn = hand.to_act = hand.leader
+        decided = _hand_winner(hand.rounds)
+        if decided is not None:
+            self._end_hand(hand, _to(decided, hand.stake))
+        elif len(hand.rounds) == 3:
+            self._all_tied(hand, tops)
+
+    def _all_tied(self, hand: Hand, tops: list[Play]) -> None:
+        rule = self.rules.all_tied
+        team: int | None = None
+        if rule in (AllTied.FIRST_LEADER, AllTied.DEALER_OPPONENT):
+            team = hand.first & 1  # the seat after the dealer is always an opponent of his
+        elif rule is AllTied.SUIT:
+            open_tops = [p for p in tops if not p.covered]
+            if open_tops:
+                team = max(open_tops, key=lambda p: p.card.suit).seat & 1
+        points = (0, 0) if team is None else _to(team, hand.stake)
+        self._end_hand(hand, points, redeal=rule is AllTied.REPLAY)
+
+    def _end_hand(
+        self, hand: Hand, points: tuple[int, int], reason: str | None = None, redeal: bool = False
+    ) -> None:
+        rules = self.rules
+        hand.result = HandResult(points, reason)
+        hand.phase = Phase.OVER
+        hand.pending = 0
+        self.next_dealer = hand.dealer if redeal else (hand.dealer + 1) % self.n
+        score = self.score
+        for team in (0, 1):
+            score[team] = min(rules.score_cap, score[team] + points[team])
+        if max(score) >= rules.score_cap:
+            winner = 0 if score[0] >= rules.score_cap else 1
+            self.games[winner] += 1
+            if self.games[winner] >= rules.games_to_win:
+                how = Termination.SCORE if reason is None else Termination.PENALTY
+                self.outcome = Outcome(how, winner)
+                return
+            score[0] = score[1] = 0
+        if self._rng is not None:
+            self.deal()
+
+    # ---- why an action is not allowed (None when it is) ----------------------------
+
+    def _raise_problem(self, hand: Hand, team: int) -> str | None:
+        if hand.kind is HandKind.BOTH:
+            return "nobody may raise in the hand where both teams are at the special score"
+        if hand.kind is HandKind.SPECIAL:
+            if self.rules.special_raise is SpecialRaise.ILLEGAL:
+                return f"nobody may raise in the hand of {self.rules.special_at}"
+            return None
+        if hand.stake >= 12:
+            return "the hand is already worth 12: there is nothing to raise to"
+        if hand.last_raiser == team:
+            return "seat {seat} cannot raise over {own} request"
+        return None
+
+    def _fold_problem(self, hand: Hand) -> str | None:
+        if not self.rules.fold_hand:
+            return "these rules have no folding of the hand: fold only answers a request"
+        if hand.blind:
+            return "nobody may fold the blind hand"
+        return None
+
+    def _may_cover(self, hand: Hand) -> bool:
+        rule = self.rules.covered
+        if rule is Covered.OFF or hand.blind:
+            return False
+        if rule is Covered.FROM_ROUND2:
+            return len(hand.rounds) > 0
+        return len(hand.table) > 0
+
+    def _cover_problem(self, hand: Hand) -> str:
+        rule = self.rules.covered
+        if rule is Covered.OFF:
+            return "these rules have no covered cards"
+        if hand.blind:
+            return "no card may be covered in the blind hand"
+        if rule is Covered.FROM_ROUND2:
+            return "a card may be covered only from round 2 on"
+        return "the first card of a round cannot be covered"
+
+    def _idle_reason(self, dealing: bool = False) -> str:
+        if self.outcome is not None:
+            return "the match is over"
+        if self.hand is None or self.hand.result is not None:
+            return "the hand is over; the next hand must be dealt"
+        return "the current hand is not finished" if dealing else "no hand is in play"
+
+
+def _hand_winner(rounds: list[Round]) -> int | None:
+    """The team that has taken the hand, or None while it is open (or all tied)."""
+    wins = [0, 0]
+    first = None
+    tied = False
+    for r in rounds:
+        if r.winner is None:
+            tied = True
+        else:
+            wins[r.winner] += 1
+            if first is None:
+                first = r.winner
+    if wins[0] == 2 or wins[1] == 2:
+        return 0 if wins[0] == 2 else 1
+    return first if tied else None
+
+
+def _to(team: int, points: int) -> tuple[int, int]:
+    return (points, 0) if team == 0 else (0, points)
+
+
+def _pair(name: str, values: Sequence[int], limit: int) -> tuple[int, int]:
+    def ok(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < limit
+
+    if not isinstance(values, Sequence) or len(values) != 2 or not all(map(ok, values)):
+        raise RecordError(f"{name} must be two whole numbers from 0 to {limit - 1}, not {values!r}")
+    return (values[0], values[1])
+
+
+def _check_deal(rules: Rules, n: int, dealt: list[tuple[Card, ...]], vira: Card | None) -> None:
+    if len(dealt) != n or any(len(cards) != 3 for cards in dealt):
+        raise RecordError(f"the deal must give 3 cards to each of the {n} seats")
+    everything = [c for cards in dealt for c in cards]
+    if rules.manilha is Manilha.NOVA:
+        if vira is None:
+            raise RecordError("manilha nova needs a vira")
+        everything.append(vira)
+    elif vira is not None:
+        raise RecordError("manilha velha has no vira: give null")
+    deck = rules.deck.cards
+    for card in everything:
+        if card not in deck:
+            raise RecordError(f"{card} is not in deck {rules.deck}")
+    if len(set(everything)) != len(everything):
+        twice = sorted({c for c in everything if everything.count(c) > 1})
+        raise RecordError("a card is dealt twice: " + " ".join(map(str, twice)))

@@ -1,0 +1,175 @@
+"""Match records (see MATCH-RECORD.md): writing one from a match, and replaying one.
+
+``to_record(match)`` is the whole story of a match as a JSON-ready dict.
+``replay(record)`` plays a record through the engine, checking every action, and
+returns the resulting :class:`Match`; ``disagreements(record, match)`` lists the
+results the record states that the replay does not confirm.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine.actions import Action
+from arena.engine.cards import Card
+from arena.engine.errors import RecordError, TrucoError
+from arena.engine.match import Match
+from arena.engine.rules import Rules
+
+FORMAT = "truco-match/1"
+
+
+def to_record(match: Match) -> dict[str, Any]:
+    """The match record of ``match`` so far."""
+    rules = match.rules
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "rules": {"preset": rules.name, "team_size": rules.team_size, **rules.to_json()},
+        "seats": list(match.seats),
+        "start_score": list(match.start_score),
+    }
+    if rules.games_per_match > 1:
+        out["start_games"] = list(match.start_games)
+    if match.seed is not None:
+        out["seed"] = match.seed
+    out["hands"] = [
+        {
+            "dealer": hand.dealer,
+            "vira": None if hand.vira is None else str(hand.vira),
+            "cards": [[str(c) for c in cards] for cards in hand.dealt],
+            "actions": [{"seat": seat, **action.to_json()} for seat, action in hand.actions],
+            **({} if hand.result is None else {"result": _hand_result(hand.result)}),
+        }
+        for hand in match.hands
+    ]
+    outcome = match.outcome
+    out["result"] = {
+        "score": list(match.score),
+        "winner": None if outcome is None else outcome.winner,
+    }
+    if rules.games_per_match > 1:
+        out["result"]["games"] = list(match.games)
+    return out
+
+
+def _hand_result(result: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"points": list(result.points)}
+    if result.reason:
+        out["reason"] = result.reason
+    return out
+
+
+def next_step(match: Match) -> dict[str, Any] | None:
+    """Who acts next and every legal action, or that a deal comes next; None when over."""
+    if match.is_over:
+        return None
+    if match.needs_deal:
+        return {"deal": True, "dealer": match.next_dealer}
+    return {"seat": match.to_act, "legal": [a.to_json() for a in match.legal_actions()]}
+
+
+def replay(record: Any) -> Match:
+    """Replay a record from its deals and actions. Errors name the hand and action."""
+    if not isinstance(record, dict):
+        raise RecordError("a match record must be a JSON object")
+    fmt = record.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise RecordError(f"unknown record format {fmt!r}; this engine reads {FORMAT!r}")
+    rules = Rules.from_json(record.get("rules", "paulista"))
+    seats = record.get("seats")
+    if seats is not None and (
+        not isinstance(seats, list) or not all(isinstance(s, str) for s in seats)
+    ):
+        raise RecordError("seats must be a list of names")
+    match = Match(
+        rules,
+        seats,
+        start_score=record.get("start_score", (0, 0)),
+        start_games=record.get("start_games", (0, 0)),
+    )
+    hands = record.get("hands", [])
+    if not isinstance(hands, list):
+        raise RecordError("hands must be a list")
+    for i, hand in enumerate(hands):
+        _replay_hand(match, i, hand)
+    return match
+
+
+def _replay_hand(match: Match, i: int, hand: Any) -> None:
+    try:
+        if not isinstance(hand, dict):
+            raise RecordError("a hand must be an object")
+        if match.is_over:
+            raise RecordError("the match was already over")
+        if not match.needs_deal:
+            raise RecordError(f"hand {i - 1} is not finished, yet another hand follows")
+        cards = hand.get("cards")
+        if not isinstance(cards, list) or not all(isinstance(c, list) for c in cards):
+            raise RecordError("cards must be a list of each seat's cards")
+        vira = hand.get("vira")
+        dealer = hand.get("dealer")
+        if dealer is not None and (not isinstance(dealer, int) or isinstance(dealer, bool)):
+            raise RecordError(f"dealer must be a seat number, not {dealer!r}")
+        match.deal(
+            [[Card.parse(c) for c in seat] for seat in cards],
+            None if vira is None else Card.parse(vira),
+            dealer,
+        )
+        actions = hand.get("actions", [])
+        if not isinstance(actions, list):
+            raise RecordError("actions must be a list")
+    except TrucoError as e:
+        raise type(e)(f"hand {i}: {e}") from e
+    for j, data in enumerate(actions):
+        try:
+            if match.is_over or match.needs_deal:
+                raise RecordError("the hand is already over")
+            seat = data.get("seat") if isinstance(data, dict) else None
+            if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+                raise RecordError(f"seat must be a seat number, not {seat!r}")
+            match.apply(Action.from_json(data), seat)
+        except TrucoError as e:
+            raise type(e)(f"hand {i}, action {j}: {e}") from e
+
+
+def disagreements(record: dict[str, Any], match: Match) -> list[str]:
+    """Every result the record gives that differs from the replayed match."""
+    found = []
+    recomputed = to_record(match)
+    for i, (given, ours) in enumerate(
+        zip(record.get("hands", []), recomputed["hands"], strict=True)
+    ):
+        stated = given.get("result") if isinstance(given, dict) else None
+        if isinstance(stated, dict):
+            for key, value in stated.items():
+                if key in ("points", "reason") and value != ours.get("result", {}).get(key):
+                    found.append(
+                        f"hand {i}: the record gives {key} {value!r}, "
+                        f"the replay gives {ours.get('result', {}).get(key)!r}"
+                    )
+    stated = record.get("result")
+    if isinstance(stated, dict):
+        for key in ("score", "winner", "games"):
+            if key in stated and stated[key] != recomputed["result"].get(key):
+                found.append(
+                    f"result: the record gives {key} {stated[key]!r}, "
+                    f"the replay gives {recomputed['result'].get(key)!r}"
+                )
+    return found
+
+
+def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
+    """The record as ``arena replay`` prints it: recomputed, unknown fields kept, and
+    ``next`` when the match is unfinished."""
+    ours = to_record(match)
+    out = {**record, **ours}
+    out["hands"] = [
+        {**given, **hand} if isinstance(given, dict) else hand
+        for given, hand in zip(record.get("hands", []), ours["hands"], strict=True)
+    ]
+    step = next_step(match)
+    if step is None:
+        out.pop("next", None)
+    else:
+        out["next"] = step
+    return out

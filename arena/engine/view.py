@@ -1,0 +1,153 @@
+"""What one seat may see: the only way the state reaches a bot.
+
+``view(match, seat)`` holds the seat's own cards (none in a blind hand, only the slots
+left), its partners' cards only when the rules show them, the vira, the cards on the
+table (a covered card shows as covered, never its face), the rounds so far, the stake,
+any pending request, the score and whose turn it is. A view is complete: a bot needs no
+memory of earlier views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine.actions import Action
+from arena.engine.cards import Card
+from arena.engine.match import HandKind, Match, Phase
+from arena.engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class SeenPlay:
+    seat: int
+    card: Card | None  # None when the card was played covered
+    covered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeenRound:
+    plays: tuple[SeenPlay, ...]
+    winner: int | None  # the team, or None for a tie
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int
+    rules: Rules
+    seats: tuple[str, ...]
+    hand_number: int  # 0 for the first hand of the match
+    dealer: int
+    kind: HandKind
+    blind: bool
+    phase: Phase
+    cards: tuple[Card, ...]  # the seat's unplayed cards; empty in a blind hand
+    slots: tuple[int, ...]  # dealt positions not yet played (what a blind play names)
+    partners: tuple[tuple[int, tuple[Card, ...]], ...]  # (seat, cards) when shown
+    vira: Card | None
+    rounds: tuple[SeenRound, ...]  # the finished rounds of this hand
+    table: tuple[SeenPlay, ...]  # the current round so far
+    stake: int  # what the hand is worth now
+    pending: int  # the value asked by an unanswered request, or 0
+    requester: int | None  # the seat that made the pending request
+    score: tuple[int, int]
+    games: tuple[int, int]
+    to_act: int | None
+    legal: tuple[Action, ...]  # what this seat may do now; empty when it is not asked
+
+    @property
+    def team(self) -> int:
+        return self.seat & 1
+
+    def visible_cards(self) -> set[Card]:
+        """Every card face this view shows (the vira included)."""
+        seen = set(self.cards)
+        seen.update(c for _, cards in self.partners for c in cards)
+        plays = [*self.table, *(p for r in self.rounds for p in r.plays)]
+        seen.update(p.card for p in plays if p.card is not None)
+        if self.vira is not None:
+            seen.add(self.vira)
+        return seen
+
+    def to_json(self) -> dict[str, Any]:
+        def plays(ps: tuple[SeenPlay, ...]) -> list[dict[str, Any]]:
+            return [
+                {"seat": p.seat, "covered": True}
+                if p.card is None
+                else {"seat": p.seat, "card": str(p.card)}
+                for p in ps
+            ]
+
+        return {
+            "seat": self.seat,
+            "rules": str(self.rules),
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "kind": str(self.kind),
+            "blind": self.blind,
+            "phase": str(self.phase),
+            "cards": [str(c) for c in self.cards],
+            "slots": list(self.slots),
+            "partners": {str(s): [str(c) for c in cs] for s, cs in self.partners},
+            "vira": None if self.vira is None else str(self.vira),
+            "rounds": [{"plays": plays(r.plays), "winner": r.winner} for r in self.rounds],
+            "table": plays(self.table),
+            "stake": self.stake,
+            "pending": self.pending,
+            "requester": self.requester,
+            "score": list(self.score),
+            "games": list(self.games),
+            "to_act": self.to_act,
+            "legal": [a.to_json() for a in self.legal],
+        }
+
+
+def view(match: Match, seat: int) -> View:
+    """What ``seat`` may see now."""
+    if not 0 <= seat < match.n:
+        raise ValueError(f"no seat {seat} in a match of {match.n} seats")
+    hand = match.hand
+    if hand is None:
+        raise ValueError("no hand has been dealt yet")
+    rules = match.rules
+    shows_partners = (
+        hand.kind is HandKind.SPECIAL
+        and rules.special_partner_view
+        and hand.deciding == seat & 1
+        and rules.team_size > 1
+    )
+    partners = tuple(
+        (s, tuple(hand.held[s]))
+        for s in range(seat & 1, match.n, 2)
+        if shows_partners and s != seat
+    )
+    asked = match.to_act == seat
+    return View(
+        seat=seat,
+        rules=rules,
+        seats=match.seats,
+        hand_number=len(match.hands) - 1,
+        dealer=hand.dealer,
+        kind=hand.kind,
+        blind=hand.blind,
+        phase=hand.phase,
+        cards=() if hand.blind else tuple(hand.held[seat]),
+        slots=hand.slots(seat),
+        partners=partners,
+        vira=hand.vira,
+        rounds=tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds),
+        table=_seen(hand.table),
+        stake=hand.stake,
+        pending=hand.pending,
+        requester=hand.requester if hand.pending else None,
+        score=(match.score[0], match.score[1]),
+        games=(match.games[0], match.games[1]),
+        to_act=match.to_act,
+        legal=tuple(match.legal_actions()) if asked else (),
+    )
+
+
+def _seen(plays: Any) -> tuple[SeenPlay, ...]:
+    return tuple(
+        SeenPlay(p.seat, None, True) if p.covered else SeenPlay(p.seat, p.card) for p in plays
+    )

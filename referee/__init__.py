@@ -1,0 +1,1 @@
+"""The gRPC referee: bot sessions, the match runner and the Arena API (issue 3 onward)."""
