@@ -106,6 +106,17 @@ class Hand:
         self.actions: list[tuple[int, Action]] = []
         self.result: HandResult | None = None
 
+    def clone(self) -> Hand:
+        """An independent copy (cards and results are immutable and shared)."""
+        other = object.__new__(Hand)
+        for name in Hand.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.held = [list(cards) for cards in self.held]
+        other.table = list(self.table)
+        other.rounds = list(self.rounds)
+        other.actions = list(self.actions)
+        return other
+
     @property
     def first(self) -> int:
         """The seat after the dealer, who leads round 1 ("a mão")."""
@@ -148,6 +159,18 @@ class Match:
         self.next_dealer = self._rng.randrange(self.n) if self._rng else self.n - 1
         if self._rng:
             self.deal()
+
+    def clone(self) -> Match:
+        """An independent copy, for search: applying actions to it leaves this one be."""
+        other = object.__new__(Match)
+        other.__dict__.update(self.__dict__)
+        other.score = list(self.score)
+        other.games = list(self.games)
+        other.hands = [*self.hands[:-1], self.hands[-1].clone()] if self.hands else []
+        if self._rng is not None:
+            other._rng = random.Random()
+            other._rng.setstate(self._rng.getstate())
+        return other
 
     # ---- reading the state -------------------------------------------------------
 
@@ -325,6 +348,8 @@ class Match:
 
     def _play(self, hand: Hand, seat: int, action: Action) -> None:
         card = action.card
+        if hand.blind and card is not None:
+            raise IllegalAction("the hand is blind: choose a slot (play slot N), not a card")
         if card is None:  # chosen by slot
             slot = action.slot if action.slot is not None else -1
             card = hand.dealt[seat][slot]

@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.cards import Card
-from arena.engine.errors import RecordError, TrucoError
+from arena.engine.errors import IllegalAction, RecordError, TrucoError
 from arena.engine.match import Match
 from arena.engine.rules import Rules
 
@@ -127,9 +127,22 @@ def _replay_hand(match: Match, i: int, hand: Any) -> None:
             seat = data.get("seat") if isinstance(data, dict) else None
             if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
                 raise RecordError(f"seat must be a seat number, not {seat!r}")
-            match.apply(Action.from_json(data), seat)
+            match.apply(_as_slot(match, Action.from_json(data), seat), seat)
         except TrucoError as e:
             raise type(e)(f"hand {i}, action {j}: {e}") from e
+
+
+def _as_slot(match: Match, action: Action, seat: int | None) -> Action:
+    """A record names the card played in a blind hand; the engine takes its slot."""
+    hand = match.hand
+    if hand is None or not hand.blind or action.card is None:
+        return action
+    seat = hand.turn if seat is None else seat
+    if action.covered:
+        raise IllegalAction("no card may be covered in the blind hand")
+    if action.card not in hand.dealt[seat]:
+        raise IllegalAction(f"seat {seat} does not hold {action.card}")
+    return Action.play_slot(hand.dealt[seat].index(action.card))
 
 
 def disagreements(record: dict[str, Any], match: Match) -> list[str]:

@@ -1,0 +1,163 @@
+"""The ``arena`` command as a user runs it: a real process, real files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
+RECORD: dict[str, Any] = {
+    "format": "truco-match/1",
+    "rules": {"preset": "paulista", "team_size": 1},
+    "seats": ["alpha", "beta"],
+    "hands": [
+        {
+            "dealer": 1,
+            "vira": "4D",
+            "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]],
+            "actions": [
+                {"seat": 0, "type": "raise"},
+                {"seat": 1, "type": "accept"},
+                {"seat": 0, "type": "play", "card": "5C"},
+                {"seat": 1, "type": "play", "card": "7H"},
+                {"seat": 0, "type": "play", "card": "3D"},
+                {"seat": 1, "type": "play", "card": "2D", "covered": True},
+            ],
+            "result": {"points": [3, 0]},
+        }
+    ],
+    "result": {"score": [3, 0], "winner": None},
+}
+
+
+def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_replay_prints_the_recomputed_record_and_who_acts_next(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(RECORD))
+    done = arena("replay", str(path))
+    assert (done.returncode, done.stderr) == (0, "")
+    out = json.loads(done.stdout)
+    assert out["hands"][0]["result"] == {"points": [3, 0]}
+    assert out["result"] == {"score": [3, 0], "winner": None}
+    # the hand is over and the match is not: the next step is a deal by seat 0
+    assert out["next"] == {"deal": True, "dealer": 0}
+
+
+def test_replay_reads_standard_input_and_lists_every_legal_action() -> None:
+    record = json.loads(json.dumps(RECORD))
+    hand = record["hands"][0]
+    hand["actions"] = hand["actions"][:2]  # truco asked and accepted, no card yet
+    del hand["result"]
+    del record["result"]
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    # seat 0 raised, so it cannot raise again; round 1 forbids covered cards;
+    # plays come by plain rank, then suit
+    assert out["next"] == {
+        "seat": 0,
+        "legal": [
+            {"type": "play", "card": "5C"},
+            {"type": "play", "card": "QS"},
+            {"type": "play", "card": "3D"},
+            {"type": "fold"},
+        ],
+    }
+    assert "result" not in out["hands"][0]
+
+
+def test_an_illegal_action_is_one_line_naming_hand_and_action() -> None:
+    record = json.loads(json.dumps(RECORD))
+    actions = record["hands"][0]["actions"]
+    actions[4] = {"seat": 0, "type": "raise"}  # seat 0 won round 1 and leads round 2
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == "hand 0, action 4: seat 0 cannot raise over its own request\n"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r["hands"][0]["actions"].__setitem__(2, {"seat": 0, "type": "dance"}),
+         "hand 0, action 2: unknown action type 'dance'"),
+        (lambda r: r["hands"][0]["actions"].__setitem__(2, {"seat": 0, "type": "play",
+                                                            "card": "7H"}),
+         "hand 0, action 2: seat 0 does not hold 7H"),
+        (lambda r: r["hands"][0]["cards"][1].__setitem__(0, "5C"),
+         "hand 0: a card is dealt twice: 5C"),
+        (lambda r: r["hands"][0].__setitem__("vira", "8D"),
+         "hand 0: 8D is not in deck std40"),
+        (lambda r: r.__setitem__("rules", "mineiro"),
+         "unknown preset 'mineiro'"),
+        (lambda r: r.__setitem__("seats", ["a", "b", "c"]),
+         "needs 2 seats, not 3"),
+    ],
+)  # fmt: skip
+def test_malformed_records_are_refused_with_a_reason(change: Any, message: str) -> None:
+    record = json.loads(json.dumps(RECORD))
+    change(record)
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert message in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_results_that_disagree_with_the_replay_are_reported() -> None:
+    record = json.loads(json.dumps(RECORD))
+    record["hands"][0]["result"]["points"] = [1, 0]
+    record["result"]["score"] = [1, 0]
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        "hand 0: the record gives points [1, 0], the replay gives [3, 0]",
+        "result: the record gives score [1, 0], the replay gives [3, 0]",
+    ]
+
+
+def test_not_json_and_missing_files_fail_cleanly(tmp_path: Path) -> None:
+    assert arena("replay", "-", stdin="{nope").returncode == 1
+    missing = arena("replay", str(tmp_path / "absent.json"))
+    assert missing.returncode == 1 and "cannot read" in missing.stderr
+
+
+def test_rules_list_names_every_preset() -> None:
+    done = arena("rules", "list")
+    assert done.returncode == 0
+    for name in ("paulista", "inteligente", "solver", "tradicional", "megajogos"):
+        assert name in done.stdout
+
+
+def test_rules_show_gives_every_parameter_and_its_origin() -> None:
+    done = arena("rules", "show", "megajogos", "--json")
+    assert done.returncode == 0
+    params = json.loads(done.stdout)
+    assert params["preset"] == "megajogos" and params["special_raise"] == "forfeit_match"
+    table = arena("rules", "show", "tradicional:deck=short24")
+    assert table.returncode == 0
+    assert "override" in table.stdout and "chosen" in table.stdout
+    bad = arena("rules", "show", "paulista:team_size=9")
+    assert bad.returncode == 2 and "team_size must be 1 to 4" in bad.stderr
+
+
+def test_demo_plays_a_whole_match_and_writes_a_record_that_replays(tmp_path: Path) -> None:
+    path = tmp_path / "demo.json"
+    done = arena("demo", "--seed", "5", "--record", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "winner: team" in done.stdout
+    again = arena("replay", str(path))
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["result"]["winner"] in (0, 1)

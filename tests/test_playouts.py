@@ -1,0 +1,200 @@
+"""Random and property-based playouts for every preset and every team size.
+
+Each playout checks, at every step, the invariants a wrong rule would break: matches
+end, the winner is right, scores never go down within a game, the stake ladder
+alternates, no view shows a card its seat may not see, legal actions are sorted and
+exactly the actions ``apply`` accepts, and the record replays to the same result.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.cli import replay_file
+from arena.engine import (
+    ALL_CARDS,
+    LADDER,
+    PRESETS,
+    Action,
+    ActionType,
+    HandKind,
+    IllegalAction,
+    Match,
+    Phase,
+    Rules,
+    disagreements,
+    replay,
+    to_record,
+    view,
+)
+
+CASES = [
+    pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")
+    for name, rules in PRESETS.items()
+    for size in (1, 2, 3, 4)
+]
+MAX_STEPS = 20_000
+
+
+def forbidden_cards(match: Match, seat: int) -> set[str]:
+    """Card faces ``seat`` must not see now."""
+    hand = match.hand
+    assert hand is not None
+    team = seat & 1
+    shown_partners = (
+        hand.kind is HandKind.SPECIAL and match.rules.special_partner_view and hand.deciding == team
+    )
+    hidden = set()
+    for s in range(match.n):
+        mine = s == seat
+        partner_shown = s & 1 == team and shown_partners
+        if (mine and hand.blind) or (not mine and not partner_shown):
+            hidden.update(hand.held[s])
+    played = [p for r in hand.rounds for p in r.plays] + list(hand.table)
+    hidden.update(p.card for p in played if p.covered)
+    dealt = {c for cards in hand.dealt for c in cards} | {hand.vira}
+    hidden.update(c for c in ALL_CARDS if c not in dealt)
+    return {str(c) for c in hidden}
+
+
+def check_views(match: Match) -> None:
+    for seat in range(match.n):
+        seen = view(match, seat)
+        forbidden = forbidden_cards(match, seat)
+        leaked = {str(c) for c in seen.visible_cards()} & forbidden
+        assert not leaked, f"seat {seat} sees {leaked}"
+        text = json.dumps(seen.to_json())
+        words = set(re.findall(r'"(10[CHSD]|[2-9QJKA][CHSD])"', text))
+        assert not words & forbidden, f"seat {seat}'s JSON view shows {words & forbidden}"
+        assert (seen.legal != ()) == (match.to_act == seat)
+
+
+def candidate_actions(match: Match) -> list[Action]:
+    """Every action that could be meant now, legal or not."""
+    hand = match.hand
+    assert hand is not None
+    seat = hand.turn
+    cards = list(hand.dealt[seat])
+    out = [Action.play(c) for c in cards] + [Action.play(c, covered=True) for c in cards]
+    out += [Action.play_slot(i) for i in range(3)]
+    return out + [Action.parse(w) for w in ("raise", "accept", "fold")]
+
+
+def check_legal_is_exact(match: Match, legal: list[Action]) -> None:
+    """What legal_actions() lists is exactly what apply() accepts (slots aside)."""
+    hand = match.hand
+    assert hand is not None
+    for action in candidate_actions(match):
+        trial = match.clone()
+        by_slot = action.card is None and action.type is ActionType.PLAY
+        before = to_record(match)
+        try:
+            trial.apply(action)
+            accepted = True
+        except IllegalAction:
+            accepted = False
+        assert to_record(match) == before, "acting on a clone changed the original"
+        if by_slot and not hand.blind:
+            # a slot names a dealt card, so it is accepted exactly when that card is
+            card = hand.dealt[hand.turn][action.slot or 0]
+            assert accepted == (Action.play(card) in legal), action
+        else:
+            assert accepted == (action in legal), (action, legal)
+
+
+def play_out(rules: Rules, seed: int, deep_checks: bool = False) -> Match:
+    match = Match(rules, seed=seed)
+    choose = random.Random(seed)
+    history: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for _ in range(MAX_STEPS):
+        if match.is_over:
+            break
+        hand = match.hand
+        assert hand is not None and hand.result is None
+        legal = match.legal_actions()
+        assert legal, "a seat to act always has a legal action"
+        assert legal == sorted(legal, key=lambda a: a.sort_key)
+        assert legal == match.legal_actions()
+        assert hand.stake in LADDER and (hand.pending == 0 or hand.pending in LADDER)
+        if hand.phase is Phase.ANSWER:
+            assert match.to_act == (hand.requester + 1) % match.n
+        if deep_checks:
+            check_views(match)
+            check_legal_is_exact(match, legal)
+        hands_before = len(match.hands)
+        match.apply(choose.choice(legal))
+        if len(match.hands) > hands_before or match.is_over:
+            history.append((tuple(match.games), tuple(match.score)))  # type: ignore[arg-type]
+    else:
+        pytest.fail(f"no end after {MAX_STEPS} steps")
+    check_finished(match, history)
+    return match
+
+
+def check_finished(match: Match, history: list[tuple[tuple[int, int], tuple[int, int]]]) -> None:
+    rules = match.rules
+    outcome = match.outcome
+    assert outcome is not None
+    winner = outcome.winner
+    assert match.games[winner] == rules.games_to_win
+    assert match.games[1 - winner] < rules.games_to_win
+    assert match.score[winner] == rules.score_cap > match.score[1 - winner]
+    for (games_a, score_a), (games_b, score_b) in itertools.pairwise(history):
+        if games_a == games_b:
+            assert score_b[0] >= score_a[0] and score_b[1] >= score_a[1], "a score went down"
+    for hand in match.hands:
+        raisers = [seat & 1 for seat, a in hand.actions if a.type is ActionType.RAISE]
+        if hand.kind is HandKind.NORMAL:
+            assert all(a != b for a, b in itertools.pairwise(raisers))
+            assert len(raisers) <= len(LADDER) - 1
+        points = hand.result.points if hand.result else (0, 0)
+        assert min(points) == 0, "only one team scores in a hand"
+
+
+def check_replays(match: Match) -> None:
+    record = json.loads(json.dumps(to_record(match)))
+    again = replay(record)
+    assert disagreements(record, again) == []
+    assert to_record(again) == {k: v for k, v in record.items() if k != "seed"}
+
+
+@pytest.mark.parametrize("rules", CASES)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32))
+def test_random_playouts_keep_the_invariants(rules: Rules, seed: int) -> None:
+    match = play_out(rules, seed)
+    check_replays(match)
+
+
+@pytest.mark.parametrize("rules", CASES)
+def test_views_and_legal_actions_at_every_step(rules: Rules) -> None:
+    for seed in range(3):
+        play_out(rules, seed, deep_checks=True)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_many_seeded_matches_replay_through_the_command(name: str) -> None:
+    for seed in range(40):
+        match = play_out(PRESETS[name], seed)
+        out, err = io.StringIO(), io.StringIO()
+        code = replay_file("-", io.StringIO(json.dumps(to_record(match))), out, err)
+        assert (code, err.getvalue()) == (0, "")
+        printed = json.loads(out.getvalue())
+        assert printed["result"]["winner"] == match.outcome.winner  # type: ignore[union-attr]
+        assert "next" not in printed
+
+
+def test_the_same_seed_deals_the_same_cards() -> None:
+    a, b = Match(seed=99), Match(seed=99)
+    assert a.hand is not None and b.hand is not None
+    assert (a.hand.dealt, a.hand.vira, a.hand.dealer) == (b.hand.dealt, b.hand.vira, b.hand.dealer)
+    dealers = {Match(seed=s).hand.dealer for s in range(40)}  # type: ignore[union-attr]
+    assert dealers == {0, 1}, "the first dealer is drawn from the seed"
