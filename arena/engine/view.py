@@ -50,6 +50,7 @@ class View:
     stake: int  # what the hand is worth now
     pending: int  # the value asked by an unanswered request, or 0
     requester: int | None  # the seat that made the pending request
+    raised_by: int | None  # the team that made the hand's last raise (it may not raise next)
     score: tuple[int, int]
     games: tuple[int, int]
     to_act: int | None
@@ -95,6 +96,7 @@ class View:
             "stake": self.stake,
             "pending": self.pending,
             "requester": self.requester,
+            "raised_by": self.raised_by,
             "score": list(self.score),
             "games": list(self.games),
             "to_act": self.to_act,
@@ -140,6 +142,7 @@ def view(match: Match, seat: int) -> View:
         stake=hand.stake,
         pending=hand.pending,
         requester=hand.requester if hand.pending else None,
+        raised_by=None if hand.last_raiser < 0 else hand.last_raiser,
         score=(match.score[0], match.score[1]),
         games=(match.games[0], match.games[1]),
         to_act=match.to_act,
