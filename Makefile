@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test lint bench demo clean
+.PHONY: help install test lint proto proto-check bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -20,13 +20,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-test: lint ## run the whole test suite (after the linters)
+test: lint proto-check ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest
 
 lint: install ## ruff, and mypy --strict on the engine
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict arena/engine
+
+proto: install ## regenerate arena/proto from proto/
+	$(PY) -m arena.proto.build
+
+proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
+	$(PY) -m arena.proto.build --check
 
 bench: install ## engine speed: random-playout hands/s and the cost of one step
 	$(PY) -m arena.bench

@@ -1,4 +1,8 @@
-"""The ``arena`` command: parse the arguments, hand off, print."""
+"""The ``arena`` command: parse the arguments, hand off, print.
+
+The commands that run a referee (``serve``, ``match``) import ``referee`` when they
+run: the CLI is the one edge that wires every part together.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import logging
 import random
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from arena.engine import Match, Rules, TrucoError, disagreements, replay, to_record
@@ -45,6 +50,46 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="a preset, optionally with overrides: paulista:team_size=2")
     p.add_argument("--json", action="store_true", help="print the parameters as JSON")
     p.set_defaults(run=cmd_rules_show)
+
+    p = sub.add_parser("match", help="play local matches between bots run as child processes")
+    p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--bot",
+        action="append",
+        required=True,
+        metavar="CMD",
+        help="house:NAME or a shell command; one per team, or one per seat",
+    )
+    p.add_argument("--games", type=int, default=2, help="matches to play (default 2)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
+    p.add_argument("--time-bank-ms", type=int, default=10_000, help="extra time per match")
+    p.add_argument("--records", metavar="DIR", help="write every match record here")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(run=cmd_match)
+
+    p = sub.add_parser("serve", help="run the referee (the Referee gRPC service)")
+    p.add_argument(
+        "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
+    )
+    p.add_argument(
+        "--token",
+        action="append",
+        default=[],
+        metavar="BOT=TOKEN",
+        help="accept this bot with this token (until the store holds registered bots)",
+    )
+    p.set_defaults(run=cmd_serve)
+
+    bot = sub.add_parser("bot", help="bots")
+    bot_sub = bot.add_subparsers(metavar="ACTION")
+    p = bot_sub.add_parser("run", help="run a house bot, connecting to $ARENA_ADDRESS")
+    p.add_argument("name", help="house:random, house:heuristic or house:mc")
+    p.add_argument("--address", help="the referee (default $ARENA_ADDRESS)")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
+    p.add_argument("--seed", type=int, help="seed the bot's random choices")
+    p.set_defaults(run=cmd_bot_run)
 
     p = sub.add_parser("demo", help="play and print a seeded match between two random players")
     p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
@@ -154,6 +199,123 @@ def cmd_demo(args: argparse.Namespace) -> int:
         with open(args.record, "w", encoding="utf-8") as f:
             json.dump(to_record(match), f, indent=2)
         print(f"record written to {args.record}; check it with: arena replay {args.record}")
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from arena.clock import TimeControl
+    from referee.local import play_local
+
+    try:
+        rules = Rules.parse(args.rules)
+        clock = TimeControl(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms)
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+    except (TrucoError, ValueError) as e:
+        print(f"arena match: {e}", file=sys.stderr)
+        return 2
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True, disable=args.json) as bar:
+        task = bar.add_task("matches", total=args.games)
+        try:
+            summary = asyncio.run(
+                play_local(
+                    rules,
+                    args.bot,
+                    games=args.games,
+                    seed=args.seed,
+                    clock=clock,
+                    records=Path(args.records) if args.records else None,
+                    progress=lambda done, total: bar.update(task, completed=done),
+                )
+            )
+        except (ValueError, RuntimeError) as e:
+            print(f"arena match: {e}", file=sys.stderr)
+            return 1
+    result = summary.to_json()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_summary(result)
+    return 0
+
+
+def _print_summary(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("bot", "wins", "points", "timeouts", "rejected", "disconnects", box=None)
+    for bot in result["bots"]:
+        f = result["faults"].get(bot, {})
+        table.add_row(
+            bot,
+            f"{result['wins'][bot]}/{result['games']}",
+            str(result["points"][bot]),
+            *(str(f.get(k, 0)) for k in ("timeouts", "rejected", "disconnects")),
+        )
+    console = Console()
+    console.print(table)
+    low, high = result["elo_ci95"]
+    sides = [" + ".join(side) for side in result["sides"]]
+    console.print(
+        f"{sides[0]} vs {sides[1]}: Elo difference {result['elo_diff']:+.0f} "
+        f"(95%: {low:+.0f} to {high:+.0f}) over {result['games']} games of {result['rules']}"
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+    import signal
+
+    from referee.hub import Hub, MemoryTokens
+    from referee.server import create_server
+
+    address = args.address or os.environ.get("ARENA_REFEREE_ADDRESS") or "127.0.0.1:50051"
+    tokens = MemoryTokens()
+    for item in args.token:
+        bot, eq, token = item.partition("=")
+        if not eq or not bot or not token:
+            print(f"arena serve: write --token BOT=TOKEN, not {item!r}", file=sys.stderr)
+            return 2
+        tokens.add(bot, token)
+
+    async def serve() -> None:
+        server = create_server(address, Hub(tokens))
+        await server.start()
+        log.warning("referee listening on %s", address)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await server.stop(grace_s=2)
+
+    try:
+        asyncio.run(serve())
+    except OSError as e:
+        print(f"arena serve: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_bot_run(args: argparse.Namespace) -> int:
+    from arena.bots import house_bot
+    from arena.sdk import BotError, run
+
+    name = args.name.removeprefix("house:")
+    try:
+        bot = house_bot(name, seed=args.seed)
+        run(bot, args.address, args.token, concurrency=args.concurrency)
+    except (ValueError, BotError) as e:
+        print(f"arena bot run: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
     return 0
 
 

@@ -161,3 +161,48 @@ def test_demo_plays_a_whole_match_and_writes_a_record_that_replays(tmp_path: Pat
     again = arena("replay", str(path))
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["result"]["winner"] in (0, 1)
+
+
+@pytest.mark.parametrize("rules", ["paulista", "inteligente", "solver", "tradicional", "megajogos"])
+def test_arena_match_plays_every_preset_with_house_bots(tmp_path: Path, rules: str) -> None:
+    done = arena(
+        "match",
+        "--rules",
+        rules,
+        "--bot",
+        "house:random",
+        "--bot",
+        "house:heuristic",
+        "--games",
+        "2",
+        "--records",
+        str(tmp_path),
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["games"] == 2 and summary["bots"] == ["random", "heuristic"]
+    assert sum(summary["wins"].values()) == 2
+    assert summary["elo_ci95"][0] <= summary["elo_diff"] <= summary["elo_ci95"][1]
+    assert set(summary["faults"]) == {"random", "heuristic"}
+    for faults in summary["faults"].values():
+        assert set(faults) == {"timeouts", "rejected", "disconnects", "substituted"}
+    records = sorted(tmp_path.glob("*.json"))
+    assert len(records) == 2
+    for path in records:
+        assert arena("replay", str(path)).returncode == 0
+
+
+def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
+    done = arena("match", "--bot", f"{sys.executable} {example}", "--bot", "house:random")
+    assert done.returncode == 0, done.stderr
+    assert "random_bot.py" in done.stdout and "Elo difference" in done.stdout
+
+
+def test_arena_match_explains_a_bot_that_cannot_start() -> None:
+    done = arena("match", "--bot", "exit 7", "--bot", "house:random")
+    assert done.returncode == 1
+    assert "exited with status 7 before connecting" in done.stderr
+    unknown = arena("match", "--bot", "house:nobody", "--bot", "house:random")
+    assert unknown.returncode == 1 and "unknown house bot 'nobody'" in unknown.stderr

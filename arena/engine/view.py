@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.cards import Card
-from arena.engine.match import HandKind, Match, Phase
+from arena.engine.match import Hand, HandKind, Match, Phase
 from arena.engine.rules import Rules
 
 
@@ -137,7 +137,7 @@ def view(match: Match, seat: int) -> View:
         slots=hand.slots(seat),
         partners=partners,
         vira=hand.vira,
-        rounds=tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds),
+        rounds=seen_rounds(hand),
         table=_seen(hand.table),
         stake=hand.stake,
         pending=hand.pending,
@@ -148,6 +148,11 @@ def view(match: Match, seat: int) -> View:
         to_act=match.to_act,
         legal=tuple(match.legal_actions()) if asked else (),
     )
+
+
+def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:
+    """A hand's finished rounds as every seat sees them (covered faces hidden)."""
+    return tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds)
 
 
 def _seen(plays: Any) -> tuple[SeenPlay, ...]:

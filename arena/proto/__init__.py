@@ -1,0 +1,1 @@
+"""Generated protobuf and gRPC code, mirroring ``proto/``. Do not edit: ``make proto``."""

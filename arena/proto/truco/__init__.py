@@ -1,0 +1,1 @@
+"""Generated from proto/truco (do not edit)."""

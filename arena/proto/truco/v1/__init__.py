@@ -1,0 +1,1 @@
+"""Generated from proto/truco/v1 (do not edit)."""

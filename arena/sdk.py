@@ -1,0 +1,169 @@
+"""The Python bot SDK: write ``decide(view) -> Action``, call ``run(bot)``.
+
+```python
+import random
+from arena.sdk import run
+
+class MyBot:
+    name = "my-bot"
+    def decide(self, view):
+        return random.choice(view.legal)
+
+run(MyBot())  # connects to $ARENA_ADDRESS with $ARENA_TOKEN
+```
+
+``run`` opens one stream to the referee, answers every decision request of every match
+the bot is seated in, and reconnects with backoff when the connection drops (the
+referee holds the bot's seats meanwhile). ``view`` is an :class:`arena.engine.View`:
+cards and actions are engine types. A bot may set ``version`` and ``concurrency`` (the
+most matches it plays at once) as attributes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import grpc
+
+from arena.bots.base import Bot
+from arena.engine import Action, View
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.proto.truco.v1 import bot_pb2_grpc
+from arena.wire import PROTOCOL_VERSION, action_to_pb, view_from_pb
+
+log = logging.getLogger(__name__)
+
+FATAL = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.ABORTED,  # another connection took over this bot
+}
+
+
+class BotError(RuntimeError):
+    """The referee refused the bot for good (bad token, wrong version, taken over)."""
+
+
+@dataclass
+class Stats:
+    """What a bot's run has seen, for its logs and tests."""
+
+    matches: int = 0
+    decisions: int = 0
+    rejected: list[str] = field(default_factory=list)
+    results: list[pb.MatchEnded] = field(default_factory=list)
+
+
+def run(
+    bot: Bot,
+    address: str | None = None,
+    token: str | None = None,
+    *,
+    reconnect: bool = True,
+    max_matches: int | None = None,
+    concurrency: int | None = None,
+) -> Stats:
+    """Play until stopped (or until ``max_matches`` have ended). ``concurrency``, when
+    given, overrides the bot's own. Raises BotError when the referee refuses the bot,
+    and ValueError when no address or token is given."""
+    address = address or os.environ.get("ARENA_ADDRESS", "")
+    token = token or os.environ.get("ARENA_TOKEN", "")
+    if not address or not token:
+        raise ValueError("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
+    stats = Stats()
+    backoff = 0.1
+    while True:
+        try:
+            if _session(bot, address, token, stats, max_matches, concurrency):
+                return stats
+            backoff = 0.1
+        except grpc.RpcError as e:
+            code = e.code()
+            if code in FATAL:
+                raise BotError(f"the referee refused {bot.name}: {e.details()}") from None
+            if not reconnect:
+                raise
+            log.warning("connection to %s lost (%s); retrying in %.1f s", address, code, backoff)
+        time.sleep(backoff)
+        backoff = min(backoff * 2, 5.0)
+
+
+def _session(
+    bot: Bot,
+    address: str,
+    token: str,
+    stats: Stats,
+    max_matches: int | None,
+    concurrency: int | None,
+) -> bool:
+    """One stream. True when done (max_matches reached), False when the stream ended."""
+    outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+    outbox.put(
+        pb.BotMessage(
+            hello=pb.Hello(
+                token=token,
+                protocol_version=PROTOCOL_VERSION,
+                name=bot.name,
+                version=str(getattr(bot, "version", "")),
+                concurrency=concurrency or int(getattr(bot, "concurrency", 1)),
+            )
+        )
+    )
+
+    def outgoing() -> Iterator[pb.BotMessage]:
+        while (message := outbox.get()) is not None:
+            yield message
+
+    views: dict[tuple[str, int], View] = {}
+    with grpc.insecure_channel(address) as channel:
+        stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
+        try:
+            for message in stream:
+                kind = message.WhichOneof("kind")
+                if kind == "decision":
+                    request = message.decision
+                    seen = view_from_pb(request.view)
+                    views[(request.match_id, request.request_id)] = seen
+                    outbox.put(_reply(request.match_id, request.request_id, _decide(bot, seen)))
+                    stats.decisions += 1
+                elif kind == "rejected":
+                    rejected = message.rejected
+                    stats.rejected.append(rejected.reason)
+                    log.warning("action rejected: %s", rejected.reason)
+                    retry = views.pop((rejected.match_id, rejected.request_id), None)
+                    if retry is not None:  # one more try, with the first legal action
+                        outbox.put(_reply(rejected.match_id, rejected.request_id, retry.legal[0]))
+                elif kind == "match_started" and not message.match_started.resumed:
+                    stats.matches += 1
+                elif kind == "match_ended":
+                    ended = message.match_ended
+                    stats.results.append(ended)
+                    views = {k: v for k, v in views.items() if k[0] != ended.match_id}
+                    if max_matches is not None and len(stats.results) >= max_matches:
+                        return True
+        finally:
+            outbox.put(None)
+            stream.cancel()
+    return False
+
+
+def _decide(bot: Bot, seen: View) -> Action:
+    try:
+        action = bot.decide(seen)
+    except Exception:
+        log.exception("%s.decide failed; playing the first legal action", bot.name)
+        return seen.legal[0]
+    return action
+
+
+def _reply(match_id: str, request_id: int, action: Action) -> pb.BotMessage:
+    return pb.BotMessage(
+        action=pb.ActionReply(match_id=match_id, request_id=request_id, action=action_to_pb(action))
+    )

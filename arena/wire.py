@@ -1,0 +1,161 @@
+"""The one place that converts between engine types and protobuf messages."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from arena.engine import Action, ActionType, Card, HandKind, MalformedAction, Phase, Rules, View
+from arena.engine.view import SeenPlay, SeenRound
+from arena.proto.truco.v1 import bot_pb2 as pb
+
+PROTOCOL_VERSION = 1
+
+_TYPE_TO_PB = {
+    ActionType.PLAY: pb.ACTION_TYPE_PLAY,
+    ActionType.RAISE: pb.ACTION_TYPE_RAISE,
+    ActionType.ACCEPT: pb.ACTION_TYPE_ACCEPT,
+    ActionType.FOLD: pb.ACTION_TYPE_FOLD,
+}
+_TYPE_FROM_PB = {v: k for k, v in _TYPE_TO_PB.items()}
+_KIND_TO_PB = {
+    HandKind.NORMAL: pb.HAND_KIND_NORMAL,
+    HandKind.SPECIAL: pb.HAND_KIND_SPECIAL,
+    HandKind.BOTH: pb.HAND_KIND_BOTH,
+}
+_KIND_FROM_PB = {v: k for k, v in _KIND_TO_PB.items()}
+_PHASE_TO_PB = {
+    Phase.DECIDE: pb.PHASE_DECIDE,
+    Phase.PLAY: pb.PHASE_PLAY,
+    Phase.ANSWER: pb.PHASE_ANSWER,
+    Phase.OVER: pb.PHASE_OVER,
+}
+_PHASE_FROM_PB = {v: k for k, v in _PHASE_TO_PB.items()}
+
+
+@lru_cache(maxsize=512)
+def action_to_pb(action: Action) -> pb.Action:
+    """The wire form of an action (shared: copy before changing it)."""
+    msg = pb.Action(type=_TYPE_TO_PB[action.type])
+    if action.card is not None:
+        msg.card = str(action.card)
+        msg.covered = action.covered
+    elif action.slot is not None:
+        msg.slot = action.slot
+    return msg
+
+
+def action_from_pb(msg: pb.Action) -> Action:
+    """Read a bot's action; raises MalformedAction with a reason for bad input."""
+    kind = _TYPE_FROM_PB.get(msg.type)
+    if kind is None:
+        raise MalformedAction(f"unknown action type {msg.type}: use PLAY, RAISE, ACCEPT or FOLD")
+    if kind is not ActionType.PLAY:
+        if msg.card or msg.covered or msg.HasField("slot"):
+            raise MalformedAction(f"{kind} takes no card, cover or slot")
+        return Action.parse(str(kind))
+    if msg.card:
+        if msg.HasField("slot"):
+            raise MalformedAction("give a card or a slot, not both")
+        return Action.play(Card.parse(msg.card), msg.covered)
+    if msg.HasField("slot"):
+        if msg.covered:
+            raise MalformedAction("a card chosen by slot cannot be covered")
+        return Action.play_slot(msg.slot)
+    raise MalformedAction("a play needs a card (or a slot in a blind hand)")
+
+
+def _play_to_pb(play: SeenPlay) -> pb.Play:
+    if play.card is None:
+        return pb.Play(seat=play.seat, covered=True)
+    return pb.Play(seat=play.seat, card=str(play.card))
+
+
+def round_to_pb(r: SeenRound) -> pb.Round:
+    msg = pb.Round(plays=[_play_to_pb(p) for p in r.plays])
+    if r.winner is not None:
+        msg.winner = r.winner
+    return msg
+
+
+def view_to_pb(view: View) -> pb.View:
+    msg = pb.View(
+        seat=view.seat,
+        rules=_rules_text(view.rules),
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        kind=_KIND_TO_PB[view.kind],
+        blind=view.blind,
+        phase=_PHASE_TO_PB[view.phase],
+        cards=[str(c) for c in view.cards],
+        slots=view.slots,
+        partners=[pb.SeatCards(seat=s, cards=[str(c) for c in cs]) for s, cs in view.partners],
+        vira="" if view.vira is None else str(view.vira),
+        rounds=[round_to_pb(r) for r in view.rounds],
+        table=[_play_to_pb(p) for p in view.table],
+        stake=view.stake,
+        pending=view.pending,
+        score=view.score,
+        games=view.games,
+        legal=[action_to_pb(a) for a in view.legal],
+        seat_names=view.seats,
+    )
+    for name in ("requester", "raised_by", "to_act"):
+        value = getattr(view, name)
+        if value is not None:
+            setattr(msg, name, value)
+    return msg
+
+
+@lru_cache(maxsize=64)
+def _rules_text(rules: Rules) -> str:
+    return str(rules)
+
+
+@lru_cache(maxsize=64)
+def _rules(text: str) -> Rules:
+    return Rules.parse(text)
+
+
+def _cards(texts: object) -> tuple[Card, ...]:
+    return tuple(Card.parse(t) for t in texts)  # type: ignore[attr-defined]
+
+
+def _play_from_pb(msg: pb.Play) -> SeenPlay:
+    return (
+        SeenPlay(msg.seat, None, True) if msg.covered else SeenPlay(msg.seat, Card.parse(msg.card))
+    )
+
+
+def _optional(msg: pb.View | pb.Round, name: str) -> int | None:
+    return getattr(msg, name) if msg.HasField(name) else None
+
+
+def view_from_pb(msg: pb.View) -> View:
+    """The engine's View from the wire, so bots work with cards and actions, not text."""
+    return View(
+        seat=msg.seat,
+        rules=_rules(msg.rules),
+        seats=tuple(msg.seat_names),
+        hand_number=msg.hand_number,
+        dealer=msg.dealer,
+        kind=_KIND_FROM_PB.get(msg.kind, HandKind.NORMAL),
+        blind=msg.blind,
+        phase=_PHASE_FROM_PB.get(msg.phase, Phase.PLAY),
+        cards=_cards(msg.cards),
+        slots=tuple(msg.slots),
+        partners=tuple((p.seat, _cards(p.cards)) for p in msg.partners),
+        vira=Card.parse(msg.vira) if msg.vira else None,
+        rounds=tuple(
+            SeenRound(tuple(_play_from_pb(p) for p in r.plays), _optional(r, "winner"))
+            for r in msg.rounds
+        ),
+        table=tuple(_play_from_pb(p) for p in msg.table),
+        stake=msg.stake,
+        pending=msg.pending,
+        requester=_optional(msg, "requester"),
+        raised_by=_optional(msg, "raised_by"),
+        score=(msg.score[0], msg.score[1]),
+        games=(msg.games[0], msg.games[1]),
+        to_act=_optional(msg, "to_act"),
+        legal=tuple(action_from_pb(a) for a in msg.legal),
+    )

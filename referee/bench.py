@@ -1,0 +1,228 @@
+"""Referee throughput next to a bare gRPC ping-pong, measured in the same run.
+
+``python -m referee.bench`` (part of ``make bench``) runs, at 1 and at 16 concurrent
+matches (or lanes):
+
+- **ping-pong**: a bare ``grpc.aio`` server that sends a real decision request (a view
+  taken from a match) down each lane and waits for the reply before sending the next;
+- **referee**: the real referee playing paulista matches, every decision a request;
+- **referee + SDK bots**: the same, with the house ``random`` bot run through the SDK.
+
+In the first two the clients are the same two processes (``python -m referee.bench
+client``): raw stubs, a random legal action per request, so the difference between the
+two rates is the referee's own cost. The goal is a referee rate at least 70% of the
+ping-pong rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from arena.bots import house_bot
+from arena.clock import TimeControl
+from arena.engine import Match, Rules, view
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.proto.truco.v1 import bot_pb2_grpc
+from arena.wire import view_to_pb
+from referee.hub import Hub, MemoryTokens
+from referee.local import BotProcess, launch, stop, wait_connected
+from referee.runner import MatchRunner
+from referee.server import create_server
+
+GOAL = 0.70
+CLOCK = TimeControl(decision_ms=10_000, time_bank_ms=0, reconnect_grace_ms=60_000)
+
+
+# ---- the client both measurements share -------------------------------------------------
+
+
+def client() -> None:
+    """A bot on raw stubs: a random legal action for each request, at once."""
+    rng = random.Random(os.getpid())
+
+    async def main() -> None:
+        outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
+        hello = pb.Hello(token=os.environ["ARENA_TOKEN"], protocol_version=1, concurrency=64)
+        await outbox.put(pb.BotMessage(hello=hello))
+
+        async def outgoing() -> Any:
+            while (message := await outbox.get()) is not None:
+                yield message
+
+        async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
+            stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
+            async for message in stream:
+                if message.WhichOneof("kind") == "decision":
+                    request = message.decision
+                    action = rng.choice(request.view.legal)
+                    reply = pb.ActionReply(
+                        match_id=request.match_id, request_id=request.request_id, action=action
+                    )
+                    outbox.put_nowait(pb.BotMessage(action=reply))
+
+    with contextlib.suppress(grpc.RpcError, KeyboardInterrupt):
+        asyncio.run(main())
+
+
+# ---- bare ping-pong ---------------------------------------------------------------------
+
+
+class PingPong(bot_pb2_grpc.RefereeServicer):
+    """Sends a fixed decision request down each lane and counts the replies."""
+
+    def __init__(self, template: pb.DecisionRequest) -> None:
+        self.template = template
+        self.clients: list[asyncio.Queue[pb.RefereeMessage]] = []
+        self.waiting: dict[str, asyncio.Future[None]] = {}
+        self.joined = asyncio.Event()
+
+    async def Play(self, request_iterator: Any, context: Any) -> None:
+        await context.read()  # the hello
+        outbox: asyncio.Queue[pb.RefereeMessage] = asyncio.Queue()
+        self.clients.append(outbox)
+        if len(self.clients) == 2:
+            self.joined.set()
+
+        async def read() -> None:
+            while (message := await context.read()) is not grpc.aio.EOF:
+                future = self.waiting.pop(message.action.match_id, None)
+                if future is not None and not future.done():
+                    future.set_result(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            while True:
+                await context.write(await outbox.get())
+        finally:
+            reader.cancel()
+
+    async def lane(self, name: str, until: float) -> int:
+        loop = asyncio.get_running_loop()
+        count = 0
+        while loop.time() < until:
+            request = pb.DecisionRequest()
+            request.CopyFrom(self.template)
+            request.match_id, request.request_id = name, count
+            future = loop.create_future()
+            self.waiting[name] = future
+            self.clients[count % 2].put_nowait(pb.RefereeMessage(decision=request))
+            await future
+            count += 1
+        return count
+
+
+def template_request() -> pb.DecisionRequest:
+    match = Match(Rules(), ["a", "b"], seed=7)
+    seat = match.to_act
+    assert seat is not None
+    return pb.DecisionRequest(match_id="m", request_id=1, view=view_to_pb(view(match, seat)))
+
+
+async def ping_pong_rate(lanes: int, seconds: float) -> float:
+    servicer = PingPong(template_request())
+    server = grpc.aio.server()
+    bot_pb2_grpc.add_RefereeServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    bots = [BotProcess(f"c{i}", "bench client", _client_argv()) for i in range(2)]
+    try:
+        await launch(bots, f"127.0.0.1:{port}")
+        await asyncio.wait_for(servicer.joined.wait(), 30)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        counts = await asyncio.gather(
+            *(servicer.lane(f"lane{k}", start + seconds) for k in range(lanes))
+        )
+        return sum(counts) / (loop.time() - start)
+    finally:
+        await stop(bots, own_exit_s=0)
+        await server.stop(0)
+
+
+# ---- the referee ------------------------------------------------------------------------
+
+
+async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
+    tokens = MemoryTokens()
+    bots = [BotProcess(f"b{i}", "bench bot", argv) for i in range(2)]
+    for bot in bots:
+        bot.token = tokens.issue(bot.name)
+    hub = Hub(tokens)
+    server = create_server("127.0.0.1:0", hub)
+    await server.start()
+    try:
+        await launch(bots, server.address)
+        await wait_connected(hub, bots)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        until = start + seconds
+
+        async def lane(k: int) -> int:
+            decisions = 0
+            game = 0
+            while loop.time() < until:
+                seats = ["b0", "b1"] if game % 2 == 0 else ["b1", "b0"]
+                runner = MatchRunner(
+                    hub,
+                    f"bench-{k}-{game}",
+                    Rules(),
+                    seats,
+                    seed=k * 1000 + game,
+                    clock=CLOCK,
+                    stand_in=lambda: house_bot("random"),
+                )
+                await runner.run()
+                decisions += runner.decisions
+                game += 1
+            return decisions
+
+        counts = await asyncio.gather(*(lane(k) for k in range(lanes)))
+        return sum(counts) / (loop.time() - start)
+    finally:
+        await stop(bots, own_exit_s=0)
+        await server.stop(0)
+
+
+def _client_argv() -> list[str]:
+    return [sys.executable, "-m", "referee.bench", "client"]
+
+
+def _sdk_argv() -> list[str]:
+    return [sys.executable, "-m", "arena.cli", "bot", "run", "house:random", "--concurrency", "64"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="referee throughput against ping-pong")
+    parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "client"])
+    parser.add_argument("--seconds", type=float, default=4.0, help="time per measurement")
+    args = parser.parse_args()
+    if args.mode == "client":
+        client()
+        return
+    measure: list[tuple[str, Callable[[int], Awaitable[float]]]] = [
+        ("ping-pong", lambda c: ping_pong_rate(c, args.seconds)),
+        ("referee", lambda c: referee_rate(c, args.seconds, _client_argv())),
+        ("referee + SDK bots", lambda c: referee_rate(c, args.seconds, _sdk_argv())),
+    ]
+    print(f"{'decisions/s':<22} {'1 match':>10} {'16 matches':>11}")
+    rates: dict[str, list[float]] = {}
+    for label, run in measure:
+        rates[label] = [asyncio.run(run(c)) for c in (1, 16)]
+        print(f"{label:<22} {rates[label][0]:10.0f} {rates[label][1]:11.0f}")
+    for i, c in enumerate((1, 16)):
+        ratio = rates["referee"][i] / rates["ping-pong"][i]
+        verdict = "met" if ratio >= GOAL else "MISSED"
+        print(f"referee / ping-pong at {c:>2}: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""The referee's shared state: who is connected, which matches run, and the tokens.
+
+A :class:`Session` is one bot's live stream: an outbox the stream writer drains, and
+the bot's name once its token checked out. The :class:`Hub` keeps at most one session
+per bot (a new connection with the same token takes over), routes every action to the
+match it names, and tells matches when their bots leave and come back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import grpc
+
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.wire import PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from referee.runner import MatchRunner
+
+log = logging.getLogger(__name__)
+
+OUTBOX_LIMIT = 1000  # messages queued for a bot that does not read; then it is cut off
+# Every request (or rejection) sent lets the bot send one reply. Messages beyond those
+# are unsolicited: they pass at this average rate, with this burst, and are dropped past it.
+RATE_PER_SECOND = 50.0
+RATE_BURST = 100.0
+DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped before the stream is closed
+
+
+class TokenBook(Protocol):
+    """Who a token belongs to (issue 4 puts this in PostgreSQL)."""
+
+    def lookup(self, token: str) -> str | None: ...
+
+
+class MemoryTokens:
+    """Tokens held in memory, as SHA-256 digests, for local matches and tests."""
+
+    def __init__(self) -> None:
+        self._digests: dict[str, bytes] = {}
+
+    def issue(self, bot: str) -> str:
+        """A new random token for ``bot`` (replacing any earlier one)."""
+        token = secrets.token_urlsafe(32)
+        self.add(bot, token)
+        return token
+
+    def add(self, bot: str, token: str) -> None:
+        self._digests[bot] = _digest(token)
+
+    def lookup(self, token: str) -> str | None:
+        # compare against every entry, in constant time each, so timing tells nothing
+        digest = _digest(token)
+        found = None
+        for bot, known in self._digests.items():
+            if hmac.compare_digest(known, digest):
+                found = bot
+        return found
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass
+class Session:
+    """One bot's stream, after its hello."""
+
+    bot: str
+    concurrency: int
+    peer: str
+    outbox: asyncio.Queue[pb.RefereeMessage | None]
+    close_code: grpc.StatusCode | None = None
+    close_reason: str = ""
+    closed: bool = False
+    rejected: int = 0  # actions refused outside any match (unknown match, not seated)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)  # the stream is over
+    _credits: int = 0  # replies the bot is owed room for
+    _tokens: float = RATE_BURST
+    _refilled: float = 0.0
+    _dropped: int = 0
+
+    @staticmethod
+    def open(bot: str, concurrency: int, peer: str) -> Session:
+        return Session(
+            bot, concurrency, peer, asyncio.Queue(OUTBOX_LIMIT), _refilled=time.monotonic()
+        )
+
+    def send(self, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        """Queue a message; ``asks`` when it invites a reply (a request, a rejection)."""
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(message)
+        except asyncio.QueueFull:
+            self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot is not reading its stream")
+            return
+        if asks:
+            self._credits = min(self._credits + 1, OUTBOX_LIMIT)
+
+    def close(self, code: grpc.StatusCode | None = None, reason: str = "") -> None:
+        """End the stream: with no code, after the messages already queued; with a
+        status code for the bot, at once."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code, self.close_reason = code, reason
+        if code is not None or self.outbox.full():
+            while not self.outbox.empty():  # make room for the end marker
+                self.outbox.get_nowait()
+        self.outbox.put_nowait(None)
+
+    def admit(self) -> bool:
+        """Rate limit on incoming messages: False drops this one."""
+        if self._credits > 0:
+            self._credits -= 1
+            return True
+        now = time.monotonic()
+        self._tokens = min(RATE_BURST, self._tokens + (now - self._refilled) * RATE_PER_SECOND)
+        self._refilled = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        self._dropped += 1
+        if self._dropped >= DROPS_BEFORE_CUTOFF:
+            self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages")
+        return False
+
+
+class Hub:
+    """Sessions by bot, running matches by id."""
+
+    def __init__(self, tokens: TokenBook, max_concurrency: int = 64) -> None:
+        self.tokens = tokens
+        self.max_concurrency = max_concurrency
+        self.sessions: dict[str, Session] = {}
+        self.matches: dict[str, MatchRunner] = {}
+        self._arrived = asyncio.Condition()
+
+    async def attach(self, session: Session) -> None:
+        """Make ``session`` the bot's live one: greet it, resume its matches."""
+        old = self.sessions.get(session.bot)
+        if old is not None:
+            log.info(
+                "bot %s reconnected from %s; closing its old stream", session.bot, session.peer
+            )
+            old.close(grpc.StatusCode.ABORTED, "another connection took over this bot's session")
+        self.sessions[session.bot] = session
+        mine = [m for m in self.matches.values() if session.bot in m.bots]
+        session.send(
+            pb.RefereeMessage(
+                welcome=pb.Welcome(
+                    bot=session.bot,
+                    protocol_version=PROTOCOL_VERSION,
+                    concurrency=session.concurrency,
+                    resumed_matches=len(mine),
+                )
+            )
+        )
+        for match in mine:
+            match.bot_returned(session.bot)
+        async with self._arrived:
+            self._arrived.notify_all()
+
+    def detach(self, session: Session) -> None:
+        """The stream ended; if it was the bot's live one, its matches hold its seats."""
+        session.close()
+        session.ended.set()
+        if self.sessions.get(session.bot) is not session:
+            return
+        del self.sessions[session.bot]
+        log.info("bot %s disconnected", session.bot)
+        for match in self.matches.values():
+            if session.bot in match.bots:
+                match.bot_left(session.bot)
+
+    async def finish(self, timeout_s: float = 5.0) -> None:
+        """End every stream once its queued messages are written (for a clean stop)."""
+        sessions = list(self.sessions.values())
+        for session in sessions:
+            session.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                for session in sessions:
+                    await session.ended.wait()
+
+    def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        session = self.sessions.get(bot)
+        if session is not None:
+            session.send(message, asks=asks)
+
+    def route(self, session: Session, reply: pb.ActionReply) -> None:
+        match = self.matches.get(reply.match_id)
+        if match is None or session.bot not in match.bots:
+            session.rejected += 1
+            session.send(
+                pb.RefereeMessage(
+                    rejected=pb.ActionRejected(
+                        match_id=reply.match_id,
+                        request_id=reply.request_id,
+                        reason=f"you are not seated in a match {reply.match_id!r} in progress",
+                    )
+                )
+            )
+            return
+        match.submit(session.bot, reply.request_id, reply.action)
+
+    async def wait_for(self, bots: Iterable[str], timeout_s: float) -> None:
+        """Until every bot named is connected; TimeoutError names the missing ones."""
+        wanted = set(bots)
+        try:
+            async with asyncio.timeout(timeout_s), self._arrived:
+                await self._arrived.wait_for(lambda: wanted <= self.sessions.keys())
+        except TimeoutError:
+            missing = ", ".join(sorted(wanted - self.sessions.keys()))
+            raise TimeoutError(f"not connected after {timeout_s:.0f} s: {missing}") from None

@@ -1,0 +1,286 @@
+"""One match between connected bots: one asyncio task, the engine, the clocks.
+
+Every message a bot gets is built from ``view(match, seat)``. Each decision has the
+time control's ``decision_ms`` plus what is left of the seat's time bank, measured here.
+An action that the engine refuses is answered with the reason and the bot may try again
+until its deadline; at the deadline the rules' default action is played. A bot whose
+stream drops keeps its seats for ``reconnect_grace_ms`` (its clock still running); then
+a house bot decides for it until it comes back. Every fault is counted in the record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from arena.clock import TimeControl
+from arena.engine import Action, Match, Rules, TrucoError, to_record, view
+from arena.engine.view import seen_rounds
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.wire import action_from_pb, round_to_pb, view_to_pb
+from referee.hub import Hub
+
+log = logging.getLogger(__name__)
+
+
+def _ring(wake: asyncio.Future[None]) -> None:
+    if not wake.done():
+        wake.set_result(None)
+
+
+class Decider:
+    """Anything that picks an action from a view: the house bot that stands in."""
+
+    def decide(self, view: Any) -> Action:
+        raise NotImplementedError
+
+
+@dataclass
+class Faults:
+    timeouts: int = 0
+    rejected: int = 0
+    disconnects: int = 0
+    substituted: int = 0
+
+
+@dataclass
+class _Request:
+    seat: int
+    request_id: int
+    deadline: float  # loop time
+
+
+class MatchRunner:
+    """Plays one match; ``await run()`` returns its record."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        match_id: str,
+        rules: Rules,
+        seat_bots: Sequence[str],
+        *,
+        seed: int,
+        clock: TimeControl,
+        stand_in: Callable[[], Decider],
+    ) -> None:
+        self.hub = hub
+        self.match_id = match_id
+        self.clock = clock
+        self.match = Match(rules, seat_bots, seed=seed)
+        self.seat_bots = tuple(seat_bots)
+        self.bots = frozenset(seat_bots)
+        self.faults = {bot: Faults() for bot in self.bots}
+        self._stand_in = stand_in
+        self._stand_ins: dict[str, Decider] = {}
+        self._mail: deque[tuple[str, str, int, Any]] = deque()
+        self._wake: asyncio.Future[None] | None = None
+        self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
+        self._away: dict[str, float] = {}  # bot -> loop time it left
+        self._request: _Request | None = None
+        self._last_request_id = 0
+        self._announced = 0  # hands whose end was sent
+        self.decisions = 0
+
+    # ---- called by the hub ---------------------------------------------------------
+
+    def submit(self, bot: str, request_id: int, action: pb.Action) -> None:
+        self._post(("action", bot, request_id, action))
+
+    def bot_left(self, bot: str) -> None:
+        self.faults[bot].disconnects += 1
+        self._away[bot] = asyncio.get_running_loop().time()
+        self._post(("left", bot, 0, None))
+
+    def _post(self, item: tuple[str, str, int, Any]) -> None:
+        self._mail.append(item)
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    async def _next(self, timeout_s: float) -> tuple[str, str, int, Any] | None:
+        """The next event, or None after ``timeout_s`` (no task per wait: this is hot)."""
+        if not self._mail:
+            loop = asyncio.get_running_loop()
+            self._wake = wake = loop.create_future()
+            alarm = loop.call_later(max(0.0, timeout_s), _ring, wake)
+            try:
+                await wake
+            finally:
+                alarm.cancel()
+                self._wake = None
+        return self._mail.popleft() if self._mail else None
+
+    def bot_returned(self, bot: str) -> None:
+        self._away.pop(bot, None)
+        self._stand_ins.pop(bot, None)
+        self._send_start(bot, resumed=True)
+        request = self._request
+        if request is not None and self.seat_bots[request.seat] == bot:
+            self._send_request(request)
+
+    # ---- the match -----------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        self.hub.matches[self.match_id] = self
+        try:
+            for bot in self.bots:
+                self._send_start(bot, resumed=False)
+            match = self.match
+            while not match.is_over:
+                seat = match.to_act
+                assert seat is not None  # a seeded match deals by itself
+                await self._decide(seat)
+                self._announce_hands()
+            self._announce_end()
+        finally:
+            del self.hub.matches[self.match_id]
+        return self.record()
+
+    def record(self) -> dict[str, Any]:
+        record = to_record(self.match)
+        record["match_id"] = self.match_id
+        record["clock"] = asdict(self.clock)
+        record["faults"] = {bot: asdict(f) for bot, f in sorted(self.faults.items())}
+        return record
+
+    async def _decide(self, seat: int) -> None:
+        loop = asyncio.get_running_loop()
+        bot = self.seat_bots[seat]
+        start = loop.time()
+        self._last_request_id += 1
+        request = _Request(seat, self._last_request_id, start + self._allowance(seat))
+        self._request = request
+        self.decisions += 1
+        if bot not in self._away:
+            self._send_request(request)
+        try:
+            while True:
+                now = loop.time()
+                left_at = self._away.get(bot)
+                grace_end = None if left_at is None else left_at + self._grace_s
+                if grace_end is not None and now >= grace_end:
+                    self._substitute(seat, bot)
+                    return
+                if now >= request.deadline:
+                    self.faults[bot].timeouts += 1
+                    self.match.apply(self.match.default_action(), seat)
+                    return
+                wake = request.deadline if grace_end is None else min(request.deadline, grace_end)
+                event = await self._next(wake - now)
+                if event is None:
+                    continue
+                kind, sender, request_id, payload = event
+                if kind == "action" and self._accept(request, sender, request_id, payload):
+                    return
+        finally:
+            self._request = None
+            overrun = loop.time() - start - self.clock.decision_ms / 1000
+            if overrun > 0:
+                self._bank[seat] = max(0.0, self._bank[seat] - overrun)
+
+    def _accept(self, request: _Request, bot: str, request_id: int, payload: pb.Action) -> bool:
+        """Apply the bot's action if it answers the open request legally."""
+        if bot != self.seat_bots[request.seat] or request_id != request.request_id:
+            reason = (
+                f"request {request_id} is not open for you; the open request is "
+                f"{request.request_id} for seat {request.seat}"
+            )
+        else:
+            try:
+                self.match.apply(action_from_pb(payload), request.seat)
+                return True
+            except TrucoError as e:
+                reason = str(e)
+        self.faults[bot].rejected += 1
+        left = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
+        self.hub.send(
+            bot,
+            pb.RefereeMessage(
+                rejected=pb.ActionRejected(
+                    match_id=self.match_id, request_id=request_id, reason=reason, deadline_ms=left
+                )
+            ),
+            asks=True,
+        )
+        return False
+
+    def _substitute(self, seat: int, bot: str) -> None:
+        stand_in = self._stand_ins.get(bot)
+        if stand_in is None:
+            log.info("match %s: a house bot stands in for %s", self.match_id, bot)
+            stand_in = self._stand_ins[bot] = self._stand_in()
+        self.faults[bot].substituted += 1
+        self.match.apply(stand_in.decide(view(self.match, seat)), seat)
+
+    @property
+    def _grace_s(self) -> float:
+        return self.clock.reconnect_grace_ms / 1000
+
+    def _allowance(self, seat: int) -> float:
+        return self.clock.decision_ms / 1000 + self._bank[seat]
+
+    # ---- messages ------------------------------------------------------------------
+
+    def _send_request(self, request: _Request) -> None:
+        left = request.deadline - asyncio.get_running_loop().time()
+        decision = pb.DecisionRequest(
+            match_id=self.match_id,
+            request_id=request.request_id,
+            view=view_to_pb(view(self.match, request.seat)),
+            deadline_ms=max(0, int(left * 1000)),
+            time_bank_ms=int(self._bank[request.seat] * 1000),
+        )
+        self.hub.send(self.seat_bots[request.seat], pb.RefereeMessage(decision=decision), asks=True)
+
+    def _send_start(self, bot: str, resumed: bool) -> None:
+        clock = self.clock
+        started = pb.MatchStarted(
+            match_id=self.match_id,
+            seats=[s for s, b in enumerate(self.seat_bots) if b == bot],
+            rules=str(self.match.rules),
+            seat_names=self.seat_bots,
+            clock=pb.Clock(
+                decision_ms=clock.decision_ms,
+                time_bank_ms=clock.time_bank_ms,
+                reconnect_grace_ms=clock.reconnect_grace_ms,
+            ),
+            resumed=resumed,
+        )
+        self.hub.send(bot, pb.RefereeMessage(match_started=started))
+
+    def _announce_hands(self) -> None:
+        match = self.match
+        while self._announced < len(match.hands):
+            hand = match.hands[self._announced]
+            if hand.result is None:
+                return
+            ended = pb.HandEnded(
+                match_id=self.match_id,
+                hand_number=self._announced,
+                points=hand.result.points,
+                score=match.score,
+                games=match.games,
+                reason=hand.result.reason or "",
+                rounds=[round_to_pb(r) for r in seen_rounds(hand)],
+            )
+            for bot in self.bots:
+                self.hub.send(bot, pb.RefereeMessage(hand_ended=ended))
+            self._announced += 1
+
+    def _announce_end(self) -> None:
+        outcome = self.match.outcome
+        assert outcome is not None
+        for bot in self.bots:
+            ended = pb.MatchEnded(
+                match_id=self.match_id,
+                winner=outcome.winner,
+                score=self.match.score,
+                games=self.match.games,
+                termination=str(outcome.termination),
+                faults=pb.Faults(**asdict(self.faults[bot])),
+            )
+            self.hub.send(bot, pb.RefereeMessage(match_ended=ended))

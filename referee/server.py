@@ -1,0 +1,137 @@
+"""The referee's gRPC server: the bot protocol, health and reflection.
+
+``create_server(address, hub)`` builds a ``grpc.aio`` server; tests bind it to port 0.
+The ``Play`` servicer is thin: it checks the hello and the token, then shuttles messages
+between the stream and the :class:`~referee.hub.Hub`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.proto.truco.v1 import bot_pb2_grpc
+from arena.wire import PROTOCOL_VERSION
+from referee.hub import Hub, Session
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024
+HELLO_TIMEOUT_S = 10.0
+SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
+
+
+class RefereeServicer(bot_pb2_grpc.RefereeServicer):
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: Any) -> None:
+        session = await self._greet(context)
+        if session is None:
+            return
+        reader = asyncio.create_task(self._read(context, session))
+        try:
+            await self.hub.attach(session)
+            while (message := await session.outbox.get()) is not None:
+                await context.write(message)
+        finally:
+            reader.cancel()
+            self.hub.detach(session)
+        if session.close_code is not None:
+            await context.abort(session.close_code, session.close_reason)
+
+    async def _greet(self, context: Any) -> Session | None:
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:.0f} s"
+            )
+        if first is grpc.aio.EOF:
+            return None
+        if not first.HasField("hello"):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a hello"
+            )
+        hello = first.hello
+        if hello.protocol_version not in (0, PROTOCOL_VERSION):
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {hello.protocol_version} is not spoken here; "
+                f"this referee speaks {PROTOCOL_VERSION}",
+            )
+        token = hello.token or _bearer(context)
+        bot = self.hub.tokens.lookup(token) if token else None
+        if bot is None:
+            log.warning("refused a bot from %s: unknown token", context.peer())
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+        concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
+        return Session.open(bot, concurrency, context.peer())
+
+    async def _read(self, context: Any, session: Session) -> None:
+        while not session.closed:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                session.close()
+                return
+            if not session.admit():
+                continue
+            if message.HasField("action"):
+                self.hub.route(session, message.action)
+
+
+def _bearer(context: Any) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value.removeprefix("Bearer ").strip()
+    return ""
+
+
+@dataclass
+class RefereeServer:
+    server: grpc.aio.Server
+    port: int
+    hub: Hub
+    health: Any
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        await self.server.start()
+        await self.health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        await self.server.stop(grace_s)
+
+
+def create_server(address: str, hub: Hub) -> RefereeServer:
+    """A referee bound to ``address`` (port 0 picks a free port), not yet started."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ]
+    )
+    bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
+    checker = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    reflection.enable_server_reflection(
+        [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    return RefereeServer(server, port, hub, checker)

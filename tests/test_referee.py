@@ -1,0 +1,222 @@
+"""The referee on real gRPC over loopback, with bots as separate processes.
+
+Each misbehaving bot is ``tests/fakebot.py`` (raw generated stubs, no SDK) playing a
+whole match against the house ``random`` bot through the same path as ``arena match``.
+Each gets the outcome its fault deserves, and the other bot's record stays clean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.clock import TimeControl
+from arena.engine import ActionType, Match, Rules, replay
+from referee.local import Summary, play_local
+
+FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
+FAST = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=5000)
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+
+
+def fake(kind: str, *extra: str) -> str:
+    return " ".join([sys.executable, str(FAKEBOT), kind, *extra])
+
+
+def play(
+    tmp_path: Path,
+    bots: list[str],
+    *,
+    rules: str = "paulista",
+    clock: TimeControl = FAST,
+    games: int = 1,
+    seed: int = 3,
+) -> tuple[Summary, list[dict[str, Any]]]:
+    records = tmp_path / "records"
+    summary = asyncio.run(
+        play_local(Rules.parse(rules), bots, games=games, seed=seed, clock=clock, records=records)
+    )
+    found = [json.loads(p.read_text()) for p in sorted(records.glob("*.json"))]
+    assert len(found) == games
+    for record in found:
+        assert record["result"]["winner"] in (0, 1)
+        replayed = replay(record)  # every record the referee writes replays
+        assert replayed.outcome is not None
+    return summary, found
+
+
+def decisions_of(record: dict[str, Any], bot: str) -> int:
+    seats = {i for i, name in enumerate(record["seats"]) if name == bot}
+    return sum(a["seat"] in seats for h in record["hands"] for a in h["actions"])
+
+
+def test_a_raw_stub_bot_plays_a_whole_match(tmp_path: Path) -> None:
+    summary, (record,) = play(tmp_path, [fake("plain"), "house:random"])
+    assert summary.faults == {"fakebot.py": CLEAN, "random": CLEAN}
+    assert decisions_of(record, "fakebot.py") > 0
+
+
+@pytest.mark.parametrize("rules", ["paulista:team_size=2", "tradicional", "megajogos"])
+def test_one_bot_plays_all_its_teams_seats(tmp_path: Path, rules: str) -> None:
+    summary, (record,) = play(tmp_path, [fake("plain"), "house:random"], rules=rules)
+    assert record["seats"] == ["fakebot.py", "random"] * 2
+    assert all(f == CLEAN for f in summary.faults.values())
+
+
+def test_no_message_a_bot_receives_shows_a_hidden_card(tmp_path: Path) -> None:
+    dump = tmp_path / "messages.jsonl"
+    _, (record,) = play(
+        tmp_path,
+        [fake("plain", "--dump", str(dump), "--matches", "1"), "house:random"],
+        rules="paulista:team_size=2",
+        seed=11,
+    )
+    messages = [json.loads(line) for line in dump.read_text().splitlines()]
+    requests = {int(m["decision"]["requestId"]): m for m in messages if "decision" in m}
+    assert requests, "the bot was asked to decide"
+    checked = 0
+    for request_id, hidden, seat in hidden_cards_at_each_decision(record):
+        message = requests.get(request_id)
+        if message is None:
+            continue  # a decision of the other bot
+        assert int(message["decision"]["view"].get("seat", 0)) == seat
+        shown = set(re.findall(r'"(10[CHSD]|[2-9QJKA][CHSD])"', json.dumps(message)))
+        assert not shown & hidden, f"request {request_id} shows {shown & hidden}"
+        checked += 1
+    assert checked == len(requests)
+    ends = [m for m in messages if "handEnded" in m]
+    assert len(ends) == len(record["hands"])
+    for message, hand in zip(ends, record["hands"], strict=True):
+        covered = {a["card"] for a in hand["actions"] if a.get("covered")}
+        played = {a["card"] for a in hand["actions"] if a["type"] == "play"}
+        unplayed = {c for cards in hand["cards"] for c in cards} - played
+        shown = set(re.findall(r'"(10[CHSD]|[2-9QJKA][CHSD])"', json.dumps(message)))
+        assert not shown & (covered | unplayed)
+
+
+def hidden_cards_at_each_decision(record: dict[str, Any]) -> list[tuple[int, set[str], int]]:
+    """Replay the record; before each decision, the cards its seat must not see."""
+    from arena.engine import Action
+
+    match = Match(Rules.from_json(record["rules"]), record["seats"])
+    out = []
+    request_id = 0
+    for hand in record["hands"]:
+        from arena.engine import Card
+
+        match.deal(
+            [[Card.parse(c) for c in s] for s in hand["cards"]],
+            Card.parse(hand["vira"]),
+            hand["dealer"],
+        )
+        for action in hand["actions"]:
+            request_id += 1
+            seat = match.to_act
+            assert seat is not None
+            h = match.hand
+            assert h is not None
+            shown_partners = h.deciding == seat % 2 and match.rules.special_partner_view
+            hidden = {
+                str(c)
+                for s in range(match.n)
+                for c in h.held[s]
+                if s != seat
+                and not (shown_partners and s % 2 == seat % 2 and h.kind.value == "special")
+            }
+            hidden |= {str(p.card) for r in h.rounds for p in r.plays if p.covered}
+            hidden |= {str(p.card) for p in h.table if p.covered}
+            out.append((request_id, hidden, seat))
+            match.apply(Action.from_json(action), action["seat"])
+    return out
+
+
+def test_a_silent_bot_times_out_and_the_rules_act_for_it(tmp_path: Path) -> None:
+    clock = TimeControl(decision_ms=150, time_bank_ms=0, reconnect_grace_ms=5000)
+    summary, (record,) = play(tmp_path, [fake("sleepy"), "house:random"], clock=clock)
+    assert summary.faults["fakebot.py"]["timeouts"] == decisions_of(record, "fakebot.py") > 0
+    assert summary.faults["random"] == CLEAN
+
+
+def test_the_time_bank_absorbs_overruns_until_it_runs_dry(tmp_path: Path) -> None:
+    # each answer takes 150 ms against 50 ms a decision: the 300 ms bank pays the first
+    # overruns, then the slow bot starts to time out
+    dump = tmp_path / "messages.jsonl"
+    clock = TimeControl(decision_ms=50, time_bank_ms=300, reconnect_grace_ms=5000)
+    slow = fake("slow", "--delay-ms", "150", "--dump", str(dump), "--matches", "1")
+    summary, (record,) = play(tmp_path, [slow, "house:random"], clock=clock)
+    banks = [
+        int(json.loads(line)["decision"].get("timeBankMs", 0))
+        for line in dump.read_text().splitlines()
+        if '"decision"' in line
+    ]
+    assert banks[0] == 300 and banks[-1] == 0
+    assert banks == sorted(banks, reverse=True), "the bank only goes down"
+    faults = summary.faults["fakebot.py"]
+    assert 0 < faults["timeouts"] < decisions_of(record, "fakebot.py")
+    assert summary.faults["random"] == CLEAN
+
+
+@pytest.mark.parametrize("kind", ["illegal", "garbage"])
+def test_refused_actions_are_rejected_and_the_bot_tries_again(tmp_path: Path, kind: str) -> None:
+    summary, (record,) = play(tmp_path, [fake(kind), "house:random"])
+    faults = summary.faults["fakebot.py"]
+    assert faults["rejected"] == decisions_of(record, "fakebot.py") > 0
+    assert faults["timeouts"] == 0
+    assert summary.faults["random"] == CLEAN
+
+
+def test_replies_to_other_matches_and_other_requests_are_rejected(tmp_path: Path) -> None:
+    summary, (record,) = play(tmp_path, [fake("stray"), "house:random"])
+    # a stale and a future request id per decision count in the match; the reply for a
+    # match the bot is not in is refused by the session and cannot touch any match
+    assert summary.faults["fakebot.py"]["rejected"] == 2 * decisions_of(record, "fakebot.py")
+    assert summary.faults["fakebot.py"]["timeouts"] == 0
+    assert summary.faults["random"] == CLEAN
+
+
+def test_a_flooding_bot_does_not_disturb_the_match(tmp_path: Path) -> None:
+    # 300 stray messages before each answer: past the rate limit its own answers are
+    # dropped, so it times out; the other bot sees nothing of it
+    clock = TimeControl(decision_ms=300, time_bank_ms=0, reconnect_grace_ms=5000)
+    summary, _ = play(tmp_path, [fake("flood"), "house:random"], clock=clock)
+    assert summary.faults["fakebot.py"]["timeouts"] > 0
+    assert summary.faults["random"] == CLEAN
+
+
+def test_a_crashed_bot_keeps_its_seat_for_the_grace_then_a_house_bot_plays(tmp_path: Path) -> None:
+    clock = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=300)
+    summary, (record,) = play(
+        tmp_path, [fake("crash", "--after", "3"), "house:random"], clock=clock
+    )
+    faults = summary.faults["fakebot.py"]
+    assert faults["disconnects"] == 1
+    assert faults["substituted"] == decisions_of(record, "fakebot.py") - 3 > 0
+    assert summary.faults["random"] == CLEAN
+
+
+def test_a_bot_that_reconnects_within_the_grace_takes_its_seat_back(tmp_path: Path) -> None:
+    summary, (record,) = play(tmp_path, [fake("flaky", "--after", "4"), "house:random"])
+    faults = summary.faults["fakebot.py"]
+    assert faults["disconnects"] == 1
+    assert faults["substituted"] == 0 and faults["timeouts"] == 0
+    assert decisions_of(record, "fakebot.py") > 4
+    assert summary.faults["random"] == CLEAN
+
+
+def test_seats_swap_every_second_match_over_shared_deals(tmp_path: Path) -> None:
+    summary, records = play(tmp_path, [fake("plain"), "house:random"], games=2)
+    assert [r["seats"] for r in records] == [["fakebot.py", "random"], ["random", "fakebot.py"]]
+    assert records[0]["hands"][0]["cards"] == records[1]["hands"][0]["cards"]
+    assert sum(summary.wins.values()) == 2
+
+
+def test_the_first_play_is_never_a_referee_default(tmp_path: Path) -> None:
+    _, (record,) = play(tmp_path, [fake("plain"), "house:random"])
+    first = record["hands"][0]["actions"][0]
+    assert first["type"] in {t.value for t in ActionType}

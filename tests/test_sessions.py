@@ -1,0 +1,172 @@
+"""Opening a bot session: hello, tokens, versions, takeover, health and reflection.
+
+The referee runs on its own event loop in a thread; the tests are clients on real
+loopback gRPC with the raw generated stubs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.proto.truco.v1 import bot_pb2_grpc
+from referee import server as server_module
+from referee.hub import Hub, MemoryTokens
+from referee.server import RefereeServer, create_server
+
+
+class Referee:
+    """A referee on a background event loop."""
+
+    def __init__(self) -> None:
+        self.tokens = MemoryTokens()
+        self.token = self.tokens.issue("alpha")
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server: RefereeServer = self.call(self._start())
+
+    async def _start(self) -> RefereeServer:
+        self.hub = Hub(self.tokens)
+        server = create_server("127.0.0.1:0", self.hub)
+        await server.start()
+        return server
+
+    def call(self, coroutine):  # type: ignore[no-untyped-def]
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+    def close(self) -> None:
+        self.call(self.server.stop(0))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def referee() -> Iterator[Referee]:
+    ref = Referee()
+    yield ref
+    ref.close()
+
+
+class Client:
+    """A raw Play stream: put messages in, read what comes back."""
+
+    def __init__(self, address: str, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+        self.outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+        self.channel = grpc.insecure_channel(address)
+        self.stream = bot_pb2_grpc.RefereeStub(self.channel).Play(
+            iter(self.outbox.get, None), metadata=metadata
+        )
+
+    def send(self, message: pb.BotMessage) -> None:
+        self.outbox.put(message)
+
+    def hello(self, token: str, version: int = 1) -> None:
+        self.send(pb.BotMessage(hello=pb.Hello(token=token, protocol_version=version)))
+
+    def next(self) -> pb.RefereeMessage:
+        return next(self.stream)
+
+    def error(self) -> grpc.RpcError:
+        with pytest.raises(grpc.RpcError) as caught:
+            for _ in self.stream:
+                pass
+        return caught.value
+
+    def close(self) -> None:
+        self.outbox.put(None)
+        self.channel.close()
+
+
+def test_a_good_token_is_welcomed_by_name(referee: Referee) -> None:
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    welcome = client.next().welcome
+    assert (welcome.bot, welcome.protocol_version, welcome.concurrency) == ("alpha", 1, 1)
+    client.close()
+
+
+def test_the_token_may_come_in_metadata(referee: Referee) -> None:
+    client = Client(referee.server.address, (("authorization", f"Bearer {referee.token}"),))
+    client.hello("")
+    assert client.next().welcome.bot == "alpha"
+    client.close()
+
+
+@pytest.mark.parametrize("token", ["", "guess", "x" * 5000])
+def test_an_unknown_token_is_refused(referee: Referee, token: str) -> None:
+    client = Client(referee.server.address)
+    client.hello(token)
+    error = client.error()
+    assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert referee.hub.sessions == {}
+    client.close()
+
+
+def test_the_first_message_must_be_a_hello(referee: Referee) -> None:
+    client = Client(referee.server.address)
+    client.send(pb.BotMessage(action=pb.ActionReply(match_id="m", request_id=1)))
+    assert client.error().code() == grpc.StatusCode.INVALID_ARGUMENT
+    client.close()
+
+
+def test_an_unknown_protocol_version_is_refused(referee: Referee) -> None:
+    client = Client(referee.server.address)
+    client.hello(referee.token, version=99)
+    error = client.error()
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "speaks 1" in error.details()
+    client.close()
+
+
+def test_a_stream_that_never_says_hello_is_closed(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module, "HELLO_TIMEOUT_S", 0.3)
+    client = Client(referee.server.address)
+    assert client.error().code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    client.close()
+
+
+def test_a_second_connection_takes_over_the_session(referee: Referee) -> None:
+    first = Client(referee.server.address)
+    first.hello(referee.token)
+    assert first.next().welcome.bot == "alpha"
+    second = Client(referee.server.address)
+    second.hello(referee.token)
+    assert second.next().welcome.bot == "alpha"
+    error = first.error()
+    assert error.code() == grpc.StatusCode.ABORTED and "took over" in error.details()
+    assert len(referee.hub.sessions) == 1
+    first.close()
+    second.close()
+
+
+def test_an_action_for_no_match_is_rejected_with_a_reason(referee: Referee) -> None:
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    client.next()
+    client.send(pb.BotMessage(action=pb.ActionReply(match_id="nope", request_id=4)))
+    rejected = client.next().rejected
+    assert rejected.match_id == "nope" and "not seated" in rejected.reason
+    client.close()
+
+
+def test_health_and_reflection_are_served(referee: Referee) -> None:
+    with grpc.insecure_channel(referee.server.address) as channel:
+        check = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service="truco.v1.Referee"), timeout=5
+        )
+        assert check.status == health_pb2.HealthCheckResponse.SERVING
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        ask = reflection_pb2.ServerReflectionRequest(list_services="")
+        answer = next(stub.ServerReflectionInfo(iter([ask]), timeout=5))
+        names = {s.name for s in answer.list_services_response.service}
+        assert "truco.v1.Referee" in names
