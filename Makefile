@@ -34,8 +34,9 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine speed: random-playout hands/s and the cost of one step
+bench: install ## engine hands/s and step cost; referee decisions/s against a bare gRPC ping-pong
 	$(PY) -m arena.bench
+	$(PY) -m referee.bench
 
 demo: install ## play and print a seeded match between two random players
 	$(VENV)/bin/arena demo

@@ -220,3 +220,74 @@ def test_the_first_play_is_never_a_referee_default(tmp_path: Path) -> None:
     _, (record,) = play(tmp_path, [fake("plain"), "house:random"])
     first = record["hands"][0]["actions"][0]
     assert first["type"] in {t.value for t in ActionType}
+
+
+def test_a_slow_match_does_not_hold_up_another(tmp_path: Path) -> None:
+    async def scenario() -> tuple[bool, dict[str, Any]]:
+        from arena.bots import house_bot
+        from referee.hub import Hub, MemoryTokens
+        from referee.local import bot_processes, launch, stop, wait_connected
+        from referee.runner import MatchRunner
+        from referee.server import create_server
+
+        bots = bot_processes([fake("plain"), fake("sleepy"), "house:random", "house:random"])
+        tokens = MemoryTokens()
+        for bot in bots:
+            bot.token = tokens.issue(bot.name)
+        hub = Hub(tokens)
+        server = create_server("127.0.0.1:0", hub)
+        await server.start()
+        clock = TimeControl(decision_ms=300, time_bank_ms=0, reconnect_grace_ms=5000)
+        try:
+            await launch(bots, server.address)
+            await wait_connected(hub, bots)
+            names = [b.name for b in bots]
+
+            def runner(match_id: str, seats: list[str]) -> MatchRunner:
+                return MatchRunner(
+                    hub, match_id, Rules(), seats, seed=5, clock=clock,
+                    stand_in=lambda: house_bot("random"),
+                )  # fmt: skip
+
+            slow = asyncio.ensure_future(runner("slow", [names[1], names[3]]).run())
+            quick = await runner("quick", [names[0], names[2]]).run()
+            still_running = not slow.done()
+            await slow
+            return still_running, quick
+        finally:
+            await stop(bots)
+            await server.stop()
+
+    still_running, quick = asyncio.run(scenario())
+    assert still_running, "the quick match waited for the slow one"
+    assert all(f == CLEAN for f in quick["faults"].values())
+
+
+def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
+    import threading
+
+    from arena.bots import house_bot
+    from arena.sdk import run
+    from referee.hub import Hub, MemoryTokens
+    from referee.server import create_server
+
+    tokens = MemoryTokens()
+    token = tokens.issue("comeback")
+
+    async def scenario() -> list[str]:
+        first = create_server("127.0.0.1:0", Hub(tokens))
+        await first.start()
+        port = first.port
+        bot = house_bot("random")
+        thread = threading.Thread(target=run, args=(bot, first.address, token), daemon=True)
+        thread.start()
+        await first.hub.wait_for(["comeback"], 10)
+        await first.stop(0)
+        second = create_server(f"127.0.0.1:{port}", Hub(tokens))
+        await second.start()
+        await second.hub.wait_for(["comeback"], 10)  # back, after its backoff
+        seen = list(second.hub.sessions)
+        await second.stop(0)
+        return seen
+
+    assert asyncio.run(scenario()) == ["comeback"]
