@@ -1,16 +1,38 @@
-"""The README's Python example runs as written."""
+"""The README's Python examples run as written."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+from arena.engine import Match, view
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def test_the_readme_example_plays_a_match(capsys: object) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert blocks, "the README shows the engine from Python"
-    scope: dict[str, object] = {}
-    exec(blocks[0], scope)
-    assert scope["match"].is_over  # type: ignore[attr-defined]
+def blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+def run_block(marker: str) -> dict[str, Any]:
+    (code,) = [b for b in blocks() if marker in b]
+    scope: dict[str, Any] = {"__name__": "readme"}
+    exec(code, scope)
+    return scope
+
+
+def test_the_engine_example_plays_a_match() -> None:
+    assert run_block("Match(")["match"].is_over
+
+
+def test_the_bot_example_decides_legally() -> None:
+    bot = run_block("class RandomBot")["RandomBot"]()
+    match = Match(seed=4)
+    for _ in range(30):
+        if match.is_over:
+            break
+        seen = view(match, match.to_act)  # type: ignore[arg-type]
+        action = bot.decide(seen)
+        assert action in seen.legal
+        match.apply(action)
