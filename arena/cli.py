@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
     p.add_argument("--time-bank-ms", type=int, default=10_000, help="extra time per match")
+    p.add_argument(
+        "--reconnect-grace-ms",
+        type=int,
+        default=60_000,
+        help="how long a disconnected bot's seats are held before a house bot plays",
+    )
     p.add_argument("--records", metavar="DIR", help="write every match record here")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(run=cmd_match)
@@ -212,7 +218,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     try:
         rules = Rules.parse(args.rules)
-        clock = TimeControl(decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms)
+        clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
     except (TrucoError, ValueError) as e:
@@ -259,12 +265,16 @@ def _print_summary(result: dict[str, Any]) -> None:
         )
     console = Console()
     console.print(table)
-    low, high = result["elo_ci95"]
+    low, high = (_signed(x) for x in result["elo_ci95"])
     sides = [" + ".join(side) for side in result["sides"]]
     console.print(
-        f"{sides[0]} vs {sides[1]}: Elo difference {result['elo_diff']:+.0f} "
-        f"(95%: {low:+.0f} to {high:+.0f}) over {result['games']} games of {result['rules']}"
+        f"{sides[0]} vs {sides[1]}: Elo difference {_signed(result['elo_diff'])} "
+        f"(95%: {low} to {high}) over {result['games']} games of {result['rules']}"
     )
+
+
+def _signed(x: float) -> str:
+    return f"{round(x):+d}"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -34,7 +34,8 @@ OUTBOX_LIMIT = 1000  # messages queued for a bot that does not read; then it is 
 # are unsolicited: they pass at this average rate, with this burst, and are dropped past it.
 RATE_PER_SECOND = 50.0
 RATE_BURST = 100.0
-DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped before the stream is closed
+DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped within DROP_WINDOW_S: cut off
+DROP_WINDOW_S = 10.0
 
 
 class TokenBook(Protocol):
@@ -89,6 +90,7 @@ class Session:
     _tokens: float = RATE_BURST
     _refilled: float = 0.0
     _dropped: int = 0
+    _window: float = 0.0  # when the current count of drops began
 
     @staticmethod
     def open(bot: str, concurrency: int, peer: str) -> Session:
@@ -131,6 +133,8 @@ class Session:
         if self._tokens >= 1:
             self._tokens -= 1
             return True
+        if now - self._window > DROP_WINDOW_S:
+            self._window, self._dropped = now, 0
         self._dropped += 1
         if self._dropped >= DROPS_BEFORE_CUTOFF:
             self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages")

@@ -127,8 +127,13 @@ class MatchRunner:
     async def run(self) -> dict[str, Any]:
         self.hub.matches[self.match_id] = self
         try:
+            now = asyncio.get_running_loop().time()
             for bot in self.bots:
-                self._send_start(bot, resumed=False)
+                if bot in self.hub.sessions:
+                    self._send_start(bot, resumed=False)
+                else:  # absent from the start: its seats are held as after a disconnect
+                    self.faults[bot].disconnects += 1
+                    self._away[bot] = now
             match = self.match
             while not match.is_over:
                 seat = match.to_act
@@ -196,7 +201,9 @@ class MatchRunner:
             except TrucoError as e:
                 reason = str(e)
         self.faults[bot].rejected += 1
-        left = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
+        left = 0  # a reply to no open request of this bot has no deadline to report
+        if bot == self.seat_bots[request.seat]:
+            left = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
         self.hub.send(
             bot,
             pb.RefereeMessage(
@@ -262,7 +269,7 @@ class MatchRunner:
                 match_id=self.match_id,
                 hand_number=self._announced,
                 points=hand.result.points,
-                score=match.score,
+                score=hand.result.score,
                 games=match.games,
                 reason=hand.result.reason or "",
                 rounds=[round_to_pb(r) for r in seen_rounds(hand)],

@@ -51,7 +51,7 @@ def test_replay_prints_the_recomputed_record_and_who_acts_next(tmp_path: Path) -
     done = arena("replay", str(path))
     assert (done.returncode, done.stderr) == (0, "")
     out = json.loads(done.stdout)
-    assert out["hands"][0]["result"] == {"points": [3, 0]}
+    assert out["hands"][0]["result"] == {"points": [3, 0], "score": [3, 0]}
     assert out["result"] == {"score": [3, 0], "winner": None}
     # the hand is over and the match is not: the next step is a deal by seat 0
     assert out["next"] == {"deal": True, "dealer": 0}

@@ -150,6 +150,11 @@ def check_finished(match: Match, history: list[tuple[tuple[int, int], tuple[int,
     for (games_a, score_a), (games_b, score_b) in itertools.pairwise(history):
         if games_a == games_b:
             assert score_b[0] >= score_a[0] and score_b[1] >= score_a[1], "a score went down"
+    last = match.hands[-1].result
+    assert last is not None and last.score == tuple(match.score)
+    cap = rules.score_cap
+    games_ended = sum(max(h.result.score) == cap for h in match.hands if h.result)
+    assert games_ended == sum(match.games) - sum(match.start_games), "a game end per 12"
     for hand in match.hands:
         raisers = [seat & 1 for seat, a in hand.actions if a.type is ActionType.RAISE]
         if hand.kind is HandKind.NORMAL:

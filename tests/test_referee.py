@@ -291,3 +291,38 @@ def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
         return seen
 
     assert asyncio.run(scenario()) == ["comeback"]
+
+
+def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
+    async def scenario() -> dict[str, Any]:
+        from arena.bots import house_bot
+        from referee.hub import Hub, MemoryTokens
+        from referee.local import bot_processes, launch, stop, wait_connected
+        from referee.runner import MatchRunner
+        from referee.server import create_server
+
+        bots = bot_processes([fake("plain")])
+        tokens = MemoryTokens()
+        bots[0].token = tokens.issue(bots[0].name)
+        tokens.issue("absent")
+        hub = Hub(tokens)
+        server = create_server("127.0.0.1:0", hub)
+        await server.start()
+        clock = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=200)
+        try:
+            await launch(bots, server.address)
+            await wait_connected(hub, bots)
+            runner = MatchRunner(
+                hub, "m", Rules(), [bots[0].name, "absent"], seed=2, clock=clock,
+                stand_in=lambda: house_bot("random"),
+            )  # fmt: skip
+            return await runner.run()
+        finally:
+            await stop(bots)
+            await server.stop()
+
+    record = asyncio.run(scenario())
+    absent = record["faults"]["absent"]
+    assert absent["disconnects"] == 1 and absent["timeouts"] == 0
+    assert absent["substituted"] == decisions_of(record, "absent") > 0
+    assert record["faults"]["fakebot.py"] == CLEAN

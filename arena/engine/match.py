@@ -56,6 +56,8 @@ class Outcome:
 class HandResult:
     points: tuple[int, int]  # per team, at the hand's full value before the cap
     reason: str | None = None  # set when a penalty ended the hand
+    score: tuple[int, int] = (0, 0)  # the score just after the hand (capped), before any
+    # new game of a best-of-N match starts again at 0-0
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,13 +446,13 @@ class Match:
         self, hand: Hand, points: tuple[int, int], reason: str | None = None, redeal: bool = False
     ) -> None:
         rules = self.rules
-        hand.result = HandResult(points, reason)
         hand.phase = Phase.OVER
         hand.pending = 0
         self.next_dealer = hand.dealer if redeal else (hand.dealer + 1) % self.n
         score = self.score
         for team in (0, 1):
             score[team] = min(rules.score_cap, score[team] + points[team])
+        hand.result = HandResult(points, reason, (score[0], score[1]))
         if max(score) >= rules.score_cap:
             winner = 0 if score[0] >= rules.score_cap else 1
             self.games[winner] += 1

@@ -53,7 +53,7 @@ def to_record(match: Match) -> dict[str, Any]:
 
 
 def _hand_result(result: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"points": list(result.points)}
+    out: dict[str, Any] = {"points": list(result.points), "score": list(result.score)}
     if result.reason:
         out["reason"] = result.reason
     return out
@@ -155,7 +155,9 @@ def disagreements(record: dict[str, Any], match: Match) -> list[str]:
         stated = given.get("result") if isinstance(given, dict) else None
         if isinstance(stated, dict):
             for key, value in stated.items():
-                if key in ("points", "reason") and value != ours.get("result", {}).get(key):
+                if key in ("points", "reason", "score") and value != ours.get("result", {}).get(
+                    key
+                ):
                     found.append(
                         f"hand {i}: the record gives {key} {value!r}, "
                         f"the replay gives {ours.get('result', {}).get(key)!r}"
