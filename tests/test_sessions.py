@@ -170,3 +170,32 @@ def test_health_and_reflection_are_served(referee: Referee) -> None:
         answer = next(stub.ServerReflectionInfo(iter([ask]), timeout=5))
         names = {s.name for s in answer.list_services_response.service}
         assert "truco.v1.Referee" in names
+
+
+def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens() -> None:
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--address", address, "--token", "b=secret"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            client = Client(address)
+            client.hello("secret")
+            assert client.next().welcome.bot == "b"
+            client.close()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=15) == 0
+    finally:
+        serve.kill()
+        serve.wait()
