@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from arena.engine import Action, ActionType, Card, HandKind, MalformedAction, Phase, Rules, View
-from arena.engine.view import SeenPlay, SeenRound
+from arena.engine import (
+    ALL_CARDS,
+    Action,
+    ActionType,
+    Card,
+    HandKind,
+    MalformedAction,
+    Phase,
+    Rules,
+    View,
+)
+from arena.engine.view import SeenHand, SeenPlay, SeenRound
 from arena.proto.truco.v1 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 1
+_TEXT = tuple(str(c) for c in ALL_CARDS)  # card text by card.index: views are hot
 
 _TYPE_TO_PB = {
     ActionType.PLAY: pb.ACTION_TYPE_PLAY,
@@ -67,7 +78,7 @@ def action_from_pb(msg: pb.Action) -> Action:
 def _play_to_pb(play: SeenPlay) -> pb.Play:
     if play.card is None:
         return pb.Play(seat=play.seat, covered=True)
-    return pb.Play(seat=play.seat, card=str(play.card))
+    return pb.Play(seat=play.seat, card=_TEXT[play.card.index])
 
 
 def round_to_pb(r: SeenRound) -> pb.Round:
@@ -75,6 +86,30 @@ def round_to_pb(r: SeenRound) -> pb.Round:
     if r.winner is not None:
         msg.winner = r.winner
     return msg
+
+
+@lru_cache(maxsize=256)
+def hand_to_pb(hand: SeenHand, match_id: str = "", games: tuple[int, int] = (0, 0)) -> pb.HandEnded:
+    """The wire form of a finished hand (shared: copy before changing it)."""
+    return pb.HandEnded(
+        match_id=match_id,
+        hand_number=hand.number,
+        points=hand.points,
+        score=hand.score,
+        games=games,
+        reason=hand.reason or "",
+        rounds=[round_to_pb(r) for r in hand.rounds],
+    )
+
+
+def hand_from_pb(msg: pb.HandEnded) -> SeenHand:
+    return SeenHand(
+        number=msg.hand_number,
+        points=(msg.points[0], msg.points[1]),
+        score=(msg.score[0], msg.score[1]),
+        reason=msg.reason or None,
+        rounds=tuple(_round_from_pb(r) for r in msg.rounds),
+    )
 
 
 def view_to_pb(view: View) -> pb.View:
@@ -86,10 +121,12 @@ def view_to_pb(view: View) -> pb.View:
         kind=_KIND_TO_PB[view.kind],
         blind=view.blind,
         phase=_PHASE_TO_PB[view.phase],
-        cards=[str(c) for c in view.cards],
+        cards=[_TEXT[c.index] for c in view.cards],
         slots=view.slots,
-        partners=[pb.SeatCards(seat=s, cards=[str(c) for c in cs]) for s, cs in view.partners],
-        vira="" if view.vira is None else str(view.vira),
+        partners=[
+            pb.SeatCards(seat=s, cards=[_TEXT[c.index] for c in cs]) for s, cs in view.partners
+        ],
+        vira="" if view.vira is None else _TEXT[view.vira.index],
         rounds=[round_to_pb(r) for r in view.rounds],
         table=[_play_to_pb(p) for p in view.table],
         stake=view.stake,
@@ -99,6 +136,8 @@ def view_to_pb(view: View) -> pb.View:
         legal=[action_to_pb(a) for a in view.legal],
         seat_names=view.seats,
     )
+    if view.last_hand is not None:
+        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
     for name in ("requester", "raised_by", "to_act"):
         value = getattr(view, name)
         if value is not None:
@@ -145,10 +184,7 @@ def view_from_pb(msg: pb.View) -> View:
         slots=tuple(msg.slots),
         partners=tuple((p.seat, _cards(p.cards)) for p in msg.partners),
         vira=Card.parse(msg.vira) if msg.vira else None,
-        rounds=tuple(
-            SeenRound(tuple(_play_from_pb(p) for p in r.plays), _optional(r, "winner"))
-            for r in msg.rounds
-        ),
+        rounds=tuple(_round_from_pb(r) for r in msg.rounds),
         table=tuple(_play_from_pb(p) for p in msg.table),
         stake=msg.stake,
         pending=msg.pending,
@@ -158,4 +194,9 @@ def view_from_pb(msg: pb.View) -> View:
         games=(msg.games[0], msg.games[1]),
         to_act=_optional(msg, "to_act"),
         legal=tuple(action_from_pb(a) for a in msg.legal),
+        last_hand=hand_from_pb(msg.last_hand) if msg.HasField("last_hand") else None,
     )
+
+
+def _round_from_pb(msg: pb.Round) -> SeenRound:
+    return SeenRound(tuple(_play_from_pb(p) for p in msg.plays), _optional(msg, "winner"))

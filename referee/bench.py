@@ -4,7 +4,8 @@
 matches (or lanes):
 
 - **ping-pong**: a bare ``grpc.aio`` server that sends a real decision request (a view
-  taken from a match) down each lane and waits for the reply before sending the next;
+  from the middle of a match, as large as a typical one) down each lane and waits for
+  the reply before sending the next;
 - **referee**: the real referee playing paulista matches, every decision a request;
 - **referee + SDK bots**: the same, with the house ``random`` bot run through the SDK.
 
@@ -29,7 +30,7 @@ import grpc
 
 from arena.bots import house_bot
 from arena.clock import TimeControl
-from arena.engine import Match, Rules, view
+from arena.engine import ActionType, Match, Rules, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import view_to_pb
@@ -121,7 +122,14 @@ class PingPong(bot_pb2_grpc.RefereeServicer):
 
 
 def template_request() -> pb.DecisionRequest:
+    """A typical request: a view in the third hand of a seeded match, past a finished hand
+    and with a round played, so both measurements carry the same kind of payload."""
     match = Match(Rules(), ["a", "b"], seed=7)
+    choose = random.Random(7)
+    while len(match.hands) < 3 or not match.hands[-1].rounds:
+        legal = match.legal_actions()
+        plays = [a for a in legal if a.type is ActionType.PLAY and not a.covered]
+        match.apply(choose.choice(plays or legal))
     seat = match.to_act
     assert seat is not None
     return pb.DecisionRequest(match_id="m", request_id=1, view=view_to_pb(view(match, seat)))

@@ -80,6 +80,7 @@ class Session:
     bot: str
     concurrency: int
     peer: str
+    hand_results: bool  # the bot asked for a HandEnded message after every hand
     outbox: asyncio.Queue[pb.RefereeMessage | None]
     close_code: grpc.StatusCode | None = None
     close_reason: str = ""
@@ -93,10 +94,9 @@ class Session:
     _window: float = 0.0  # when the current count of drops began
 
     @staticmethod
-    def open(bot: str, concurrency: int, peer: str) -> Session:
-        return Session(
-            bot, concurrency, peer, asyncio.Queue(OUTBOX_LIMIT), _refilled=time.monotonic()
-        )
+    def open(bot: str, concurrency: int, peer: str, hand_results: bool = False) -> Session:
+        outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue(OUTBOX_LIMIT)
+        return Session(bot, concurrency, peer, hand_results, outbox, _refilled=time.monotonic())
 
     def send(self, message: pb.RefereeMessage, *, asks: bool = False) -> None:
         """Queue a message; ``asks`` when it invites a reply (a request, a rejection)."""

@@ -19,9 +19,9 @@ from typing import Any
 
 from arena.clock import TimeControl
 from arena.engine import Action, Match, Rules, TrucoError, to_record, view
-from arena.engine.view import seen_rounds
+from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, round_to_pb, view_to_pb
+from arena.wire import action_from_pb, hand_to_pb, view_to_pb
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -260,30 +260,31 @@ class MatchRunner:
         self.hub.send(bot, pb.RefereeMessage(match_started=started))
 
     def _announce_hands(self) -> None:
+        """A HandEnded message for each finished hand, to the bots that asked for one."""
         match = self.match
-        while self._announced < len(match.hands):
-            hand = match.hands[self._announced]
-            if hand.result is None:
-                return
-            ended = pb.HandEnded(
-                match_id=self.match_id,
-                hand_number=self._announced,
-                points=hand.result.points,
-                score=hand.result.score,
-                games=match.games,
-                reason=hand.result.reason or "",
-                rounds=[round_to_pb(r) for r in seen_rounds(hand)],
-            )
-            for bot in self.bots:
-                self.hub.send(bot, pb.RefereeMessage(hand_ended=ended))
+        while self._announced < len(match.hands) and match.hands[self._announced].result:
+            listeners = [
+                session
+                for bot in self.bots
+                if (session := self.hub.sessions.get(bot)) is not None and session.hand_results
+            ]
+            if listeners:
+                games = (match.games[0], match.games[1])
+                ended = hand_to_pb(seen_hand(match, self._announced), self.match_id, games)
+                message = pb.RefereeMessage(hand_ended=ended)
+                for session in listeners:
+                    session.send(message)
             self._announced += 1
 
     def _announce_end(self) -> None:
         outcome = self.match.outcome
         assert outcome is not None
+        final = seen_hand(self.match, len(self.match.hands) - 1)
+        last = hand_to_pb(final, self.match_id, (self.match.games[0], self.match.games[1]))
         for bot in self.bots:
             ended = pb.MatchEnded(
                 match_id=self.match_id,
+                last_hand=last,
                 winner=outcome.winner,
                 score=self.match.score,
                 games=self.match.games,

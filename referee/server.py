@@ -74,7 +74,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             log.warning("refused a bot from %s: unknown token", context.peer())
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
-        return Session.open(bot, concurrency, context.peer())
+        return Session.open(bot, concurrency, context.peer(), hello.hand_results)
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:

@@ -80,7 +80,8 @@ def session(
     """One stream; returns why it ended."""
     outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
     token = os.environ["ARENA_TOKEN"]
-    outbox.put(pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, name=f"fake-{kind}")))
+    hello = pb.Hello(token=token, protocol_version=1, name=f"fake-{kind}", hand_results=True)
+    outbox.put(pb.BotMessage(hello=hello))
 
     def outgoing():  # type: ignore[no-untyped-def]
         while (m := outbox.get()) is not None:

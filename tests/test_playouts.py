@@ -8,6 +8,7 @@ exactly the actions ``apply`` accepts, and the record replays to the same result
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -66,8 +67,18 @@ def forbidden_cards(match: Match, seat: int) -> set[str]:
 
 
 def check_views(match: Match) -> None:
+    finished = [h for h in match.hands if h.result is not None]
     for seat in range(match.n):
         seen = view(match, seat)
+        if finished:  # the last finished hand: its open plays, never a covered face
+            last = finished[-1]
+            assert seen.last_hand is not None
+            shown = [p for r in seen.last_hand.rounds for p in r.plays]
+            played = [p for r in last.rounds for p in r.plays]
+            assert [(p.seat, p.card) for p in shown] == [
+                (p.seat, None if p.covered else p.card) for p in played
+            ]
+        seen = dataclasses.replace(seen, last_hand=None)  # the current hand, from here on
         forbidden = forbidden_cards(match, seat)
         leaked = {str(c) for c in seen.visible_cards()} & forbidden
         assert not leaked, f"seat {seat} sees {leaked}"

@@ -86,6 +86,10 @@ def test_no_message_a_bot_receives_shows_a_hidden_card(tmp_path: Path) -> None:
         if message is None:
             continue  # a decision of the other bot
         assert int(message["decision"]["view"].get("seat", 0)) == seat
+        last = message["decision"]["view"].pop("lastHand", None)  # checked with handEnded
+        if last is not None:
+            ended = [m["handEnded"] for m in messages if "handEnded" in m]
+            assert last in [{k: v for k, v in e.items() if k != "matchId"} for e in ended]
         shown = set(re.findall(r'"(10[CHSD]|[2-9QJKA][CHSD])"', json.dumps(message)))
         assert not shown & hidden, f"request {request_id} shows {shown & hidden}"
         checked += 1

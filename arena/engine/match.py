@@ -80,7 +80,7 @@ class Hand:
 
     __slots__ = (
         "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
-        "leader", "pending", "phase", "requester", "result", "rounds", "stake",
+        "leader", "pending", "phase", "requester", "result", "rounds", "seen", "stake",
         "strength", "table", "to_act", "turn", "vira",
     )  # fmt: skip
 
@@ -107,6 +107,7 @@ class Hand:
         self.rounds: list[Round] = []
         self.actions: list[tuple[int, Action]] = []
         self.result: HandResult | None = None
+        self.seen: object = None  # view.seen_hand's summary, kept once the hand is over
 
     def clone(self) -> Hand:
         """An independent copy (cards and results are immutable and shared)."""

@@ -32,6 +32,17 @@ class SeenRound:
 
 
 @dataclass(frozen=True, slots=True)
+class SeenHand:
+    """How a finished hand ended, as every seat saw it."""
+
+    number: int  # 0 for the match's first hand
+    points: tuple[int, int]  # per team, at the hand's full value
+    score: tuple[int, int]  # just after the hand
+    reason: str | None  # set when a penalty ended it
+    rounds: tuple[SeenRound, ...]  # covered cards without their faces
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     seat: int
     rules: Rules
@@ -55,6 +66,7 @@ class View:
     games: tuple[int, int]
     to_act: int | None
     legal: tuple[Action, ...]  # what this seat may do now; empty when it is not asked
+    last_hand: SeenHand | None = None  # the latest finished hand of the match
 
     @property
     def team(self) -> int:
@@ -64,7 +76,8 @@ class View:
         """Every card face this view shows (the vira included)."""
         seen = set(self.cards)
         seen.update(c for _, cards in self.partners for c in cards)
-        plays = [*self.table, *(p for r in self.rounds for p in r.plays)]
+        rounds = self.rounds + (self.last_hand.rounds if self.last_hand else ())
+        plays = [*self.table, *(p for r in rounds for p in r.plays)]
         seen.update(p.card for p in plays if p.card is not None)
         if self.vira is not None:
             seen.add(self.vira)
@@ -101,6 +114,17 @@ class View:
             "games": list(self.games),
             "to_act": self.to_act,
             "legal": [a.to_json() for a in self.legal],
+            "last_hand": None
+            if self.last_hand is None
+            else {
+                "number": self.last_hand.number,
+                "points": list(self.last_hand.points),
+                "score": list(self.last_hand.score),
+                "reason": self.last_hand.reason,
+                "rounds": [
+                    {"plays": plays(r.plays), "winner": r.winner} for r in self.last_hand.rounds
+                ],
+            },
         }
 
 
@@ -147,7 +171,27 @@ def view(match: Match, seat: int) -> View:
         games=(match.games[0], match.games[1]),
         to_act=match.to_act,
         legal=tuple(match.legal_actions()) if asked else (),
+        last_hand=last_hand(match),
     )
+
+
+def last_hand(match: Match) -> SeenHand | None:
+    """The latest finished hand, as every seat saw it."""
+    for number in range(len(match.hands) - 1, max(-1, len(match.hands) - 3), -1):
+        if match.hands[number].result is not None:
+            return seen_hand(match, number)
+    return None
+
+
+def seen_hand(match: Match, number: int) -> SeenHand:
+    """A finished hand, as every seat saw it."""
+    hand = match.hands[number]
+    result = hand.result
+    if result is None:
+        raise ValueError(f"hand {number} is not finished")
+    if not isinstance(hand.seen, SeenHand):  # a finished hand never changes: keep it
+        hand.seen = SeenHand(number, result.points, result.score, result.reason, seen_rounds(hand))
+    return hand.seen
 
 
 def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:

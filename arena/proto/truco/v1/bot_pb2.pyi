@@ -53,18 +53,20 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[ActionReply, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "protocol_version", "name", "version", "concurrency")
+    __slots__ = ("token", "protocol_version", "name", "version", "concurrency", "hand_results")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    HAND_RESULTS_FIELD_NUMBER: _ClassVar[int]
     token: str
     protocol_version: int
     name: str
     version: str
     concurrency: int
-    def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., concurrency: _Optional[int] = ...) -> None: ...
+    hand_results: bool
+    def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., concurrency: _Optional[int] = ..., hand_results: _Optional[bool] = ...) -> None: ...
 
 class ActionReply(_message.Message):
     __slots__ = ("match_id", "request_id", "action")
@@ -199,20 +201,22 @@ class Faults(_message.Message):
     def __init__(self, timeouts: _Optional[int] = ..., rejected: _Optional[int] = ..., disconnects: _Optional[int] = ..., substituted: _Optional[int] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
-    __slots__ = ("match_id", "winner", "score", "games", "termination", "faults")
+    __slots__ = ("match_id", "last_hand", "winner", "score", "games", "termination", "faults")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     TERMINATION_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
+    last_hand: HandEnded
     winner: int
     score: _containers.RepeatedScalarFieldContainer[int]
     games: _containers.RepeatedScalarFieldContainer[int]
     termination: str
     faults: Faults
-    def __init__(self, match_id: _Optional[str] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., termination: _Optional[str] = ..., faults: _Optional[_Union[Faults, _Mapping]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., termination: _Optional[str] = ..., faults: _Optional[_Union[Faults, _Mapping]] = ...) -> None: ...
 
 class Play(_message.Message):
     __slots__ = ("seat", "card", "covered")
@@ -241,7 +245,7 @@ class SeatCards(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names")
+    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names", "last_hand")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -264,6 +268,7 @@ class View(_message.Message):
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: str
     hand_number: int
@@ -286,4 +291,5 @@ class View(_message.Message):
     to_act: int
     legal: _containers.RepeatedCompositeFieldContainer[Action]
     seat_names: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    last_hand: HandEnded
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
