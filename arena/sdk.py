@@ -16,7 +16,10 @@ run(MyBot())  # connects to $ARENA_ADDRESS with $ARENA_TOKEN
 the bot is seated in, and reconnects with backoff when the connection drops (the
 referee holds the bot's seats meanwhile). ``view`` is an :class:`arena.engine.View`:
 cards and actions are engine types. A bot may set ``version`` and ``concurrency`` (the
-most matches it plays at once) as attributes.
+most matches it plays at once) as attributes, and may define ``on_hand_end(match_id,
+hand)`` (a :class:`arena.engine.view.SeenHand`, after every hand of its matches) and
+``on_match_end(match_id, ended)`` (the ``MatchEnded`` message). Every view also carries
+the latest finished hand as ``view.last_hand``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from arena.bots.base import Bot
 from arena.engine import Action, View
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
-from arena.wire import PROTOCOL_VERSION, action_to_pb, view_from_pb
+from arena.wire import PROTOCOL_VERSION, action_to_pb, hand_from_pb, view_from_pb
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +116,7 @@ def _session(
                 name=bot.name,
                 version=str(getattr(bot, "version", "")),
                 concurrency=concurrency or int(getattr(bot, "concurrency", 1)),
+                hand_results=hasattr(bot, "on_hand_end"),
             )
         )
     )
@@ -142,9 +146,13 @@ def _session(
                         outbox.put(_reply(rejected.match_id, rejected.request_id, retry.legal[0]))
                 elif kind == "match_started" and not message.match_started.resumed:
                     stats.matches += 1
+                elif kind == "hand_ended":
+                    ended_hand = message.hand_ended
+                    _hook(bot, "on_hand_end", ended_hand.match_id, hand_from_pb(ended_hand))
                 elif kind == "match_ended":
                     ended = message.match_ended
                     stats.results.append(ended)
+                    _hook(bot, "on_match_end", ended.match_id, ended)
                     views = {k: v for k, v in views.items() if k[0] != ended.match_id}
                     if max_matches is not None and len(stats.results) >= max_matches:
                         return True
@@ -152,6 +160,16 @@ def _session(
             outbox.put(None)
             stream.cancel()
     return False
+
+
+def _hook(bot: Bot, name: str, *args: object) -> None:
+    method = getattr(bot, name, None)
+    if method is None:
+        return
+    try:
+        method(*args)
+    except Exception:
+        log.exception("%s.%s failed", bot.name, name)
 
 
 def _decide(bot: Bot, seen: View) -> Action:

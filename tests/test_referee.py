@@ -330,3 +330,25 @@ def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
     assert absent["disconnects"] == 1 and absent["timeouts"] == 0
     assert absent["substituted"] == decisions_of(record, "absent") > 0
     assert record["faults"]["fakebot.py"] == CLEAN
+
+
+def test_the_sdk_hands_results_to_a_bot_that_wants_them(tmp_path: Path) -> None:
+    script = tmp_path / "listener.py"
+    log = tmp_path / "hands.txt"
+    script.write_text(
+        "import random\n"
+        "from arena.sdk import run\n"
+        "class Listener:\n"
+        "    name = 'listener'\n"
+        "    def decide(self, view):\n"
+        "        return random.choice(view.legal)\n"
+        "    def on_hand_end(self, match_id, hand):\n"
+        f"        open({str(log)!r}, 'a').write(f'{{hand.number}} {{list(hand.points)}}\\n')\n"
+        "    def on_match_end(self, match_id, ended):\n"
+        f"        open({str(log)!r}, 'a').write('end\\n')\n"
+        "run(Listener(), max_matches=1)\n"
+    )
+    _, (record,) = play(tmp_path, [f"{sys.executable} {script}", "house:random"])
+    lines = log.read_text().splitlines()
+    expected = [f"{i} {h['result']['points']}" for i, h in enumerate(record["hands"])]
+    assert lines == [*expected, "end"]
