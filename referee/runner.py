@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.bots.base import Bot
 from arena.clock import TimeControl
-from arena.engine import Action, Match, Rules, TrucoError, to_record, view
+from arena.engine import Match, Rules, TrucoError, to_record, view
 from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import action_from_pb, hand_to_pb, view_to_pb
@@ -30,13 +31,6 @@ log = logging.getLogger(__name__)
 def _ring(wake: asyncio.Future[None]) -> None:
     if not wake.done():
         wake.set_result(None)
-
-
-class Decider:
-    """Anything that picks an action from a view: the house bot that stands in."""
-
-    def decide(self, view: Any) -> Action:
-        raise NotImplementedError
 
 
 @dataclass
@@ -66,7 +60,7 @@ class MatchRunner:
         *,
         seed: int,
         clock: TimeControl,
-        stand_in: Callable[[], Decider],
+        stand_in: Callable[[], Bot],
     ) -> None:
         self.hub = hub
         self.match_id = match_id
@@ -76,7 +70,7 @@ class MatchRunner:
         self.bots = frozenset(seat_bots)
         self.faults = {bot: Faults() for bot in self.bots}
         self._stand_in = stand_in
-        self._stand_ins: dict[str, Decider] = {}
+        self._stand_ins: dict[str, Bot] = {}
         self._mail: deque[tuple[str, str, int, Any]] = deque()
         self._wake: asyncio.Future[None] | None = None
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
@@ -96,6 +90,14 @@ class MatchRunner:
         self._away[bot] = asyncio.get_running_loop().time()
         self._post(("left", bot, 0, None))
 
+    def bot_returned(self, bot: str) -> None:
+        self._away.pop(bot, None)
+        self._stand_ins.pop(bot, None)
+        self._send_start(bot, resumed=True)
+        request = self._request
+        if request is not None and self.seat_bots[request.seat] == bot:
+            self._send_request(request)
+
     def _post(self, item: tuple[str, str, int, Any]) -> None:
         self._mail.append(item)
         if self._wake is not None and not self._wake.done():
@@ -113,14 +115,6 @@ class MatchRunner:
                 alarm.cancel()
                 self._wake = None
         return self._mail.popleft() if self._mail else None
-
-    def bot_returned(self, bot: str) -> None:
-        self._away.pop(bot, None)
-        self._stand_ins.pop(bot, None)
-        self._send_start(bot, resumed=True)
-        request = self._request
-        if request is not None and self.seat_bots[request.seat] == bot:
-            self._send_request(request)
 
     # ---- the match -----------------------------------------------------------------
 
