@@ -160,26 +160,21 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
     except TrucoError as e:
         print(f"arena rules show: {e}", file=sys.stderr)
         return 2
-    params = rules.parameters()
     if args.json:
-        print(json.dumps({"preset": rules.name, **params}, indent=2))
+        print(json.dumps({"preset": rules.name, **rules.parameters()}, indent=2))
         return 0
     from rich.console import Console
     from rich.table import Table
 
-    base = Rules.preset(rules.name).parameters()
+    base = Rules.preset(rules.name).parameter_texts()
     table = Table("parameter", "value", "where it comes from", title=str(rules), box=None)
-    for key, value in params.items():
+    for key, value in rules.parameter_texts().items():
         note = "override" if value != base[key] else NOTES[rules.name][key]
-        table.add_row(key, _text(value), note)
+        table.add_row(key, value, note)
     console = Console()
     console.print(table)
     console.print(f"source: {SOURCES[rules.name]}; 'chosen' marks values the source leaves open")
     return 0
-
-
-def _text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from arena.engine import (
     Rules,
     View,
 )
-from arena.engine.view import SeenHand, SeenPlay, SeenRound
+from arena.engine.view import SeenHand, SeenPlay, SeenRound, manilhas
 from arena.proto.truco.v1 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 1
@@ -136,6 +136,7 @@ def view_to_pb(view: View) -> pb.View:
         legal=[action_to_pb(a) for a in view.legal],
         seat_names=view.seats,
     )
+    msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
     if view.last_hand is not None:
         msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
     for name in ("requester", "raised_by", "to_act"):
@@ -143,6 +144,11 @@ def view_to_pb(view: View) -> pb.View:
         if value is not None:
             setattr(msg, name, value)
     return msg
+
+
+@lru_cache(maxsize=512)
+def _manilhas_text(rules: Rules, vira: Card | None) -> tuple[str, ...]:
+    return tuple(str(c) for c in manilhas(rules, vira))
 
 
 @lru_cache(maxsize=64)

@@ -250,6 +250,7 @@ class MatchRunner:
                 reconnect_grace_ms=clock.reconnect_grace_ms,
             ),
             resumed=resumed,
+            parameters=self.match.rules.parameter_texts(),
         )
         self.hub.send(bot, pb.RefereeMessage(match_started=started))
 

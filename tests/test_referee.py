@@ -86,6 +86,8 @@ def test_no_message_a_bot_receives_shows_a_hidden_card(tmp_path: Path) -> None:
         if message is None:
             continue  # a decision of the other bot
         assert int(message["decision"]["view"].get("seat", 0)) == seat
+        manilhas = message["decision"]["view"].pop("manilhas")  # names, not whereabouts
+        assert len(manilhas) == 4 and manilhas[0].endswith("C")
         last = message["decision"]["view"].pop("lastHand", None)  # checked with handEnded
         if last is not None:
             ended = [m["handEnded"] for m in messages if "handEnded" in m]

@@ -4,8 +4,8 @@
 sits on team 0 in even matches and team 1 in odd ones, and each pair of matches uses
 the same seed, so both bots get the same sequence of deals from each side.
 
-``python -m arena.bots.evaluate [--matches N] [--workers W] [--budget-ms MS]`` measures
-the Elo gaps random -> heuristic -> mc with a 95% interval.
+``python -m arena.bots.evaluate [--matches N] [--matches-random N] [--workers W]
+[--budget-ms MS]`` measures the Elo gaps random -> heuristic -> mc with 95% intervals.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import multiprocessing
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -65,7 +66,8 @@ def play_matches(
     if workers <= 1:
         wins.update(play_match(*job, **settings) for job in jobs)
         return wins
-    with ProcessPoolExecutor(workers) as pool:
+    # spawn, not fork: the parent may run threads (gRPC, for one) that fork would copy
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(play_match, *job, **settings) for job in jobs]
         wins.update(f.result() for f in futures)
     return wins
@@ -90,9 +92,14 @@ class EloGap:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """From the binomial standard error of the win share (1.96 either side)."""
-        p = self.share
-        half = 1.96 * math.sqrt(p * (1 - p) / self.matches)
+        """From the binomial standard error of the win share (1.96 either side). With no
+        loss (or no win) at all the error is no guide: the near end then comes from
+        the rule of three (a share of at least 1 - 3/N) and the far end is infinite."""
+        p, n = self.share, self.matches
+        if p in (0.0, 1.0):
+            near = 1 - 3 / n if p == 1.0 else 3 / n
+            return (elo_of(near), math.inf) if p == 1.0 else (-math.inf, elo_of(near))
+        half = 1.96 * math.sqrt(p * (1 - p) / n)
         return elo_of(p - half), elo_of(p + half)
 
     def __str__(self) -> str:
@@ -122,16 +129,20 @@ def elo_gap(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Elo gaps between the house bots")
-    parser.add_argument("--matches", type=int, default=400, help="matches per pairing")
+    parser.add_argument("--matches", type=int, default=1000, help="mc against heuristic")
+    parser.add_argument(
+        "--matches-random", type=int, default=4000, help="heuristic against random (cheap)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes")
     parser.add_argument("--budget-ms", type=int, default=30, help="mc thinking time")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     mc = {"budget_ms": args.budget_ms}
-    for better, worse in (("heuristic", "random"), ("mc", "heuristic")):
+    pairings = (("heuristic", "random", args.matches_random), ("mc", "heuristic", args.matches))
+    for better, worse, matches in pairings:
         began = time.perf_counter()
-        gap = elo_gap(better, worse, args.matches, args.seed, args.workers, mc=mc)
+        gap = elo_gap(better, worse, matches, args.seed, args.workers, mc=mc)
         log.info("%s  (%.0f s)", gap, time.perf_counter() - began)
 
 

@@ -19,15 +19,13 @@ import logging
 import random
 
 from arena.bots.strength import (
-    TIED,
-    WON,
     Odds,
     Position,
     chance,
-    hand_taker,
     odds_against,
     position_of,
     seats_after,
+    ties_take,
 )
 from arena.engine import (
     ACCEPT,
@@ -156,7 +154,7 @@ class Estimate:
         if beating:
             return Action.play(beating[0])
         tying = [c for c in cards if self.power(c) == theirs]
-        if tying and self._tie_takes_hand(position):
+        if tying and ties_take(position.results):
             return Action.play(tying[0])
         weakest = cards[0]
         rest = seats_after(view.rules.seats, self.table(), view.seat)
@@ -166,7 +164,3 @@ class Estimate:
         if sure_loss and covered in view.legal:
             return covered
         return Action.play(weakest)
-
-    @staticmethod
-    def _tie_takes_hand(position: Position) -> bool:
-        return hand_taker([*position.results, TIED]) == WON

@@ -21,7 +21,7 @@ import time
 from arena.bots.inference import bets_read, plausibility
 from arena.bots.rollout import finish_hand
 from arena.engine import Action, Match, View
-from arena.engine.determinize import determinize
+from arena.engine.determinize import Determinizer
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,8 @@ class MonteCarloBot:
             raise ValueError(f"seat {view.seat} is not asked to act")
         if len(legal) == 1:
             return legal[0]
+        if view.blind and all(a.slot is not None for a in legal):
+            return self.rng.choice(legal)  # its own cards unseen, every slot is alike
         totals = self.evaluate(view)
         return legal[max(range(len(legal)), key=totals.__getitem__)]
 
@@ -68,9 +70,10 @@ class MonteCarloBot:
         samples = 0
         slowest = 0.0
         read = bets_read(view)
+        states = Determinizer(view)
         while True:
             began = time.perf_counter()
-            world = determinize(view, self.rng)
+            world = states.draw(self.rng)
             weight = plausibility(world, view, read)
             for i, action in enumerate(view.legal):
                 trial = world.clone()

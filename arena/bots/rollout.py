@@ -1,11 +1,11 @@
 """Fast playouts of the rest of a hand, for search.
 
 The rollout policy reads the engine's state directly (every seat plays its own real
-cards in the determinized world) and is cheap: it plays the special hand, answers a
-request by its estimated chance (with some noise), wins rounds with its cheapest winning
-card and otherwise throws its weakest, leads its middle card in round 1 and its best
-later, and picks a random slot in a blind hand. It never raises, covers a card or folds
-the hand on its own turn (raising in rollouts cost time and did not play better).
+cards in the determinized world) and is cheap: it plays the special hand, raises with
+a very strong hand (never in the special hand), answers a request by its estimated
+chance (with some noise), wins rounds with its cheapest winning card and otherwise
+throws its weakest, leads its middle card in round 1 and its best later, and picks a
+random slot in a blind hand. It never covers a card or folds the hand on its own turn.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from arena.engine.match import Hand, Phase
 
 ANSWER_NOISE = 0.1  # spread of the accept threshold, so that rollouts vary
 EXPLORE = 0.1  # how often a card is chosen at random instead
+RAISE_CHANCE = 0.8  # raise on its own turn from this chance up
 
 
 def finish_hand(match: Match, rng: random.Random) -> HandResult:
@@ -43,7 +44,7 @@ def rollout_action(match: Match, hand: Hand, rng: random.Random) -> Action:
     seat = hand.turn
     if hand.blind:
         return Action.play_slot(rng.choice(hand.slots(seat)))
-    if hand.kind is HandKind.NORMAL and hand.stake < 12 and hand.last_raiser != seat & 1 and seat_chance(match, hand, seat) >= 0.8:
+    if _may_raise(hand, seat) and seat_chance(match, hand, seat) >= RAISE_CHANCE:
         return RAISE
     held = hand.held[seat]
     if len(held) == 1 or rng.random() < EXPLORE:
@@ -65,6 +66,12 @@ def rollout_action(match: Match, hand: Hand, rng: random.Random) -> Action:
             if strength[card.index] > theirs:
                 return Action.play(card)
     return Action.play(cards[0])
+
+
+def _may_raise(hand: Hand, seat: int) -> bool:
+    """Whether the seat may raise now, outside the special hand (a raise there is never
+    worth it)."""
+    return hand.kind is HandKind.NORMAL and hand.stake < 12 and hand.last_raiser != seat & 1
 
 
 def seat_chance(match: Match, hand: Hand, seat: int) -> float:

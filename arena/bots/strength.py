@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from arena.engine import Card, Deck, Manilha, strength_table
 from arena.engine.cards import COVERED
@@ -71,10 +71,17 @@ def hand_taker(results: Sequence[int]) -> int:
     return first if tied else TIED
 
 
-def chance_to_take(results: Sequence[int], chances: Sequence[float]) -> float:
+def ties_take(results: Sequence[int]) -> bool:
+    """Whether a tie in the next round takes the hand, after these rounds."""
+    return hand_taker([*results, TIED]) == WON
+
+
+@lru_cache(maxsize=4096)
+def chance_to_take(results: tuple[int, ...], chances: tuple[float, ...]) -> float:
     """The chance to take the hand, given finished rounds and each later round's chance.
 
-    A hand that ends with every round tied counts as half.
+    A hand that ends with every round tied counts as half. Search asks the same
+    questions over and over, so the answers are cached.
     """
     total = 0.0
     for outcome in itertools.product((WON, LOST), repeat=len(chances)):
@@ -133,8 +140,9 @@ def chance(position: Position, odds: Odds) -> float:
     """The estimated chance that the seat's team takes the hand.
 
     In the round on the table the seat is taken to play its cheapest card that beats
-    the opponents' best (or its weakest when it cannot, or when its team already leads
-    the round); its other cards go to the later rounds.
+    the opponents' best, else a card that ties it when a tie takes the hand, else its
+    weakest (its weakest too when its team already leads the round); its other cards
+    go to the later rounds.
     """
     results = list(position.results)
     held = sorted(position.held)
@@ -151,14 +159,17 @@ def chance(position: Position, odds: Odds) -> float:
         if ours is not None and ours > theirs:
             held.pop(0)
             current = odds(ours) if position.opponents_to_play else 1.0
+        elif beating := [p for p in held if p > theirs]:
+            held.remove(beating[0])
+            current = odds(beating[0]) if position.opponents_to_play else 1.0
+        elif theirs in held and not position.opponents_to_play and ties_take(results):
+            held.remove(theirs)
+            results.append(TIED)
         else:
-            beating = [p for p in held if p > theirs]
-            card = beating[0] if beating else held[0]
-            held.remove(card)
-            won = 1.0 if beating else 0.0
-            current = odds(card) if beating and position.opponents_to_play else won
+            held.pop(0)
+            current = 0.0
     elif ours is not None:  # only partners have played: throw the weakest
         held.pop(0)
         current = odds(ours)
-    chances = [odds(p) for p in held]
-    return chance_to_take(results, chances if current is None else [current, *chances])
+    chances = tuple(odds(p) for p in held)
+    return chance_to_take(tuple(results), chances if current is None else (current, *chances))

@@ -177,6 +177,13 @@ class Rules:
         extra = [f"{k}={str(v).lower()}" for k, v in self.to_json().items() if k != "preset"]
         return self.name + (":" + ",".join(extra) if extra else "")
 
+    def parameter_texts(self) -> dict[str, str]:
+        """Every parameter as the text ``Rules.parse`` reads (``true``, ``std40``, ``11``)."""
+        return {
+            k: str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in self.parameters().items()
+        }
+
     def parameters(self) -> dict[str, Any]:
         """Every parameter (not the preset name) as plain values."""
         return {

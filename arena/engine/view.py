@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.actions import Action
-from arena.engine.cards import Card
+from arena.engine.cards import VELHA_MANILHAS, Card, Manilha, Suit, manilha_rank
 from arena.engine.match import Hand, HandKind, Match, Phase
 from arena.engine.rules import Rules
 
@@ -72,6 +72,11 @@ class View:
     def team(self) -> int:
         return self.seat & 1
 
+    @property
+    def manilhas(self) -> tuple[Card, ...]:
+        """This hand's four manilhas, strongest first."""
+        return manilhas(self.rules, self.vira)
+
     def visible_cards(self) -> set[Card]:
         """Every card face this view shows (the vira included)."""
         seen = set(self.cards)
@@ -126,6 +131,14 @@ class View:
                 ],
             },
         }
+
+
+def manilhas(rules: Rules, vira: Card | None) -> tuple[Card, ...]:
+    """The manilhas for a vira under these rules, strongest first."""
+    if rules.manilha is Manilha.VELHA or vira is None:
+        return tuple(reversed(VELHA_MANILHAS))
+    rank = manilha_rank(vira, rules.deck)
+    return tuple(Card(rank, suit) for suit in reversed(Suit))
 
 
 def view(match: Match, seat: int) -> View:

@@ -129,20 +129,29 @@ class Clock(_message.Message):
     def __init__(self, decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "seats", "rules", "seat_names", "clock", "resumed")
+    __slots__ = ("match_id", "seats", "rules", "seat_names", "clock", "resumed", "parameters")
+    class ParametersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seats: _containers.RepeatedScalarFieldContainer[int]
     rules: str
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     clock: Clock
     resumed: bool
-    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., rules: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., resumed: _Optional[bool] = ...) -> None: ...
+    parameters: _containers.ScalarMap[str, str]
+    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[int]] = ..., rules: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., resumed: _Optional[bool] = ..., parameters: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("match_id", "request_id", "view", "deadline_ms", "time_bank_ms")
@@ -245,7 +254,7 @@ class SeatCards(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names", "last_hand")
+    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names", "last_hand", "manilhas")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -269,6 +278,7 @@ class View(_message.Message):
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_FIELD_NUMBER: _ClassVar[int]
+    MANILHAS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: str
     hand_number: int
@@ -292,4 +302,5 @@ class View(_message.Message):
     legal: _containers.RepeatedCompositeFieldContainer[Action]
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     last_hand: HandEnded
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
+    manilhas: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ..., manilhas: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -1,0 +1,70 @@
+"""The wire conversion (arena/wire.py) loses nothing: views and actions round-trip."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.engine import PRESETS, Action, Card, MalformedAction, Match, Rules, view
+from arena.engine.view import manilhas
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.wire import action_from_pb, action_to_pb, view_from_pb, view_to_pb
+
+
+@pytest.mark.parametrize("rules", [*PRESETS.values(), Rules.parse("paulista:team_size=3")])
+def test_every_view_of_a_match_round_trips(rules: Rules) -> None:
+    for seed in range(4):
+        match = Match(rules, seed=seed)
+        choose = random.Random(seed)
+        while not match.is_over:
+            for seat in range(match.n):
+                seen = view(match, seat)
+                wire = pb.View.FromString(view_to_pb(seen).SerializeToString())
+                assert view_from_pb(wire) == seen
+                assert list(wire.manilhas) == [str(c) for c in seen.manilhas]
+            match.apply(choose.choice(match.legal_actions()))
+
+
+def test_every_action_round_trips() -> None:
+    actions = [
+        Action.play(Card.parse(t), covered)
+        for t in ("4C", "10H", "3D")
+        for covered in (False, True)
+    ]
+    actions += [Action.play_slot(i) for i in range(3)] + [
+        Action.parse(w) for w in ("raise", "accept", "fold")
+    ]
+    for action in actions:
+        assert (
+            action_from_pb(pb.Action.FromString(action_to_pb(action).SerializeToString())) == action
+        )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pb.Action(),
+        pb.Action(type=pb.ACTION_TYPE_PLAY),
+        pb.Action(type=pb.ACTION_TYPE_PLAY, card="ZZ"),
+        pb.Action(type=pb.ACTION_TYPE_PLAY, card="4C", slot=1),
+        pb.Action(type=pb.ACTION_TYPE_PLAY, slot=7),
+        pb.Action(type=pb.ACTION_TYPE_RAISE, card="4C"),
+        pb.Action(type=99),
+    ],
+)
+def test_malformed_wire_actions_are_refused_with_a_reason(message: pb.Action) -> None:
+    with pytest.raises(MalformedAction):
+        action_from_pb(message)
+
+
+def test_the_manilhas_follow_the_vira_the_deck_and_the_system() -> None:
+    def names(rules: str, vira: str | None) -> list[str]:
+        return [str(c) for c in manilhas(Rules.parse(rules), vira and Card.parse(vira))]
+
+    assert names("paulista", "4D") == ["5C", "5H", "5S", "5D"]
+    assert names("paulista", "3S") == ["4C", "4H", "4S", "4D"]
+    assert names("paulista", "7S") == ["QC", "QH", "QS", "QD"]
+    assert names("inteligente:deck=sujo52", "7S") == ["8C", "8H", "8S", "8D"]
+    assert names("tradicional:deck=short24", "3S") == ["QC", "QH", "QS", "QD"]
+    assert names("inteligente:manilha=velha", None) == ["4C", "7H", "AS", "7D"]
