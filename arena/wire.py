@@ -57,6 +57,19 @@ def action_to_pb(action: Action) -> pb.Action:
 
 def action_from_pb(msg: pb.Action) -> Action:
     """Read a bot's action; raises MalformedAction with a reason for bad input."""
+    key = (msg.type, msg.card, msg.covered, msg.slot if msg.HasField("slot") else -1)
+    action = _READ.get(key)
+    if action is None:
+        action = _read_action(msg)
+        if len(_READ) < 4096:  # only well-formed actions get here: a few hundred at most
+            _READ[key] = action
+    return action
+
+
+_READ: dict[tuple[int, str, bool, int], Action] = {}
+
+
+def _read_action(msg: pb.Action) -> Action:
     kind = _TYPE_FROM_PB.get(msg.type)
     if kind is None:
         raise MalformedAction(f"unknown action type {msg.type}: use PLAY, RAISE, ACCEPT or FOLD")
@@ -112,38 +125,55 @@ def hand_from_pb(msg: pb.HandEnded) -> SeenHand:
     )
 
 
-def view_to_pb(view: View) -> pb.View:
-    msg = pb.View(
-        seat=view.seat,
-        rules=_rules_text(view.rules),
-        hand_number=view.hand_number,
-        dealer=view.dealer,
-        kind=_KIND_TO_PB[view.kind],
-        blind=view.blind,
-        phase=_PHASE_TO_PB[view.phase],
-        cards=[_TEXT[c.index] for c in view.cards],
-        slots=view.slots,
-        partners=[
-            pb.SeatCards(seat=s, cards=[_TEXT[c.index] for c in cs]) for s, cs in view.partners
-        ],
-        vira="" if view.vira is None else _TEXT[view.vira.index],
-        rounds=[round_to_pb(r) for r in view.rounds],
-        table=[_play_to_pb(p) for p in view.table],
-        stake=view.stake,
-        pending=view.pending,
-        score=view.score,
-        games=view.games,
-        legal=[action_to_pb(a) for a in view.legal],
-        seat_names=view.seats,
-    )
-    msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
-    if view.last_hand is not None:
-        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
+def view_to_pb(view: View, msg: pb.View | None = None, static: pb.View | None = None) -> pb.View:
+    """The wire form of a view, written into ``msg`` when given. ``static`` is
+    ``static_view_pb`` of an earlier view of the same seat and hand, to copy instead of
+    rebuilding (this runs for every decision: building in place saves copies)."""
+    if msg is None:
+        msg = pb.View()
+    if static is None:
+        _static_fields(view, msg)
+    else:
+        msg.CopyFrom(static)
+    msg.phase = _PHASE_TO_PB[view.phase]
+    msg.cards.extend([_TEXT[c.index] for c in view.cards])
+    msg.slots.extend(view.slots)
+    for seat, cards in view.partners:
+        msg.partners.add(seat=seat, cards=[_TEXT[c.index] for c in cards])
+    msg.rounds.extend([round_to_pb(r) for r in view.rounds])
+    msg.table.extend([_play_to_pb(p) for p in view.table])
+    msg.stake = view.stake
+    msg.pending = view.pending
+    msg.score.extend(view.score)
+    msg.games.extend(view.games)
+    msg.legal.extend([action_to_pb(a) for a in view.legal])
     for name in ("requester", "raised_by", "to_act"):
         value = getattr(view, name)
         if value is not None:
             setattr(msg, name, value)
     return msg
+
+
+def static_view_pb(view: View) -> pb.View:
+    """The part of a seat's view that stays the same for the whole hand."""
+    msg = pb.View()
+    _static_fields(view, msg)
+    return msg
+
+
+def _static_fields(view: View, msg: pb.View) -> None:
+    msg.seat = view.seat
+    msg.rules = _rules_text(view.rules)
+    msg.hand_number = view.hand_number
+    msg.dealer = view.dealer
+    msg.kind = _KIND_TO_PB[view.kind]
+    msg.blind = view.blind
+    if view.vira is not None:
+        msg.vira = _TEXT[view.vira.index]
+    msg.seat_names.extend(view.seats)
+    msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
+    if view.last_hand is not None:
+        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
 
 
 @lru_cache(maxsize=512)

@@ -22,7 +22,7 @@ from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, to_record, view
 from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, hand_to_pb, view_to_pb
+from arena.wire import action_from_pb, hand_to_pb, static_view_pb, view_to_pb
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ class MatchRunner:
         self._request: _Request | None = None
         self._last_request_id = 0
         self._announced = 0  # hands whose end was sent
+        self._static: dict[int, tuple[int, pb.View]] = {}  # seat -> (hand, static view part)
         self.decisions = 0
 
     # ---- called by the hub ---------------------------------------------------------
@@ -228,14 +229,19 @@ class MatchRunner:
 
     def _send_request(self, request: _Request) -> None:
         left = request.deadline - asyncio.get_running_loop().time()
-        decision = pb.DecisionRequest(
-            match_id=self.match_id,
-            request_id=request.request_id,
-            view=view_to_pb(view(self.match, request.seat)),
-            deadline_ms=max(0, int(left * 1000)),
-            time_bank_ms=int(self._bank[request.seat] * 1000),
-        )
-        self.hub.send(self.seat_bots[request.seat], pb.RefereeMessage(decision=decision), asks=True)
+        message = pb.RefereeMessage()
+        decision = message.decision  # filled in place: no copies of the view
+        decision.match_id = self.match_id
+        decision.request_id = request.request_id
+        decision.deadline_ms = max(0, int(left * 1000))
+        decision.time_bank_ms = int(self._bank[request.seat] * 1000)
+        seen = view(self.match, request.seat)
+        hand = len(self.match.hands)
+        cached = self._static.get(request.seat)
+        if cached is None or cached[0] != hand:
+            cached = self._static[request.seat] = (hand, static_view_pb(seen))
+        view_to_pb(seen, decision.view, cached[1])
+        self.hub.send(self.seat_bots[request.seat], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
         clock = self.clock

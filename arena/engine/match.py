@@ -80,7 +80,8 @@ class Hand:
 
     __slots__ = (
         "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
-        "leader", "pending", "phase", "requester", "result", "rounds", "seen", "stake",
+        "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
+        "stake",
         "strength", "table", "to_act", "turn", "vira",
     )  # fmt: skip
 
@@ -108,6 +109,7 @@ class Hand:
         self.actions: list[tuple[int, Action]] = []
         self.result: HandResult | None = None
         self.seen: object = None  # view.seen_hand's summary, kept once the hand is over
+        self.seen_rounds: tuple[object, ...] = ()  # view.seen_rounds, kept per round count
 
     def clone(self) -> Hand:
         """An independent copy (cards and results are immutable and shared)."""

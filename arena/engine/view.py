@@ -209,7 +209,9 @@ def seen_hand(match: Match, number: int) -> SeenHand:
 
 def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:
     """A hand's finished rounds as every seat sees them (covered faces hidden)."""
-    return tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds)
+    if len(hand.seen_rounds) != len(hand.rounds):  # finished rounds never change: keep them
+        hand.seen_rounds = tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds)
+    return hand.seen_rounds  # type: ignore[return-value]
 
 
 def _seen(plays: Any) -> tuple[SeenPlay, ...]:
