@@ -34,10 +34,8 @@ from arena.engine import ActionType, Match, Rules, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import view_to_pb
-from referee.hub import Hub, MemoryTokens
-from referee.local import BotProcess, launch, stop, wait_connected
+from referee.local import BotProcess, launch, local_arena, stop
 from referee.runner import MatchRunner
-from referee.server import create_server
 
 GOAL = 0.70
 CLOCK = TimeControl(decision_ms=10_000, time_bank_ms=0, reconnect_grace_ms=60_000)
@@ -160,16 +158,8 @@ async def ping_pong_rate(lanes: int, seconds: float) -> float:
 
 
 async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
-    tokens = MemoryTokens()
     bots = [BotProcess(f"b{i}", "bench bot", argv) for i in range(2)]
-    for bot in bots:
-        bot.token = tokens.issue(bot.name)
-    hub = Hub(tokens)
-    server = create_server("127.0.0.1:0", hub)
-    await server.start()
-    try:
-        await launch(bots, server.address)
-        await wait_connected(hub, bots)
+    async with local_arena(bots, own_exit_s=0) as hub:
         loop = asyncio.get_running_loop()
         start = loop.time()
         until = start + seconds
@@ -195,9 +185,6 @@ async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
 
         counts = await asyncio.gather(*(lane(k) for k in range(lanes)))
         return sum(counts) / (loop.time() - start)
-    finally:
-        await stop(bots, own_exit_s=0)
-        await server.stop(0)
 
 
 def _client_argv() -> list[str]:

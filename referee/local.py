@@ -17,7 +17,7 @@ import shlex
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,28 @@ def seatings(rules: Rules, bots: Sequence[str], games: int) -> list[list[str]]:
     return [first if k % 2 == 0 else first[-1:] + first[:-1] for k in range(games)]
 
 
+@contextlib.asynccontextmanager
+async def local_arena(
+    bots: list[BotProcess], tokens: MemoryTokens | None = None, own_exit_s: float = 1.0
+) -> AsyncIterator[Hub]:
+    """A referee on a free loopback port, with ``bots`` launched and connected; on exit
+    the streams end cleanly and every process and the server stop."""
+    tokens = tokens or MemoryTokens()
+    for bot in bots:
+        bot.token = tokens.issue(bot.name)
+    hub = Hub(tokens)
+    server = create_server("127.0.0.1:0", hub)
+    await server.start()
+    try:
+        await launch(bots, server.address)
+        await wait_connected(hub, bots)
+        yield hub
+        await hub.finish()
+    finally:
+        await stop(bots, own_exit_s)
+        await server.stop()
+
+
 async def play_local(
     rules: Rules,
     specs: Sequence[str],
@@ -133,15 +155,7 @@ async def play_local(
     bots = bot_processes(specs)
     names = [b.name for b in bots]
     plan = seatings(rules, names, games)
-    tokens = MemoryTokens()
-    for bot in bots:
-        bot.token = tokens.issue(bot.name)
-    hub = Hub(tokens)
-    server = create_server("127.0.0.1:0", hub)
-    await server.start()
-    try:
-        await launch(bots, server.address)
-        await wait_connected(hub, bots)
+    async with local_arena(bots) as hub:
         concurrency = min(hub.sessions[b].concurrency for b in names)
         summary = Summary(
             str(rules),
@@ -177,11 +191,7 @@ async def play_local(
             progress(done, games)
 
         await asyncio.gather(*(one(k) for k in range(games)))
-        await hub.finish()
-        return summary
-    finally:
-        await stop(bots)
-        await server.stop()
+    return summary
 
 
 def _tally(summary: Summary, seats: list[str], record: dict[str, Any]) -> None:

@@ -16,9 +16,12 @@ from typing import Any
 
 import pytest
 
+from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, replay
-from referee.local import Summary, play_local
+from referee.hub import MemoryTokens
+from referee.local import Summary, bot_processes, local_arena, play_local
+from referee.runner import MatchRunner
 
 FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
 FAST = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=5000)
@@ -230,23 +233,9 @@ def test_the_first_play_is_never_a_referee_default(tmp_path: Path) -> None:
 
 def test_a_slow_match_does_not_hold_up_another(tmp_path: Path) -> None:
     async def scenario() -> tuple[bool, dict[str, Any]]:
-        from arena.bots import house_bot
-        from referee.hub import Hub, MemoryTokens
-        from referee.local import bot_processes, launch, stop, wait_connected
-        from referee.runner import MatchRunner
-        from referee.server import create_server
-
         bots = bot_processes([fake("plain"), fake("sleepy"), "house:random", "house:random"])
-        tokens = MemoryTokens()
-        for bot in bots:
-            bot.token = tokens.issue(bot.name)
-        hub = Hub(tokens)
-        server = create_server("127.0.0.1:0", hub)
-        await server.start()
         clock = TimeControl(decision_ms=300, time_bank_ms=0, reconnect_grace_ms=5000)
-        try:
-            await launch(bots, server.address)
-            await wait_connected(hub, bots)
+        async with local_arena(bots) as hub:
             names = [b.name for b in bots]
 
             def runner(match_id: str, seats: list[str]) -> MatchRunner:
@@ -260,9 +249,6 @@ def test_a_slow_match_does_not_hold_up_another(tmp_path: Path) -> None:
             still_running = not slow.done()
             await slow
             return still_running, quick
-        finally:
-            await stop(bots)
-            await server.stop()
 
     still_running, quick = asyncio.run(scenario())
     assert still_running, "the quick match waited for the slow one"
@@ -301,31 +287,16 @@ def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
 
 def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
     async def scenario() -> dict[str, Any]:
-        from arena.bots import house_bot
-        from referee.hub import Hub, MemoryTokens
-        from referee.local import bot_processes, launch, stop, wait_connected
-        from referee.runner import MatchRunner
-        from referee.server import create_server
-
         bots = bot_processes([fake("plain")])
         tokens = MemoryTokens()
-        bots[0].token = tokens.issue(bots[0].name)
         tokens.issue("absent")
-        hub = Hub(tokens)
-        server = create_server("127.0.0.1:0", hub)
-        await server.start()
         clock = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=200)
-        try:
-            await launch(bots, server.address)
-            await wait_connected(hub, bots)
+        async with local_arena(bots, tokens) as hub:
             runner = MatchRunner(
                 hub, "m", Rules(), [bots[0].name, "absent"], seed=2, clock=clock,
                 stand_in=lambda: house_bot("random"),
             )  # fmt: skip
             return await runner.run()
-        finally:
-            await stop(bots)
-            await server.stop()
 
     record = asyncio.run(scenario())
     absent = record["faults"]["absent"]
