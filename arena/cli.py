@@ -34,6 +34,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _rules(text: str) -> Rules:
+    """``--rules`` values: argparse reports a bad one as a usage error (exit 2)."""
+    try:
+        return Rules.parse(text)
+    except TrucoError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arena", description="Truco Arena")
     sub = parser.add_subparsers(metavar="COMMAND")
@@ -47,12 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     p = rules_sub.add_parser("list", help="the presets, one line each")
     p.set_defaults(run=cmd_rules_list)
     p = rules_sub.add_parser("show", help="every parameter of a preset, and where it comes from")
-    p.add_argument("name", help="a preset, optionally with overrides: paulista:team_size=2")
+    p.add_argument(
+        "rules", type=_rules, help="a preset, optionally with overrides: paulista:team_size=2"
+    )
     p.add_argument("--json", action="store_true", help="print the parameters as JSON")
     p.set_defaults(run=cmd_rules_show)
 
     p = sub.add_parser("match", help="play local matches between bots run as child processes")
-    p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
+    p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument(
         "--bot",
         action="append",
@@ -98,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_bot_run)
 
     p = sub.add_parser("demo", help="play and print a seeded match between two random players")
-    p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
+    p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--record", metavar="FILE", help="also write the match record here")
     p.set_defaults(run=cmd_demo)
@@ -155,11 +165,7 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
 
 
 def cmd_rules_show(args: argparse.Namespace) -> int:
-    try:
-        rules = Rules.parse(args.name)
-    except TrucoError as e:
-        print(f"arena rules show: {e}", file=sys.stderr)
-        return 2
+    rules = args.rules
     if args.json:
         print(json.dumps({"preset": rules.name, **rules.parameters()}, indent=2))
         return 0
@@ -178,11 +184,7 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    try:
-        rules = Rules.parse(args.rules)
-    except TrucoError as e:
-        print(f"arena demo: {e}", file=sys.stderr)
-        return 2
+    rules = args.rules
     names = [f"random-{i}" for i in range(rules.seats)]
     match = Match(rules, names, seed=args.seed)
     players = random.Random(args.seed)
@@ -211,12 +213,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     from arena.clock import TimeControl
     from referee.local import play_local
 
+    rules = args.rules
     try:
-        rules = Rules.parse(args.rules)
         clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
-    except (TrucoError, ValueError) as e:
+    except ValueError as e:
         print(f"arena match: {e}", file=sys.stderr)
         return 2
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
