@@ -125,21 +125,24 @@ def hand_from_pb(msg: pb.HandEnded) -> SeenHand:
     )
 
 
-def view_to_pb(view: View, msg: pb.View | None = None, static: pb.View | None = None) -> pb.View:
-    """The wire form of a view, written into ``msg`` when given. ``static`` is
-    ``static_view_pb`` of an earlier view of the same seat and hand, to copy instead of
-    rebuilding (this runs for every decision: building in place saves copies)."""
+def view_to_pb(view: View, msg: pb.View | None = None) -> pb.View:
+    """The wire form of a view, written into ``msg`` when given (building a message in
+    place saves copying it into its parent: this runs for every decision)."""
     if msg is None:
         msg = pb.View()
-    if static is None:
-        _static_fields(view, msg)
-    else:
-        msg.CopyFrom(static)
+    msg.seat = view.seat
+    msg.rules = _rules_text(view.rules)
+    msg.hand_number = view.hand_number
+    msg.dealer = view.dealer
+    msg.kind = _KIND_TO_PB[view.kind]
+    msg.blind = view.blind
     msg.phase = _PHASE_TO_PB[view.phase]
     msg.cards.extend([_TEXT[c.index] for c in view.cards])
     msg.slots.extend(view.slots)
     for seat, cards in view.partners:
         msg.partners.add(seat=seat, cards=[_TEXT[c.index] for c in cards])
+    if view.vira is not None:
+        msg.vira = _TEXT[view.vira.index]
     msg.rounds.extend([round_to_pb(r) for r in view.rounds])
     msg.table.extend([_play_to_pb(p) for p in view.table])
     msg.stake = view.stake
@@ -147,33 +150,15 @@ def view_to_pb(view: View, msg: pb.View | None = None, static: pb.View | None = 
     msg.score.extend(view.score)
     msg.games.extend(view.games)
     msg.legal.extend([action_to_pb(a) for a in view.legal])
+    msg.seat_names.extend(view.seats)
+    msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
+    if view.last_hand is not None:
+        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
     for name in ("requester", "raised_by", "to_act"):
         value = getattr(view, name)
         if value is not None:
             setattr(msg, name, value)
     return msg
-
-
-def static_view_pb(view: View) -> pb.View:
-    """The part of a seat's view that stays the same for the whole hand."""
-    msg = pb.View()
-    _static_fields(view, msg)
-    return msg
-
-
-def _static_fields(view: View, msg: pb.View) -> None:
-    msg.seat = view.seat
-    msg.rules = _rules_text(view.rules)
-    msg.hand_number = view.hand_number
-    msg.dealer = view.dealer
-    msg.kind = _KIND_TO_PB[view.kind]
-    msg.blind = view.blind
-    if view.vira is not None:
-        msg.vira = _TEXT[view.vira.index]
-    msg.seat_names.extend(view.seats)
-    msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
-    if view.last_hand is not None:
-        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
 
 
 @lru_cache(maxsize=512)

@@ -22,7 +22,7 @@ from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, to_record, view
 from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, hand_to_pb, static_view_pb, view_to_pb
+from arena.wire import action_from_pb, hand_to_pb, view_to_pb
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,6 @@ class MatchRunner:
         self._request: _Request | None = None
         self._last_request_id = 0
         self._announced = 0  # hands whose end was sent
-        self._static: dict[int, tuple[int, pb.View]] = {}  # seat -> (hand, static view part)
         self.decisions = 0
 
     # ---- called by the hub ---------------------------------------------------------
@@ -235,12 +234,7 @@ class MatchRunner:
         decision.request_id = request.request_id
         decision.deadline_ms = max(0, int(left * 1000))
         decision.time_bank_ms = int(self._bank[request.seat] * 1000)
-        seen = view(self.match, request.seat)
-        hand = len(self.match.hands)
-        cached = self._static.get(request.seat)
-        if cached is None or cached[0] != hand:
-            cached = self._static[request.seat] = (hand, static_view_pb(seen))
-        view_to_pb(seen, decision.view, cached[1])
+        view_to_pb(view(self.match, request.seat), decision.view)
         self.hub.send(self.seat_bots[request.seat], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:

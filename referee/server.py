@@ -40,7 +40,11 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         reader = asyncio.create_task(self._read(context, session))
         try:
             await self.hub.attach(session)
-            while (message := await session.outbox.get()) is not None:
+            outbox = session.outbox
+            while True:  # take what is queued without waiting; wait only when empty
+                message = await outbox.get() if outbox.empty() else outbox.get_nowait()
+                if message is None:
+                    break
                 await context.write(message)
         finally:
             reader.cancel()

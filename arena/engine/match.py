@@ -130,7 +130,7 @@ class Hand:
     def slots(self, seat: int) -> tuple[int, ...]:
         """The dealt positions of the seat's cards not yet played."""
         held = self.held[seat]
-        return tuple(i for i, c in enumerate(self.dealt[seat]) if c in held)
+        return tuple([i for i, c in enumerate(self.dealt[seat]) if c in held])
 
 
 class Match:

@@ -155,10 +155,10 @@ def view(match: Match, seat: int) -> View:
         and hand.deciding == seat & 1
         and rules.team_size > 1
     )
-    partners = tuple(
-        (s, tuple(hand.held[s]))
-        for s in range(seat & 1, match.n, 2)
-        if shows_partners and s != seat
+    partners = (
+        tuple((s, tuple(hand.held[s])) for s in range(seat & 1, match.n, 2) if s != seat)
+        if shows_partners
+        else ()
     )
     asked = match.to_act == seat
     return View(
