@@ -105,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
     p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
     p.add_argument("--seed", type=int, help="seed the bot's random choices")
+    p.add_argument("--budget-ms", type=int, help="mc only: thinking time per decision (30)")
     p.set_defaults(run=cmd_bot_run)
 
     p = sub.add_parser("demo", help="play and print a seeded match between two random players")
@@ -316,7 +317,10 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 
     name = args.name.removeprefix("house:")
     try:
-        bot = house_bot(name, seed=args.seed)
+        settings = {} if args.budget_ms is None else {"budget_ms": args.budget_ms}
+        if settings and name != "mc":
+            raise ValueError("--budget-ms is a setting of house:mc only")
+        bot = house_bot(name, seed=args.seed, **settings)
         run(bot, args.address, args.token, concurrency=args.concurrency)
     except (ValueError, BotError) as e:
         print(f"arena bot run: {e}", file=sys.stderr)

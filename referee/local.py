@@ -71,8 +71,8 @@ class Summary:
             "sides": self.sides,
             "wins": self.wins,
             "points": self.points,
-            "elo_diff": round(diff.elo, 1),
-            "elo_ci95": [round(diff.low, 1), round(diff.high, 1)],
+            "elo_diff": round(diff.elo, 1) + 0.0,  # + 0.0 turns -0.0 into 0.0
+            "elo_ci95": [round(diff.low, 1) + 0.0, round(diff.high, 1) + 0.0],
             "faults": self.faults,
         }
 
@@ -100,6 +100,9 @@ def bot_processes(specs: Sequence[str]) -> list[BotProcess]:
 def _command_name(command: str) -> str:
     """A short name for a bot command: the script or module an interpreter runs."""
     words = shlex.split(command) or ["bot"]
+    house = [w.removeprefix("house:") for w in words if w.startswith("house:")]
+    if house:  # arena bot run house:NAME ...
+        return house[0]
     if Path(words[0]).name.startswith("python") and len(words) > 1:
         if words[1] == "-m" and len(words) > 2:
             return words[2]
