@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from arena.engine import (
     ALL_CARDS,
@@ -94,6 +95,14 @@ def _play_to_pb(play: SeenPlay) -> pb.Play:
     return pb.Play(seat=play.seat, card=_TEXT[play.card.index])
 
 
+def _plays_into(target: Any, plays: tuple[SeenPlay, ...]) -> None:
+    for p in plays:  # added in place: cheaper than building messages and copying them
+        if p.card is None:
+            target.add(seat=p.seat, covered=True)
+        else:
+            target.add(seat=p.seat, card=_TEXT[p.card.index])
+
+
 def round_to_pb(r: SeenRound) -> pb.Round:
     msg = pb.Round(plays=[_play_to_pb(p) for p in r.plays])
     if r.winner is not None:
@@ -143,8 +152,9 @@ def view_to_pb(view: View, msg: pb.View | None = None) -> pb.View:
         msg.partners.add(seat=seat, cards=[_TEXT[c.index] for c in cards])
     if view.vira is not None:
         msg.vira = _TEXT[view.vira.index]
-    msg.rounds.extend([round_to_pb(r) for r in view.rounds])
-    msg.table.extend([_play_to_pb(p) for p in view.table])
+    for r in view.rounds:
+        _plays_into(msg.rounds.add(winner=r.winner).plays, r.plays)
+    _plays_into(msg.table, view.table)
     msg.stake = view.stake
     msg.pending = view.pending
     msg.score.extend(view.score)

@@ -76,9 +76,15 @@ class Rules:
     both_at_special_value: int = 1
     games_per_match: int = 1
     score_cap: int = 12
+    _hash: int = dataclasses.field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:  # computed once: rules key caches on hot paths
+        return self._hash
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
+            if not f.compare:
+                continue
             value = getattr(self, f.name)
             kind = _FIELD_TYPES[f.name]
             if issubclass(kind, enum.Enum):
@@ -88,6 +94,8 @@ class Rules:
             elif kind is int and (isinstance(value, bool) or not isinstance(value, int)):
                 raise RulesError(f"{f.name} must be a whole number, not {value!r}")
         self._check()
+        values = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+        object.__setattr__(self, "_hash", hash(values))
 
     def _check(self) -> None:
         if self.name not in PRESET_NAMES:
@@ -169,7 +177,7 @@ class Rules:
         out: dict[str, Any] = {"preset": self.name}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name != "name" and value != getattr(base, f.name):
+            if f.compare and f.name != "name" and value != getattr(base, f.name):
                 out[f.name] = str(value) if isinstance(value, enum.Enum) else value
         return out
 
@@ -189,7 +197,7 @@ class Rules:
         return {
             f.name: str(v) if isinstance(v := getattr(self, f.name), enum.Enum) else v
             for f in dataclasses.fields(self)
-            if f.name != "name"
+            if f.name not in ("name", "_hash")
         }
 
 

@@ -9,7 +9,7 @@ memory of earlier views.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine.actions import Action
@@ -40,6 +40,14 @@ class SeenHand:
     score: tuple[int, int]  # just after the hand
     reason: str | None  # set when a penalty ended it
     rounds: tuple[SeenRound, ...]  # covered cards without their faces
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        key = (self.number, self.points, self.score, self.reason, self.rounds)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __hash__(self) -> int:  # computed once: finished hands key a cache on a hot path
+        return self._hash
 
 
 @dataclass(frozen=True, slots=True)
