@@ -1,8 +1,10 @@
-"""Rating maths (pure). Issue 4 adds online Elo and Bradley-Terry here."""
+"""Rating maths (pure, standard library only): the Elo difference of one pairing, online Elo
+for a pool, and maximum-likelihood Bradley-Terry ratings for a finished tournament."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -37,3 +39,268 @@ def elo_difference(wins: int, games: int) -> EloDifference:
     return EloDifference(
         elo_from_score(clamped), elo_from_score(low), elo_from_score(high), games, p
     )
+
+
+# --- Online Elo ---------------------------------------------------------------------------
+#
+# A team plays at the mean rating of its members and every member gets the team's change.
+# Both sides use the same K, so the change of team B is exactly minus that of team A: with
+# equal team sizes (always so in truco, 1v1 or 2v2) the pool's total rating is conserved.
+# With unequal sizes the rule is the same, so the pool's total moves by
+# ``change.team_a * (len(team_a) - len(team_b))``; no attempt is made to compensate.
+
+START = 1500.0  # rating of a bot that has not played
+SCALE = 400.0  # Elo points for a factor of 10 in the odds
+# K = 24: between FIDE's 20 (established players) and 40 (newcomers). An even match moves each
+# side 12 points and an upset at most 24. Bots do not learn between matches, so a K below the
+# common 32 keeps established ratings steadier; PROVISIONAL_GAMES flags the early, noisy phase.
+K = 24.0
+PROVISIONAL_GAMES = 20  # fewer rated games than this and the rating is provisional
+
+
+@dataclass(frozen=True, slots=True)
+class EloChange:
+    """The rating change for every member of each team after one match."""
+
+    team_a: float
+    team_b: float
+
+
+def expected(ra: float, rb: float) -> float:
+    """The expected score of a side rated ``ra`` against one rated ``rb`` (logistic, base 10)."""
+    return 1.0 / (1.0 + math.pow(10.0, (rb - ra) / SCALE))
+
+
+def update(
+    team_a: Sequence[float], team_b: Sequence[float], score_a: float, k: float = K
+) -> EloChange:
+    """Elo change after team A scored ``score_a`` (1 win, 0 loss) against team B, given the
+    current ratings of each team's members. Each team plays at its members' mean rating."""
+    if not team_a or not team_b:
+        raise ValueError("each team needs at least one member")
+    if not 0.0 <= score_a <= 1.0:
+        raise ValueError(f"score_a must be between 0 and 1, not {score_a}")
+    if k <= 0:
+        raise ValueError(f"K must be positive, not {k}")
+    mean_a = math.fsum(team_a) / len(team_a)
+    mean_b = math.fsum(team_b) / len(team_b)
+    change = k * (score_a - expected(mean_a, mean_b))
+    return EloChange(change, -change)
+
+
+def is_provisional(games: int) -> bool:
+    """Whether a rating built on ``games`` rated games is still provisional."""
+    return games < PROVISIONAL_GAMES
+
+
+# --- Bradley-Terry --------------------------------------------------------------------------
+#
+# Model: P(i beats j) = expected(r_i, r_j), i.e. Bradley-Terry with strengths on the Elo scale.
+# Convention: the ratings' mean is anchored at START, so a rating reads "this many points above
+# the field's average"; intervals are relative to that anchor (covariance of the maximum-
+# likelihood estimate under the constraint sum(r) = n * START, the pseudo-inverse of the Fisher
+# information, which for this model equals the observed information).
+# Existence: the maximum-likelihood estimate is finite iff the "beat" graph is strongly
+# connected (Zermelo 1929; Ford 1957). When it is not (someone swept, or one group beat another
+# group), a prior is added: one virtual drawn game (half a win each way) for every pair of
+# players that met, as BayesElo does. Exact data are never altered when the estimate exists.
+# Players who are not connected by games at all cannot be compared and raise ValueError.
+# Likelihood of superiority: LOS(a, b) = Phi((r_a - r_b) / se(r_a - r_b)), from the model's
+# rating difference and its standard error (so it uses every game, not only head-to-head).
+
+PRIOR_GAMES = 1.0  # virtual games, scored as draws, per pair that met (only when needed)
+TOLERANCE = 1e-12  # convergence: largest step in natural-log strength (~1.7e-10 Elo)
+MAX_ITERATIONS = 200  # Newton iterations; line-searched Newton needs ~10 on real data
+_ELO_PER_NAT = SCALE / math.log(10.0)  # natural-log strength to Elo points
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """One player's Bradley-Terry rating on the Elo scale, with its 95% interval."""
+
+    player: str
+    elo: float
+    low: float
+    high: float
+    wins: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+
+@dataclass(frozen=True, slots=True)
+class BradleyTerry:
+    """Ratings for a set of results, strongest first."""
+
+    ratings: tuple[PlayerRating, ...]
+    prior: bool  # whether the virtual draws were needed for finite ratings
+    iterations: int
+    covariance: Mapping[tuple[str, str], float]  # of the ratings, in Elo points squared
+
+    def rating(self, player: str) -> PlayerRating:
+        for r in self.ratings:
+            if r.player == player:
+                return r
+        raise KeyError(player)
+
+    def stderr_difference(self, a: str, b: str) -> float:
+        """Standard error of ``elo(a) - elo(b)`` in Elo points."""
+        c = self.covariance
+        return math.sqrt(max(c[a, a] + c[b, b] - 2.0 * c[a, b], 0.0))
+
+    def los(self, a: str, b: str) -> float:
+        """Likelihood of superiority: the probability that ``a`` is stronger than ``b``."""
+        diff = self.rating(a).elo - self.rating(b).elo
+        se = self.stderr_difference(a, b)
+        if se == 0.0:
+            return 0.5 if diff == 0.0 else float(diff > 0.0)
+        return 0.5 * (1.0 + math.erf(diff / (se * math.sqrt(2.0))))
+
+
+def win_counts(results: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Turn (winner, loser) pairs into counts: ``counts[a, b]`` is how often a beat b."""
+    counts: dict[tuple[str, str], int] = {}
+    for winner, loser in results:
+        counts[winner, loser] = counts.get((winner, loser), 0) + 1
+    return counts
+
+
+def bradley_terry(wins: Mapping[tuple[str, str], int], players: Iterable[str] = ()) -> BradleyTerry:
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale, mean anchored at START.
+
+    ``wins[a, b]`` is how often a beat b; ``players`` may name players in addition to those
+    in ``wins`` (they must have played, or ValueError)."""
+    names = sorted({p for pair in wins for p in pair} | set(players))
+    index = {p: i for i, p in enumerate(names)}
+    n = len(names)
+    w = [[0.0] * n for _ in range(n)]
+    won = [0] * n
+    lost = [0] * n
+    for (a, b), count in wins.items():
+        if a == b or count < 0:
+            raise ValueError(f"bad result: {a} beat {b} {count} times")
+        w[index[a]][index[b]] += count
+        won[index[a]] += count
+        lost[index[b]] += count
+    prior = not _strongly_connected(w)
+    if prior:
+        for i in range(n):
+            for j in range(n):
+                if i != j and w[i][j] + w[j][i] > 0:
+                    w[i][j] += PRIOR_GAMES / 2
+        if not _strongly_connected(w):
+            raise ValueError("some players are not connected to the others by any games")
+    theta, iterations = _newton(w)
+    cov = _covariance(w, theta)
+    ratings = []
+    for i, p in enumerate(names):
+        elo = START + _ELO_PER_NAT * theta[i]
+        half = Z95 * _ELO_PER_NAT * math.sqrt(max(cov[i][i], 0.0))
+        ratings.append(PlayerRating(p, elo, elo - half, elo + half, won[i], lost[i]))
+    ratings.sort(key=lambda r: (-r.elo, r.player))
+    covariance = {(a, b): _ELO_PER_NAT**2 * cov[index[a]][index[b]] for a in names for b in names}
+    return BradleyTerry(tuple(ratings), prior, iterations, covariance)
+
+
+def _strongly_connected(w: list[list[float]]) -> bool:
+    n = len(w)
+    if n <= 1:
+        return True
+
+    def reach(forward: bool) -> int:
+        seen = {0}
+        stack = [0]
+        while stack:
+            i = stack.pop()
+            for j in range(n):
+                edge = w[i][j] if forward else w[j][i]
+                if edge > 0 and j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        return len(seen)
+
+    return reach(True) == n and reach(False) == n
+
+
+def _softplus(x: float) -> float:
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+def _log_likelihood(w: list[list[float]], theta: list[float]) -> float:
+    n = len(w)
+    return -math.fsum(
+        w[i][j] * _softplus(theta[j] - theta[i]) for i in range(n) for j in range(n) if w[i][j] > 0
+    )
+
+
+def _information(w: list[list[float]], theta: list[float]) -> list[list[float]]:
+    """Fisher information plus J/n: invertible on a connected graph, and its inverse minus
+    J/n is the covariance under the sum-to-zero constraint (pseudo-inverse of a Laplacian)."""
+    n = len(w)
+    m = [[1.0 / n] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            games = w[i][j] + w[j][i]
+            if i != j and games > 0:
+                p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+                v = games * p * (1.0 - p)
+                m[i][i] += v
+                m[i][j] -= v
+    return m
+
+
+def _newton(w: list[list[float]]) -> tuple[list[float], int]:
+    """Maximise the log-likelihood in natural-log strengths summing to 0 (line-searched
+    Newton; the objective is concave, so this converges from 0)."""
+    n = len(w)
+    theta = [0.0] * n
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        grad = [0.0] * n
+        for i in range(n):
+            for j in range(n):
+                games = w[i][j] + w[j][i]
+                if i != j and games > 0:
+                    grad[i] += w[i][j] - games / (1.0 + math.exp(theta[j] - theta[i]))
+        step = _solve(_information(w, theta), grad)
+        current = _log_likelihood(w, theta)
+        t = 1.0
+        while True:
+            trial = [x + t * s for x, s in zip(theta, step, strict=True)]
+            if _log_likelihood(w, trial) >= current or t < 1e-12:
+                break
+            t /= 2.0
+        theta = trial
+        if max((abs(t * s) for s in step), default=0.0) < TOLERANCE:
+            return theta, iteration
+    raise RuntimeError(f"Bradley-Terry did not converge in {MAX_ITERATIONS} iterations")
+
+
+def _covariance(w: list[list[float]], theta: list[float]) -> list[list[float]]:
+    n = len(w)
+    inverse = _inverse(_information(w, theta))
+    return [[inverse[i][j] - 1.0 / n for j in range(n)] for i in range(n)]
+
+
+def _solve(m: list[list[float]], v: list[float]) -> list[float]:
+    inverse = _inverse(m)
+    return [math.fsum(a * b for a, b in zip(row, v, strict=True)) for row in inverse]
+
+
+def _inverse(m: list[list[float]]) -> list[list[float]]:
+    """Gauss-Jordan with partial pivoting (the matrices here are small and positive definite)."""
+    n = len(m)
+    a = [[*row, *(1.0 if i == j else 0.0 for j in range(n))] for i, row in enumerate(m)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if a[pivot][col] == 0.0:
+            raise ArithmeticError("singular information matrix")
+        a[col], a[pivot] = a[pivot], a[col]
+        scale = a[col][col]
+        a[col] = [x / scale for x in a[col]]
+        for r in range(n):
+            if r != col and a[r][col] != 0.0:
+                f = a[r][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
+    return [row[n:] for row in a]

@@ -18,7 +18,7 @@ import pytest
 
 from arena.bots import HOUSE_BOTS, Bot, HeuristicBot, MonteCarloBot, UniformBot, house_bot
 from arena.bots import heuristic as heuristic_module
-from arena.bots.evaluate import EloGap, elo_of, play_match, play_matches
+from arena.bots.evaluate import play_match, play_matches
 from arena.bots.strength import LOST, TIED, WON, chance_to_take, hand_taker
 from arena.engine import PRESETS, Action, Match, Phase, Rules, RulesError, View, view
 from arena.engine.rules import BothAtSpecial
@@ -289,15 +289,6 @@ def test_chance_to_take_adds_up() -> None:
 
 
 # ---- who beats whom --------------------------------------------------------------------
-
-
-def test_elo_of_a_win_share() -> None:
-    assert elo_of(0.5) == 0
-    assert elo_of(0.75) == pytest.approx(190.85, abs=0.01)
-    assert elo_of(1.0) == math.inf
-    gap = EloGap("a", "b", 60, 100)
-    low, high = gap.interval
-    assert low < gap.elo < high and "Elo +70" in str(gap)
 
 
 def test_a_match_between_bots_is_reproducible() -> None:

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import multiprocessing
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from arena.bots import house_bot
 from arena.engine import Match, Rules, view
+from arena.rating import EloDifference, elo_difference
 
 log = logging.getLogger(__name__)
 
@@ -73,58 +72,12 @@ def play_matches(
     return wins
 
 
-@dataclass(frozen=True)
-class EloGap:
-    """How much stronger ``better`` played than ``worse``, in Elo, with a 95% interval."""
-
-    better: str
-    worse: str
-    wins: int
-    matches: int
-
-    @property
-    def share(self) -> float:
-        return self.wins / self.matches
-
-    @property
-    def elo(self) -> float:
-        return elo_of(self.share)
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """From the binomial standard error of the win share (1.96 either side). With no
-        loss (or no win) at all the error is no guide: the near end then comes from
-        the rule of three (a share of at least 1 - 3/N) and the far end is infinite."""
-        p, n = self.share, self.matches
-        if p in (0.0, 1.0):
-            near = 1 - 3 / n if p == 1.0 else 3 / n
-            return (elo_of(near), math.inf) if p == 1.0 else (-math.inf, elo_of(near))
-        half = 1.96 * math.sqrt(p * (1 - p) / n)
-        return elo_of(p - half), elo_of(p + half)
-
-    def __str__(self) -> str:
-        low, high = self.interval
-        return (
-            f"{self.better} over {self.worse}: {self.wins}/{self.matches} matches "
-            f"({self.share:.1%}), Elo {self.elo:+.0f} [95%: {low:+.0f} .. {high:+.0f}]"
-        )
-
-
-def elo_of(share: float) -> float:
-    """The Elo difference that gives this expected score (infinite at 0 or 1)."""
-    if share <= 0:
-        return -math.inf
-    if share >= 1:
-        return math.inf
-    return -400 * math.log10(1 / share - 1)
-
-
 def elo_gap(
     better: str, worse: str, matches: int, seed: int = 0, workers: int = 1, **settings: Any
-) -> EloGap:
-    """Play the matches and measure the gap."""
+) -> EloDifference:
+    """Play the matches and measure how much stronger ``better`` played."""
     wins = play_matches(better, worse, matches, seed=seed, workers=workers, **settings)
-    return EloGap(better, worse, wins[better], matches)
+    return elo_difference(wins[better], matches)
 
 
 def main() -> None:
@@ -143,7 +96,11 @@ def main() -> None:
     for better, worse, matches in pairings:
         began = time.perf_counter()
         gap = elo_gap(better, worse, matches, args.seed, args.workers, mc=mc)
-        log.info("%s  (%.0f s)", gap, time.perf_counter() - began)
+        log.info(
+            "%s over %s: %.1f%% of %d matches, Elo %+.0f [95%%: %+.0f .. %+.0f]  (%.0f s)",
+            better, worse, 100 * gap.score, matches, gap.elo, gap.low, gap.high,
+            time.perf_counter() - began,
+        )  # fmt: skip
 
 
 if __name__ == "__main__":
