@@ -108,6 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-ms", type=int, help="mc only: thinking time per decision (30)")
     p.set_defaults(run=cmd_bot_run)
 
+    db = sub.add_parser("db", help="the database")
+    db_sub = db.add_subparsers(metavar="ACTION")
+    p = db_sub.add_parser("migrate", help="apply the migrations ($ARENA_DATABASE_URL or embedded)")
+    p.set_defaults(run=cmd_db_migrate)
+
     p = sub.add_parser("demo", help="play and print a seeded match between two random players")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--seed", type=int, default=2026)
@@ -181,6 +186,24 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
     console = Console()
     console.print(table)
     console.print(f"source: {SOURCES[rules.name]}; 'chosen' marks values the source leaves open")
+    return 0
+
+
+def cmd_db_migrate(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from arena.settings import Settings
+    from arena.store.migrate import migrate, schema_version
+
+    try:
+        url = Settings.from_env().database()
+        applied = migrate(url)
+        version = schema_version(url)
+    except psycopg.Error as e:
+        print(f"arena db migrate: {e}".strip(), file=sys.stderr)
+        return 1
+    names = ", ".join(f"{m.version:04d}_{m.name}" for m in applied) or "nothing to apply"
+    print(f"schema version {version} ({names})")
     return 0
 
 

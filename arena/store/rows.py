@@ -1,0 +1,78 @@
+"""Rows of the store's tables as frozen dataclasses: the schema the code expects.
+
+A test migrates an empty database and checks that every table has exactly these
+columns, so code and migrations cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class BotRow:
+    id: int
+    name: str
+    owner: str
+    token_hash: bytes
+    active: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    id: str
+    pool: str
+    rules: str
+    status: str
+    rated: bool
+    seed: int
+    record: dict[str, Any] | None
+    winner: int | None
+    score: list[int] | None
+    faults: dict[str, Any]
+    run_id: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeatRow:
+    match_id: str
+    seat: int
+    bot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    bot_id: int
+    pool: str
+    elo: float
+    games: int
+    wins: int
+    losses: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RatingEventRow:
+    id: int
+    bot_id: int
+    match_id: str
+    pool: str
+    before: float
+    after: float
+    created_at: datetime
+
+
+TABLES: dict[str, type] = {
+    "bots": BotRow,
+    "matches": MatchRow,
+    "match_seats": MatchSeatRow,
+    "ratings": RatingRow,
+    "rating_events": RatingEventRow,
+}
+"""Every table and the dataclass of its rows."""

@@ -1,0 +1,48 @@
+"""Shared fixtures: a real PostgreSQL for the store's tests.
+
+The machine's server (127.0.0.1:5432, or ``ARENA_TEST_DATABASE_URL``) when it answers,
+else an embedded one from ``pgserver`` in a temporary folder. Each test gets a fresh
+database of its own, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+MACHINE = os.environ.get("ARENA_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def embedded_server(folder: Path) -> str:
+    import pgserver
+
+    return str(pgserver.get_server(folder / "pgdata", cleanup_mode="stop").get_uri())
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An administrative connection string to a running server."""
+    try:
+        with psycopg.connect(MACHINE, connect_timeout=3):
+            return MACHINE
+    except psycopg.OperationalError:
+        return embedded_server(tmp_path_factory.mktemp("pg"))
+
+
+@pytest.fixture
+def database(postgres: str) -> Iterator[str]:
+    """A fresh, empty database; its connection string."""
+    name = f"arena_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_conninfo(postgres, dbname=name)
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
