@@ -1,0 +1,211 @@
+"""The store: bots, matches and ratings in PostgreSQL, through a connection pool.
+
+``finish_match`` is the exactly-once path: in one transaction it locks the match row,
+writes the record and result, and applies the Elo change; a second call for the same
+match finds it finished and changes nothing. Rating rows are locked in bot-id order, so
+concurrent finishes of matches that share bots wait for each other instead of losing an
+update or deadlocking. psycopg errors become :class:`StoreError` here, at one boundary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from arena import rating
+from arena.engine import Rules
+from arena.store.rows import BotRow, RatingRow
+from arena.store.sql import QUERIES as Q
+
+log = logging.getLogger(__name__)
+
+
+class StoreError(RuntimeError):
+    """A request the store cannot carry out, said in words (the cause is chained)."""
+
+
+def pool_of(rules: Rules) -> str:
+    """A rating pool: the preset and the team size (``paulista/1``)."""
+    return f"{rules.name}/{rules.team_size}"
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """What finishing a match did: ``recorded`` is False when it had been recorded before."""
+
+    recorded: bool
+    changes: dict[int, tuple[float, float]]  # bot id -> (Elo before, after)
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    name: str
+    rating: RatingRow
+
+    @property
+    def provisional(self) -> bool:
+        return rating.is_provisional(self.rating.games)
+
+
+class Store:
+    def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
+        self.pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=max_size,
+            kwargs={"row_factory": dict_row},
+            open=True,
+        )
+
+    def close(self) -> None:
+        self.pool.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                yield conn
+        except psycopg.OperationalError as e:
+            raise StoreError(f"the database is unreachable: {e}") from e
+
+    # ---- bots -----------------------------------------------------------------------
+
+    def register_bot(self, name: str, owner: str = "") -> tuple[BotRow, str]:
+        """A new bot and its token; only the token's hash is kept, so this is the one
+        time the token is seen."""
+        token = secrets.token_urlsafe(32)
+        params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
+        try:
+            with self._transaction() as conn:
+                row = conn.execute(Q["insert_bot"], params).fetchone()
+        except psycopg.errors.CheckViolation as e:
+            raise StoreError(
+                f"{name!r} is not a bot name: use 1 to 64 letters, digits, '.', '_' or '-', "
+                "starting with a letter or digit"
+            ) from e
+        except psycopg.errors.UniqueViolation as e:
+            raise StoreError(f"a bot named {name!r} already exists") from e
+        assert row is not None
+        return BotRow(**row), token
+
+    def bot_for_token(self, token: str) -> BotRow | None:
+        with self._transaction() as conn:
+            row = conn.execute(Q["bot_by_token_hash"], {"token_hash": token_hash(token)}).fetchone()
+        return None if row is None else BotRow(**row)
+
+    # ---- matches and ratings -----------------------------------------------------------
+
+    def create_match(
+        self,
+        match_id: str,
+        rules: Rules,
+        seat_bots: Sequence[int],
+        *,
+        seed: int,
+        rated: bool = True,
+        run_id: int | None = None,
+    ) -> None:
+        """Record a match to be played (again with the same id: nothing happens)."""
+        if len(seat_bots) != rules.seats:
+            raise StoreError(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
+        params = {
+            "id": match_id,
+            "pool": pool_of(rules),
+            "rules": str(rules),
+            "seed": seed,
+            "rated": rated,
+            "run_id": run_id,
+        }
+        with self._transaction() as conn:
+            conn.execute(Q["insert_match"], params)
+            for seat, bot_id in enumerate(seat_bots):
+                conn.execute(
+                    Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": bot_id}
+                )
+
+    def finish_match(self, match_id: str, record: dict[str, Any]) -> Finish:
+        """Write the record and result and apply the Elo change, once per match."""
+        winner = record.get("result", {}).get("winner")
+        if winner not in (0, 1):
+            raise StoreError(f"match {match_id}: the record has no winner")
+        with self._transaction() as conn:
+            match = conn.execute(Q["lock_match"], {"id": match_id}).fetchone()
+            if match is None:
+                raise StoreError(f"no match {match_id!r}")
+            if match["status"] == "finished":
+                log.info("match %s was recorded before; nothing changes", match_id)
+                return Finish(False, {})
+            conn.execute(
+                Q["finish_match"],
+                {
+                    "id": match_id,
+                    "record": Jsonb(record),
+                    "winner": winner,
+                    "score": record["result"]["score"],
+                    "faults": Jsonb(record.get("faults", {})),
+                },
+            )
+            changes = self._rate(conn, match, winner) if match["rated"] else {}
+        return Finish(True, changes)
+
+    def _rate(
+        self, conn: psycopg.Connection[Any], match: dict[str, Any], winner: int
+    ) -> dict[int, tuple[float, float]]:
+        seats = conn.execute(Q["match_seats"], {"match_id": match["id"]}).fetchall()
+        teams = [
+            list(dict.fromkeys(s["bot_id"] for s in seats if s["seat"] % 2 == t)) for t in (0, 1)
+        ]
+        if set(teams[0]) & set(teams[1]):
+            log.warning("match %s: a bot sat on both teams; no rating change", match["id"])
+            return {}
+        pool = match["pool"]
+        bot_ids = sorted(teams[0] + teams[1])
+        for bot_id in bot_ids:
+            conn.execute(Q["ensure_rating"], {"bot_id": bot_id, "pool": pool})
+        rows = {
+            r["bot_id"]: r
+            for r in conn.execute(Q["lock_ratings"], {"pool": pool, "bot_ids": bot_ids})
+        }
+        change = rating.update(
+            [rows[b]["elo"] for b in teams[0]],
+            [rows[b]["elo"] for b in teams[1]],
+            1.0 if winner == 0 else 0.0,
+        )
+        changes = {}
+        for team, delta in ((0, change.team_a), (1, change.team_b)):
+            for bot_id in teams[team]:
+                before = rows[bot_id]["elo"]
+                after = before + delta
+                params = {"bot_id": bot_id, "pool": pool, "elo": after, "won": int(winner == team)}
+                conn.execute(Q["update_rating"], params)
+                conn.execute(
+                    Q["insert_rating_event"],
+                    {
+                        "bot_id": bot_id,
+                        "match_id": match["id"],
+                        "pool": pool,
+                        "before": before,
+                        "after": after,
+                    },
+                )
+                changes[bot_id] = (before, after)
+        return changes
+
+    def leaderboard(self, pool: str) -> list[Standing]:
+        with self._transaction() as conn:
+            rows = conn.execute(Q["leaderboard"], {"pool": pool}).fetchall()
+        return [Standing(r.pop("name"), RatingRow(**r)) for r in rows]

@@ -1,0 +1,140 @@
+"""The store on a real PostgreSQL: bots and tokens, exactly-once recording, and ratings
+that lose no update when matches sharing bots finish at the same time."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from arena import rating
+from arena.engine import Match, Rules, to_record
+from arena.store.migrate import migrate
+from arena.store.store import Store, StoreError, pool_of
+
+
+@pytest.fixture
+def store(database: str) -> Iterator[Store]:
+    migrate(database)
+    s = Store(database)
+    yield s
+    s.close()
+
+
+def played(rules: Rules, seed: int) -> dict[str, Any]:
+    """A real finished match record (random play, seeded)."""
+    match = Match(rules, seed=seed)
+    choose = random.Random(seed)
+    while not match.is_over:
+        match.apply(choose.choice(match.legal_actions()))
+    return to_record(match)
+
+
+def count(database: str, sql: str) -> int:
+    with psycopg.connect(database) as conn:
+        row = conn.execute(sql).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_token_is_given_once_and_only_its_hash_is_kept(store: Store, database: str) -> None:
+    bot, token = store.register_bot("alpha", owner="ana")
+    assert (bot.name, bot.owner, bot.active) == ("alpha", "ana", True)
+    assert store.bot_for_token(token) == bot
+    assert store.bot_for_token(token + "x") is None
+    with psycopg.connect(database) as conn:
+        kept = conn.execute("SELECT token_hash FROM bots").fetchone()
+    assert kept is not None and token.encode() not in bytes(kept[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("alpha", "a bot named 'alpha' already exists"), ("has space", "is not a bot name")],
+)
+def test_bad_bot_names_are_refused_clearly(store: Store, name: str, message: str) -> None:
+    store.register_bot("alpha")
+    with pytest.raises(StoreError, match=message):
+        store.register_bot(name)
+
+
+def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
+    a, _ = store.register_bot("alpha")
+    b, _ = store.register_bot("beta")
+    rules = Rules()
+    store.create_match("m1", rules, [a.id, b.id], seed=5)
+    store.create_match("m1", rules, [a.id, b.id], seed=5)  # a retried task: no harm
+    record = played(rules, 5)
+    first = store.finish_match("m1", record)
+    winner, loser = (a, b) if record["result"]["winner"] == 0 else (b, a)
+    half = rating.K / 2  # equal ratings: the winner takes half of K
+    assert first.recorded
+    assert first.changes == {winner.id: (1500, 1500 + half), loser.id: (1500, 1500 - half)}
+    again = store.finish_match("m1", record)
+    assert (again.recorded, again.changes) == (False, {})
+    assert count(database, "SELECT count(*) FROM rating_events") == 2
+    board = store.leaderboard(pool_of(rules))
+    assert [(s.name, s.rating.elo, s.rating.games) for s in board] == [
+        (winner.name, 1500 + half, 1),
+        (loser.name, 1500 - half, 1),
+    ]
+    assert board[0].provisional
+
+
+def test_team_members_share_their_teams_change(store: Store) -> None:
+    bots = [store.register_bot(n)[0] for n in ("a1", "b1", "a2", "b2")]
+    rules = Rules.parse("paulista:team_size=2")
+    store.create_match("t1", rules, [b.id for b in bots], seed=9)
+    finish = store.finish_match("t1", played(rules, 9))
+    deltas = {bot_id: after - before for bot_id, (before, after) in finish.changes.items()}
+    assert deltas[bots[0].id] == deltas[bots[2].id] == -deltas[bots[1].id] == -deltas[bots[3].id]
+    assert sum(deltas.values()) == pytest.approx(0)
+
+
+def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
+    a, _ = store.register_bot("alpha")
+    b, _ = store.register_bot("beta")
+    store.create_match("m2", Rules(), [a.id, b.id], seed=1)
+    unfinished = to_record(Match(Rules(), seed=1))
+    with pytest.raises(StoreError, match="no winner"):
+        store.finish_match("m2", unfinished)
+    with pytest.raises(StoreError, match="no match 'nope'"):
+        store.finish_match("nope", played(Rules(), 1))
+
+
+def test_concurrent_finishes_of_matches_sharing_bots_lose_nothing(
+    store: Store, database: str
+) -> None:
+    bots = [store.register_bot(f"bot{i}")[0] for i in range(4)]
+    rules = Rules()
+    pairs = [(a, b) for a in bots for b in bots if a.id < b.id] * 4  # 24 matches
+    for k, (a, b) in enumerate(pairs):
+        store.create_match(f"c{k}", rules, [a.id, b.id], seed=k)
+    records = {f"c{k}": played(rules, k) for k in range(len(pairs))}
+    jobs = list(records.items()) * 2  # every match finished twice, by racing threads
+    random.Random(1).shuffle(jobs)
+    errors: list[BaseException] = []
+
+    def worker(chunk: list[tuple[str, dict[str, Any]]]) -> None:
+        try:
+            for match_id, record in chunk:
+                store.finish_match(match_id, record)
+        except BaseException as e:  # surfaced below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(jobs[i::6],)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    board = store.leaderboard(pool_of(rules))
+    assert sum(s.rating.elo for s in board) == pytest.approx(1500 * len(bots))
+    assert sum(s.rating.games for s in board) == 2 * len(pairs)
+    for s in board:
+        assert s.rating.games == 3 * 4 and s.rating.wins + s.rating.losses == s.rating.games
+    assert count(database, "SELECT count(*) FROM rating_events") == 2 * len(pairs)
+    assert count(database, "SELECT count(*) FROM matches WHERE status = 'finished'") == len(pairs)
