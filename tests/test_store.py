@@ -3,8 +3,8 @@ that lose no update when matches sharing bots finish at the same time."""
 
 from __future__ import annotations
 
+import multiprocessing
 import random
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -105,7 +105,17 @@ def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
         store.finish_match("nope", played(Rules(), 1))
 
 
-def test_concurrent_finishes_of_matches_sharing_bots_lose_nothing(
+def finish_all(database: str, jobs: list[tuple[str, dict[str, Any]]]) -> None:
+    """A worker process: finish these matches through its own store."""
+    store = Store(database, max_size=2)
+    try:
+        for match_id, record in jobs:
+            store.finish_match(match_id, record)
+    finally:
+        store.close()
+
+
+def test_racing_processes_record_each_match_once_as_a_serial_replay_would(
     store: Store, database: str
 ) -> None:
     bots = [store.register_bot(f"bot{i}")[0] for i in range(4)]
@@ -114,27 +124,36 @@ def test_concurrent_finishes_of_matches_sharing_bots_lose_nothing(
     for k, (a, b) in enumerate(pairs):
         store.create_match(f"c{k}", rules, [a.id, b.id], seed=k)
     records = {f"c{k}": played(rules, k) for k in range(len(pairs))}
-    jobs = list(records.items()) * 2  # every match finished twice, by racing threads
+    jobs = list(records.items()) * 2  # every match finished twice, by racing processes
     random.Random(1).shuffle(jobs)
-    errors: list[BaseException] = []
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=finish_all, args=(database, jobs[i::3])) for i in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
 
-    def worker(chunk: list[tuple[str, dict[str, Any]]]) -> None:
-        try:
-            for match_id, record in chunk:
-                store.finish_match(match_id, record)
-        except BaseException as e:  # surfaced below
-            errors.append(e)
-
-    threads = [threading.Thread(target=worker, args=(jobs[i::6],)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert errors == []
-    board = store.leaderboard(pool_of(rules))
-    assert sum(s.rating.elo for s in board) == pytest.approx(1500 * len(bots))
-    assert sum(s.rating.games for s in board) == 2 * len(pairs)
-    for s in board:
-        assert s.rating.games == 3 * 4 and s.rating.wins + s.rating.losses == s.rating.games
+    board = {s.rating.bot_id: s.rating for s in store.leaderboard(pool_of(rules))}
+    assert sum(r.elo for r in board.values()) == pytest.approx(1500 * len(bots))
+    assert all(r.games == 12 and r.wins + r.losses == 12 for r in board.values())
     assert count(database, "SELECT count(*) FROM rating_events") == 2 * len(pairs)
     assert count(database, "SELECT count(*) FROM matches WHERE status = 'finished'") == len(pairs)
+
+    # replay the recorded matches one at a time, in the order their events were written
+    with psycopg.connect(database) as conn:
+        order = conn.execute(
+            "SELECT match_id FROM rating_events GROUP BY match_id ORDER BY min(id)"
+        ).fetchall()
+        seats = conn.execute("SELECT match_id, seat, bot_id FROM match_seats").fetchall()
+    seat_of = {(m, seat): bot for m, seat, bot in seats}
+    serial = {b.id: rating.START for b in bots}
+    for (match_id,) in order:
+        a, b = seat_of[(match_id, 0)], seat_of[(match_id, 1)]
+        change = rating.update(
+            [serial[a]], [serial[b]], 1.0 if records[match_id]["result"]["winner"] == 0 else 0.0
+        )
+        serial[a] += change.team_a
+        serial[b] += change.team_b
+    for bot_id, elo in serial.items():
+        assert board[bot_id].elo == pytest.approx(elo, abs=1e-9)
