@@ -34,9 +34,10 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine hands/s and step cost; referee decisions/s against a bare gRPC ping-pong
+bench: install ## engine hands/s; referee against gRPC ping-pong; recordings against bare SQL
 	$(PY) -m arena.bench
 	$(PY) -m referee.bench
+	$(PY) -m arena.store.bench
 
 demo: install ## play and print a seeded match between two random players
 	$(VENV)/bin/arena demo

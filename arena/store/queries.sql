@@ -19,34 +19,39 @@ ON CONFLICT (id) DO NOTHING;
 INSERT INTO match_seats (match_id, seat, bot_id) VALUES (%(match_id)s, %(seat)s, %(bot_id)s)
 ON CONFLICT DO NOTHING;
 
--- name: lock_match
-SELECT * FROM matches WHERE id = %(id)s FOR UPDATE;
-
--- name: match_seats
-SELECT * FROM match_seats WHERE match_id = %(match_id)s ORDER BY seat;
+-- name: match_status
+SELECT status FROM matches WHERE id = %(id)s;
 
 -- name: finish_match
-UPDATE matches
+-- Claims and finishes the match in one statement: a second finisher (waiting on the row
+-- lock, then re-checking the WHERE clause) gets no row back.
+UPDATE matches m
 SET status = 'finished', record = %(record)s, winner = %(winner)s, score = %(score)s,
     faults = %(faults)s, finished_at = now()
-WHERE id = %(id)s;
-
--- name: ensure_rating
-INSERT INTO ratings (bot_id, pool) VALUES (%(bot_id)s, %(pool)s) ON CONFLICT DO NOTHING;
+WHERE m.id = %(id)s AND m.status <> 'finished'
+RETURNING m.id, m.pool, m.rated,
+    ARRAY(SELECT bot_id FROM match_seats WHERE match_id = m.id ORDER BY seat) AS seat_bots;
 
 -- name: lock_ratings
-SELECT * FROM ratings WHERE pool = %(pool)s AND bot_id = ANY(%(bot_ids)s)
-ORDER BY bot_id FOR UPDATE;
+-- Creates missing ratings, then locks and reads them all, in bot-id order (no deadlocks).
+INSERT INTO ratings (bot_id, pool)
+SELECT unnest(%(bot_ids)s::bigint[]), %(pool)s ORDER BY 1
+ON CONFLICT (bot_id, pool) DO UPDATE SET pool = EXCLUDED.pool
+RETURNING bot_id, elo;
 
--- name: update_rating
-UPDATE ratings
-SET elo = %(elo)s, games = games + 1, wins = wins + %(won)s, losses = losses + 1 - %(won)s,
-    updated_at = now()
-WHERE bot_id = %(bot_id)s AND pool = %(pool)s;
-
--- name: insert_rating_event
+-- name: apply_ratings
+-- The new ratings and one event per bot, in one statement.
+WITH v AS (
+    SELECT * FROM unnest(%(bot_ids)s::bigint[], %(befores)s::float8[], %(afters)s::float8[],
+                         %(won)s::int[]) AS v (bot_id, before, after, won)
+), updated AS (
+    UPDATE ratings r
+    SET elo = v.after, games = r.games + 1, wins = r.wins + v.won,
+        losses = r.losses + 1 - v.won, updated_at = now()
+    FROM v WHERE r.bot_id = v.bot_id AND r.pool = %(pool)s
+)
 INSERT INTO rating_events (bot_id, match_id, pool, before, after)
-VALUES (%(bot_id)s, %(match_id)s, %(pool)s, %(before)s, %(after)s);
+SELECT v.bot_id, %(match_id)s, %(pool)s, v.before, v.after FROM v;
 
 -- name: leaderboard
 SELECT r.*, b.name FROM ratings r JOIN bots b ON b.id = r.bot_id

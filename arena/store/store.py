@@ -142,40 +142,34 @@ class Store:
         winner = record.get("result", {}).get("winner")
         if winner not in (0, 1):
             raise StoreError(f"match {match_id}: the record has no winner")
+        params = {
+            "id": match_id,
+            "record": Jsonb(record),
+            "winner": winner,
+            "score": record["result"]["score"],
+            "faults": Jsonb(record.get("faults", {})),
+        }
         with self._transaction() as conn:
-            match = conn.execute(Q["lock_match"], {"id": match_id}).fetchone()
+            match = conn.execute(Q["finish_match"], params).fetchone()
             if match is None:
-                raise StoreError(f"no match {match_id!r}")
-            if match["status"] == "finished":
+                status = conn.execute(Q["match_status"], {"id": match_id}).fetchone()
+                if status is None:
+                    raise StoreError(f"no match {match_id!r}")
                 log.info("match %s was recorded before; nothing changes", match_id)
                 return Finish(False, {})
-            conn.execute(
-                Q["finish_match"],
-                {
-                    "id": match_id,
-                    "record": Jsonb(record),
-                    "winner": winner,
-                    "score": record["result"]["score"],
-                    "faults": Jsonb(record.get("faults", {})),
-                },
-            )
             changes = self._rate(conn, match, winner) if match["rated"] else {}
         return Finish(True, changes)
 
     def _rate(
         self, conn: psycopg.Connection[Any], match: dict[str, Any], winner: int
     ) -> dict[int, tuple[float, float]]:
-        seats = conn.execute(Q["match_seats"], {"match_id": match["id"]}).fetchall()
-        teams = [
-            list(dict.fromkeys(s["bot_id"] for s in seats if s["seat"] % 2 == t)) for t in (0, 1)
-        ]
+        seats = match["seat_bots"]
+        teams = [list(dict.fromkeys(seats[t::2])) for t in (0, 1)]
         if set(teams[0]) & set(teams[1]):
             log.warning("match %s: a bot sat on both teams; no rating change", match["id"])
             return {}
         pool = match["pool"]
         bot_ids = sorted(teams[0] + teams[1])
-        for bot_id in bot_ids:
-            conn.execute(Q["ensure_rating"], {"bot_id": bot_id, "pool": pool})
         rows = {
             r["bot_id"]: r
             for r in conn.execute(Q["lock_ratings"], {"pool": pool, "bot_ids": bot_ids})
@@ -185,24 +179,19 @@ class Store:
             [rows[b]["elo"] for b in teams[1]],
             1.0 if winner == 0 else 0.0,
         )
-        changes = {}
-        for team, delta in ((0, change.team_a), (1, change.team_b)):
-            for bot_id in teams[team]:
-                before = rows[bot_id]["elo"]
-                after = before + delta
-                params = {"bot_id": bot_id, "pool": pool, "elo": after, "won": int(winner == team)}
-                conn.execute(Q["update_rating"], params)
-                conn.execute(
-                    Q["insert_rating_event"],
-                    {
-                        "bot_id": bot_id,
-                        "match_id": match["id"],
-                        "pool": pool,
-                        "before": before,
-                        "after": after,
-                    },
-                )
-                changes[bot_id] = (before, after)
+        delta = {b: change.team_a for b in teams[0]} | {b: change.team_b for b in teams[1]}
+        changes = {b: (rows[b]["elo"], rows[b]["elo"] + delta[b]) for b in bot_ids}
+        conn.execute(
+            Q["apply_ratings"],
+            {
+                "match_id": match["id"],
+                "pool": pool,
+                "bot_ids": bot_ids,
+                "befores": [changes[b][0] for b in bot_ids],
+                "afters": [changes[b][1] for b in bot_ids],
+                "won": [int(b in teams[winner]) for b in bot_ids],
+            },
+        )
         return changes
 
     def leaderboard(self, pool: str) -> list[Standing]:
