@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(run=cmd_match)
 
-    p = sub.add_parser("serve", help="run the referee (the Referee gRPC service)")
+    p = sub.add_parser("serve", help="run the referee: the Referee and Arena gRPC services")
     p.add_argument(
         "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
     )
@@ -93,12 +93,23 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="BOT=TOKEN",
-        help="accept this bot with this token (until the store holds registered bots)",
+        help="also accept this bot with this token (besides the registered bots)",
     )
     p.set_defaults(run=cmd_serve)
 
+    p = sub.add_parser("ratings", help="the leaderboard of a pool")
+    p.add_argument("--pool", default="paulista/1", help="PRESET/TEAM_SIZE (default paulista/1)")
+    p.add_argument("--json", action="store_true", help="print the standings as JSON")
+    p.set_defaults(run=cmd_ratings)
+
     bot = sub.add_parser("bot", help="bots")
     bot_sub = bot.add_subparsers(metavar="ACTION")
+    p = bot_sub.add_parser("register", help="register a bot (organizer); prints its token once")
+    p.add_argument("name")
+    p.add_argument("--owner", default="")
+    p.set_defaults(run=cmd_bot_register)
+    p = bot_sub.add_parser("list", help="the registered bots")
+    p.set_defaults(run=cmd_bot_list)
     p = bot_sub.add_parser("run", help="run a house bot, connecting to $ARENA_ADDRESS")
     p.add_argument("name", help="house:random, house:heuristic or house:mc")
     p.add_argument("--address", help="the referee (default $ARENA_ADDRESS)")
@@ -300,14 +311,27 @@ def _signed(x: float) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
-    import os
     import signal
 
+    import psycopg
+
+    from arena.settings import Settings
+    from arena.store.migrate import migrate
+    from arena.store.store import Store, StoreTokens
+    from referee.api import ArenaServicer
     from referee.hub import Hub, MemoryTokens
     from referee.server import create_server
 
-    address = args.address or os.environ.get("ARENA_REFEREE_ADDRESS") or "127.0.0.1:50051"
-    tokens = MemoryTokens()
+    settings = Settings.from_env()
+    address = args.address or settings.referee_address
+    try:
+        url = settings.database()
+        migrate(url)
+        store = Store(url)
+    except psycopg.Error as e:
+        print(f"arena serve: cannot use the database: {e}".strip(), file=sys.stderr)
+        return 1
+    tokens = MemoryTokens(fallback=StoreTokens(store))
     for item in args.token:
         bot, eq, token = item.partition("=")
         if not eq or not bot or not token:
@@ -316,7 +340,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         tokens.add(bot, token)
 
     async def serve() -> None:
-        server = create_server(address, Hub(tokens))
+        arena = ArenaServicer(store, settings.admin_token())
+        server = create_server(address, Hub(tokens), arena)
         await server.start()
         log.warning("referee listening on %s", address)
         stop = asyncio.Event()
@@ -331,6 +356,70 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"arena serve: {e}", file=sys.stderr)
         return 1
+    finally:
+        store.close()
+    return 0
+
+
+def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:
+    """One Arena API call to $ARENA_REFEREE_ADDRESS; gRPC errors become SystemExit."""
+    import grpc
+
+    from arena.proto.truco.v1 import arena_pb2_grpc
+    from arena.settings import Settings
+
+    settings = Settings.from_env()
+    metadata = [("authorization", f"Bearer {settings.admin_token()}")] if organizer else []
+    with grpc.insecure_channel(settings.referee_address) as channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        try:
+            return getattr(stub, method)(request, metadata=metadata, timeout=30)
+        except grpc.RpcError as e:
+            where = settings.referee_address
+            raise SystemExit(
+                f"arena: {e.details()} ({e.code().name.lower()}, at {where})"
+            ) from None
+
+
+def cmd_bot_register(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    reply = _arena_call(
+        "RegisterBot", api.RegisterBotRequest(name=args.name, owner=args.owner), True
+    )
+    print(f"registered {reply.bot.name}; its token (shown only now, keep it):")
+    print(reply.token)
+    return 0
+
+
+def cmd_bot_list(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    for bot in _arena_call("ListBots", api.ListBotsRequest()).bots:
+        state = "" if bot.active else " (inactive)"
+        print(f"{bot.name}{state}  owner={bot.owner or '-'}  since {bot.created_at[:10]}")
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    reply = _arena_call("GetLeaderboard", api.GetLeaderboardRequest(pool=args.pool))
+    if args.json:
+        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("rank", "bot", "Elo", "games", "W-L", "", title=reply.pool, box=None)
+    for s in reply.standings:
+        mark = "provisional" if s.provisional else ""
+        table.add_row(
+            str(s.rank), s.bot, f"{s.elo:.0f}", str(s.games), f"{s.wins}-{s.losses}", mark
+        )
+    Console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
     return 0
 
 

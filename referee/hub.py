@@ -45,10 +45,12 @@ class TokenBook(Protocol):
 
 
 class MemoryTokens:
-    """Tokens held in memory, as SHA-256 digests, for local matches and tests."""
+    """Tokens held in memory, as SHA-256 digests, for local matches and tests; tokens it
+    does not know are asked of ``fallback`` (the store), when there is one."""
 
-    def __init__(self) -> None:
+    def __init__(self, fallback: TokenBook | None = None) -> None:
         self._digests: dict[str, bytes] = {}
+        self._fallback = fallback
 
     def issue(self, bot: str) -> str:
         """A new random token for ``bot`` (replacing any earlier one)."""
@@ -66,6 +68,8 @@ class MemoryTokens:
         for bot, known in self._digests.items():
             if hmac.compare_digest(known, digest):
                 found = bot
+        if found is None and self._fallback is not None:
+            return self._fallback.lookup(token)
         return found
 
 

@@ -17,8 +17,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import PROTOCOL_VERSION
 from referee.hub import Hub, Session
 
@@ -73,7 +73,8 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 f"this referee speaks {PROTOCOL_VERSION}",
             )
         token = hello.token or _bearer(context)
-        bot = self.hub.tokens.lookup(token) if token else None
+        # a token book may ask the database: keep the event loop free meanwhile
+        bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
         if bot is None:
             log.warning("refused a bot from %s: unknown token", context.peer())
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
@@ -118,8 +119,9 @@ class RefereeServer:
         await self.server.stop(grace_s)
 
 
-def create_server(address: str, hub: Hub) -> RefereeServer:
-    """A referee bound to ``address`` (port 0 picks a free port), not yet started."""
+def create_server(address: str, hub: Hub, arena: Any = None) -> RefereeServer:
+    """A referee bound to ``address`` (port 0 picks a free port), not yet started; with
+    ``arena`` (an ArenaServicer) it serves the Arena API too."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -130,11 +132,13 @@ def create_server(address: str, hub: Hub) -> RefereeServer:
         ]
     )
     bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
+    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
+    if arena is not None:
+        arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
+        services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection(
-        [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-    )
+    reflection.enable_server_reflection(services, server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")

@@ -7,6 +7,7 @@ loopback gRPC with the raw generated stubs.
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import threading
 from collections.abc import Iterator
@@ -172,7 +173,7 @@ def test_health_and_reflection_are_served(referee: Referee) -> None:
         assert "truco.v1.Referee" in names
 
 
-def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens() -> None:
+def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens(database: str) -> None:
     import signal
     import socket
     import subprocess
@@ -184,6 +185,7 @@ def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens() -> None:
     address = f"127.0.0.1:{port}"
     serve = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--address", address, "--token", "b=secret"],
+        env={**os.environ, "ARENA_DATABASE_URL": database, "ARENA_ADMIN_TOKEN": "x"},
         stderr=subprocess.PIPE,
         text=True,
     )

@@ -56,3 +56,6 @@ SELECT v.bot_id, %(match_id)s, %(pool)s, v.before, v.after FROM v;
 -- name: leaderboard
 SELECT r.*, b.name FROM ratings r JOIN bots b ON b.id = r.bot_id
 WHERE r.pool = %(pool)s ORDER BY r.elo DESC, b.name;
+
+-- name: list_bots
+SELECT * FROM bots ORDER BY name;

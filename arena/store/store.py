@@ -61,6 +61,17 @@ class Standing:
         return rating.is_provisional(self.rating.games)
 
 
+class StoreTokens:
+    """The store as the referee's token book: a token names its (active) bot."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def lookup(self, token: str) -> str | None:
+        bot = self.store.bot_for_token(token)
+        return None if bot is None else bot.name
+
+
 class Store:
     def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
         self.pool = ConnectionPool(
@@ -101,6 +112,10 @@ class Store:
             raise StoreError(f"a bot named {name!r} already exists") from e
         assert row is not None
         return BotRow(**row), token
+
+    def bots(self) -> list[BotRow]:
+        with self._transaction() as conn:
+            return [BotRow(**r) for r in conn.execute(Q["list_bots"]).fetchall()]
 
     def bot_for_token(self, token: str) -> BotRow | None:
         with self._transaction() as conn:

@@ -1,0 +1,145 @@
+"""The Arena API on real gRPC and a real PostgreSQL: the organizer registers bots, a
+registered bot's token opens a Referee session, ratings read back; and the CLI does the
+same against a running `arena serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.engine import Rules
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.store.migrate import migrate
+from arena.store.store import Store, StoreTokens
+from referee.api import ArenaServicer
+from referee.hub import Hub, MemoryTokens
+from referee.server import create_server
+from tests.test_sessions import Client, Referee
+from tests.test_store import played
+
+ORGANIZER = (("authorization", "Bearer organizer-secret"),)
+
+
+class ArenaReferee(Referee):
+    """A referee with the Arena API, on a store."""
+
+    def __init__(self, database: str) -> None:
+        migrate(database)
+        self.store = Store(database)
+        super().__init__()
+
+    async def _start(self) -> Any:
+        self.hub = Hub(MemoryTokens(fallback=StoreTokens(self.store)))
+        server = create_server(
+            "127.0.0.1:0", self.hub, ArenaServicer(self.store, "organizer-secret")
+        )
+        await server.start()
+        return server
+
+
+@pytest.fixture
+def arena(database: str) -> Iterator[tuple[ArenaReferee, arena_pb2_grpc.ArenaStub]]:
+    ref = ArenaReferee(database)
+    channel = grpc.insecure_channel(ref.server.address)
+    yield ref, arena_pb2_grpc.ArenaStub(channel)
+    channel.close()
+    ref.close()
+    ref.store.close()
+
+
+def test_registering_needs_the_organizer(arena: Any) -> None:
+    _, stub = arena
+    request = api.RegisterBotRequest(name="alpha")
+    with pytest.raises(grpc.RpcError) as none:
+        stub.RegisterBot(request, timeout=10)
+    assert none.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as wrong:
+        stub.RegisterBot(request, metadata=(("authorization", "Bearer guess"),), timeout=10)
+    assert wrong.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_registered_bot_connects_with_its_token(arena: Any) -> None:
+    ref, stub = arena
+    reply = stub.RegisterBot(api.RegisterBotRequest(name="alpha", owner="ana"), metadata=ORGANIZER)
+    assert (reply.bot.name, reply.bot.owner) == ("alpha", "ana") and len(reply.token) > 30
+    client = Client(ref.server.address)
+    client.hello(reply.token)
+    assert client.next().welcome.bot == "alpha"
+    client.close()
+    names = [b.name for b in stub.ListBots(api.ListBotsRequest(), timeout=10).bots]
+    assert names == ["alpha"]
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("alpha", grpc.StatusCode.ALREADY_EXISTS), ("no spaces", grpc.StatusCode.INVALID_ARGUMENT)],
+)
+def test_bad_registrations_get_the_right_status(arena: Any, name: str, code: Any) -> None:
+    _, stub = arena
+    stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER)
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.RegisterBot(api.RegisterBotRequest(name=name), metadata=ORGANIZER)
+    assert caught.value.code() == code and caught.value.details()
+
+
+def test_the_leaderboard_shows_recorded_matches(arena: Any) -> None:
+    ref, stub = arena
+    assert list(stub.GetLeaderboard(api.GetLeaderboardRequest(), timeout=10).standings) == []
+    a, _ = ref.store.register_bot("alpha")
+    b, _ = ref.store.register_bot("beta")
+    ref.store.create_match("m", Rules(), [a.id, b.id], seed=3)
+    record = played(Rules(), 3)
+    ref.store.finish_match("m", record)
+    board = stub.GetLeaderboard(api.GetLeaderboardRequest(pool="paulista/1"), timeout=10)
+    winner = ["alpha", "beta"][record["result"]["winner"]]
+    top = board.standings[0]
+    assert (top.rank, top.bot, top.games, top.provisional) == (1, winner, 1, True)
+    assert len(board.standings) == 2
+
+
+def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database: str) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": "organizer-secret",
+        "ARENA_REFEREE_ADDRESS": f"127.0.0.1:{port}",
+    }
+    serve = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve"], env=env, text=True)
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
+            timeout=60,
+        )  # fmt: skip
+
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        done = arena("bot", "register", "alpha", "--owner", "ana")
+        assert done.returncode == 0, done.stderr
+        token = done.stdout.splitlines()[-1]
+        assert len(token) > 30
+        again = arena("bot", "register", "alpha")
+        assert again.returncode == 1 and "already exists" in again.stderr
+        assert "alpha" in arena("bot", "list").stdout
+        ratings = arena("ratings", "--json")
+        assert ratings.returncode == 0
+        assert json.loads(ratings.stdout) == {"pool": "paulista/1", "standings": []}
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
