@@ -61,12 +61,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the parameters as JSON")
     p.set_defaults(run=cmd_rules_show)
 
-    p = sub.add_parser("match", help="play local matches between bots run as child processes")
+    p = sub.add_parser(
+        "match",
+        help="play local matches between bots run as child processes (or: match show ID)",
+    )
+    p.add_argument("show", nargs="?", choices=["show"], help="show a recorded match instead")
+    p.add_argument("id", nargs="?", help="with show: the match id")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument(
         "--bot",
         action="append",
-        required=True,
+        default=[],
         metavar="CMD",
         help="house:NAME or a shell command; one per team, or one per seat",
     )
@@ -96,6 +101,19 @@ def _parser() -> argparse.ArgumentParser:
         help="also accept this bot with this token (besides the registered bots)",
     )
     p.set_defaults(run=cmd_serve)
+
+    p = sub.add_parser("challenge", help="rated matches between connected bots (organizer)")
+    p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
+    p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
+    p.add_argument("--games", type=int, default=2, help="matches (default 2, seats swapped)")
+    p.add_argument("--wait", action="store_true", help="wait for the results")
+    p.set_defaults(run=cmd_challenge)
+
+    p = sub.add_parser("matches", help="recorded matches, newest first")
+    p.add_argument("--bot", help="only this bot's")
+    p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
+    p.add_argument("--limit", type=int, default=20)
+    p.set_defaults(run=cmd_matches)
 
     p = sub.add_parser("ratings", help="the leaderboard of a pool")
     p.add_argument("--pool", default="paulista/1", help="PRESET/TEAM_SIZE (default paulista/1)")
@@ -243,6 +261,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     import asyncio
 
+    if args.show:
+        return _show_match(args)
+    if len(args.bot) < 2:
+        print("arena match: give at least two --bot (or: arena match show ID)", file=sys.stderr)
+        return 2
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from arena.clock import TimeControl
@@ -389,6 +413,72 @@ def cmd_bot_register(args: argparse.Namespace) -> int:
     )
     print(f"registered {reply.bot.name}; its token (shown only now, keep it):")
     print(reply.token)
+    return 0
+
+
+def cmd_challenge(args: argparse.Namespace) -> int:
+    import time
+
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    request = api.RequestMatchRequest(bots=args.bots, rules=args.rules, matches=args.games)
+    ids = list(_arena_call("RequestMatch", request, organizer=True).match_ids)
+    print("requested: " + " ".join(ids))
+    if not args.wait:
+        return 0
+    pending = set(ids)
+    while pending:
+        time.sleep(0.5)  # polling the server: nothing here to wait on but its answers
+        for match_id in sorted(pending):
+            summary = _arena_call("GetMatch", api.GetMatchRequest(id=match_id)).match
+            if summary.status in ("finished", "failed"):
+                pending.discard(match_id)
+                print(_match_line(summary))
+    return 0
+
+
+def _match_line(m: Any) -> str:
+    if m.status != "finished":
+        return f"{m.id}  {m.status:8}  {m.rules}  {' / '.join(m.seats)}"
+    winners = "+".join(sorted(set(m.seats[m.winner :: 2])))
+    score = "-".join(str(x) for x in m.score)
+    return (
+        f"{m.id}  {m.finished_at[:19]}  {m.rules}  {' / '.join(m.seats)}  {score}  won by {winners}"
+    )
+
+
+def cmd_matches(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    request = api.ListMatchesRequest(bot=args.bot or "", pool=args.pool or "", page_size=args.limit)
+    matches = _arena_call("ListMatches", request).matches
+    for m in matches:
+        print(_match_line(m))
+    if not matches:
+        print("no matches")
+    return 0
+
+
+def _show_match(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    if not args.id:
+        print("arena match show: give the match id", file=sys.stderr)
+        return 2
+    reply = _arena_call("GetMatch", api.GetMatchRequest(id=args.id), organizer=True)
+    if args.json:
+        print(reply.record_json or "null")
+        return 0
+    print(_match_line(reply.match))
+    if reply.record_json:
+        record = json.loads(reply.record_json)
+        for i, hand in enumerate(record["hands"]):
+            acts = " ".join(
+                f"{a['seat']}:{a.get('card', a['type'])}{'*' if a.get('covered') else ''}"
+                for a in hand["actions"]
+            )
+            points = hand.get("result", {}).get("points", [0, 0])
+            print(f"hand {i:2} vira {hand['vira'] or '-':3} {acts}  -> {points[0]}-{points[1]}")
     return 0
 
 

@@ -134,6 +134,7 @@ def create_server(address: str, hub: Hub, arena: Any = None) -> RefereeServer:
     bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
     services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
     if arena is not None:
+        arena.hub = hub
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()

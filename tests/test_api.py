@@ -4,6 +4,7 @@ same against a running `arena serve`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -143,3 +144,89 @@ def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database:
     finally:
         serve.kill()
         serve.wait()
+
+
+@pytest.mark.parametrize("server", ["real", "embedded"])
+def test_registered_bots_play_through_arena_serve_and_are_rated(
+    server: str, database: str, tmp_path: Any
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "ARENA_HOME": str(tmp_path / "home"),
+        "ARENA_ADMIN_TOKEN": "organizer-secret",
+        "ARENA_REFEREE_ADDRESS": f"127.0.0.1:{port}",
+    }
+    env.pop("ARENA_DATABASE_URL", None)
+    if server == "real":
+        env["ARENA_DATABASE_URL"] = database
+    serve = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve"], env=env, text=True)
+    bots: list[subprocess.Popen[str]] = []
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done
+
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        for name, house in (("alpha", "house:random"), ("beta", "house:heuristic")):
+            token = arena("bot", "register", name).stdout.splitlines()[-1]
+            bot_env = {**env, "ARENA_ADDRESS": env["ARENA_REFEREE_ADDRESS"], "ARENA_TOKEN": token}
+            bots.append(subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", "bot", "run", house], env=bot_env, text=True
+            ))  # fmt: skip
+        # the bots connect in their own time: ask until both are there (the referee says so)
+        for _ in range(120):
+            done = subprocess.run(
+                [sys.executable, "-m", "arena.cli", "challenge", "alpha", "beta", "--games", "2",
+                 "--wait"],
+                env=env, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            if done.returncode == 0 or "is not connected" not in done.stderr:
+                break
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("won by") == 2
+        ratings = json.loads(arena("ratings", "--json").stdout)
+        assert {s["bot"] for s in ratings["standings"]} == {"alpha", "beta"}
+        assert all(s["games"] == 2 for s in ratings["standings"])
+        listed = arena("matches", "--bot", "alpha").stdout.splitlines()
+        assert len(listed) == 2
+        match_id = listed[0].split()[0]
+        record = json.loads(arena("match", "show", match_id, "--json").stdout)
+        replayed = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "replay", "-"], input=json.dumps(record),
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert replayed.returncode == 0, replayed.stderr
+        # without the organizer's token the record keeps hidden cards hidden
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            public = arena_pb2_grpc.ArenaStub(channel).GetMatch(
+                api.GetMatchRequest(id=match_id), timeout=10
+            )
+        hands = json.loads(public.record_json)["hands"]
+        assert any(None in cards for hand in hands for cards in hand["cards"])
+    finally:
+        for process in [*bots, serve]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*bots, serve]:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        stop_embedded(tmp_path / "home" / "pgdata")
+
+
+def stop_embedded(pgdata: Any) -> None:
+    """The embedded server outlives `arena serve` on purpose (every arena process shares
+    it); a test stops the one it made: SIGINT to the postmaster is a fast shutdown."""
+    pid_file = pgdata / "postmaster.pid"
+    if pid_file.exists():
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)

@@ -188,3 +188,28 @@ def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
     else:
         out["next"] = step
     return out
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as anyone may see it: a covered card's face and every card that was
+    never played face up become null (the organizer sees the whole record)."""
+    out = dict(record)
+    hands = []
+    for hand in record.get("hands", []):
+        shown = {
+            a["card"]
+            for a in hand.get("actions", [])
+            if a.get("type") == "play" and not a.get("covered") and "card" in a
+        }
+        hands.append(
+            {
+                **hand,
+                "cards": [[c if c in shown else None for c in cards] for cards in hand["cards"]],
+                "actions": [
+                    {k: v for k, v in a.items() if not (a.get("covered") and k == "card")}
+                    for a in hand.get("actions", [])
+                ],
+            }
+        )
+    out["hands"] = hands
+    return out

@@ -59,3 +59,26 @@ WHERE r.pool = %(pool)s ORDER BY r.elo DESC, b.name;
 
 -- name: list_bots
 SELECT * FROM bots ORDER BY name;
+
+-- name: match_with_seats
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m WHERE m.id = %(id)s;
+
+-- name: list_matches
+-- Newest first; the page token is the (created_at, id) of the last row of the page before.
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m
+WHERE (%(pool)s::text IS NULL OR m.pool = %(pool)s)
+  AND (%(bot)s::text IS NULL OR EXISTS (
+        SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
+        WHERE s.match_id = m.id AND b.name = %(bot)s))
+  AND (%(after_time)s::timestamptz IS NULL OR (m.created_at, m.id) < (%(after_time)s, %(after_id)s))
+ORDER BY m.created_at DESC, m.id DESC
+LIMIT %(limit)s;
+
+-- name: set_status
+UPDATE matches SET status = %(status)s,
+    started_at = CASE WHEN %(status)s = 'running' THEN now() ELSE started_at END
+WHERE id = %(id)s AND status <> 'finished';

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -24,7 +25,7 @@ from psycopg_pool import ConnectionPool
 
 from arena import rating
 from arena.engine import Rules
-from arena.store.rows import BotRow, RatingRow
+from arena.store.rows import BotRow, MatchRow, RatingRow
 from arena.store.sql import QUERIES as Q
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,44 @@ class Store:
             },
         )
         return changes
+
+    def match(self, match_id: str) -> tuple[MatchRow, list[str]] | None:
+        """A match and the bot at each seat."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["match_with_seats"], {"id": match_id}).fetchone()
+        if row is None:
+            return None
+        names = row.pop("seat_names")
+        return MatchRow(**row), names
+
+    def matches(
+        self,
+        *,
+        bot: str | None = None,
+        pool: str | None = None,
+        limit: int = 20,
+        after: tuple[datetime, str] | None = None,
+    ) -> list[tuple[MatchRow, list[str]]]:
+        """Matches newest first; ``after`` is the (created_at, id) the previous page ended on."""
+        params = {
+            "bot": bot,
+            "pool": pool,
+            "limit": limit,
+            "after_time": after[0] if after else None,
+            "after_id": after[1] if after else None,
+        }
+        with self._transaction() as conn:
+            rows = conn.execute(Q["list_matches"], params).fetchall()
+        out = []
+        for row in rows:
+            names = row.pop("seat_names")
+            out.append((MatchRow(**row), names))
+        return out
+
+    def set_status(self, match_id: str, status: str) -> None:
+        """Mark a match running or failed (a finished one stays finished)."""
+        with self._transaction() as conn:
+            conn.execute(Q["set_status"], {"id": match_id, "status": status})
 
     def leaderboard(self, pool: str) -> list[Standing]:
         with self._transaction() as conn:

@@ -75,3 +75,75 @@ class GetLeaderboardResponse(_message.Message):
     pool: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
     def __init__(self, pool: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ...) -> None: ...
+
+class RequestMatchRequest(_message.Message):
+    __slots__ = ("bots", "rules", "matches", "decision_ms")
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    rules: str
+    matches: int
+    decision_ms: int
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., rules: _Optional[str] = ..., matches: _Optional[int] = ..., decision_ms: _Optional[int] = ...) -> None: ...
+
+class RequestMatchResponse(_message.Message):
+    __slots__ = ("match_ids",)
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    match_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    pool: str
+    rules: str
+    status: str
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    winner: int
+    score: _containers.RepeatedScalarFieldContainer[int]
+    finished_at: str
+    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("match", "record_json")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    match: MatchSummary
+    record_json: str
+    def __init__(self, match: _Optional[_Union[MatchSummary, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("bot", "pool", "page_size", "page_token")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    pool: str
+    page_size: int
+    page_token: str
+    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

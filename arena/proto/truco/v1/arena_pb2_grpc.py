@@ -49,6 +49,21 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.RequestMatch = channel.unary_unary(
+                '/truco.v1.Arena/RequestMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RequestMatchRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.RequestMatchResponse.FromString,
+                _registered_method=True)
+        self.GetMatch = channel.unary_unary(
+                '/truco.v1.Arena/GetMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.GetMatchResponse.FromString,
+                _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/truco.v1.Arena/ListMatches',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -73,6 +88,28 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RequestMatch(self, request, context):
+        """organizer: rated matches between registered bots that are connected now, played by
+        this referee and recorded one by one; returns at once with the match ids.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMatch(self, request, context):
+        """A match and its record; covered cards' faces and unplayed cards only for the organizer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMatches(self, request, context):
+        """Finished and scheduled matches, newest first, by bot and/or pool, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -90,6 +127,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'RequestMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RequestMatchRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.RequestMatchResponse.SerializeToString,
+            ),
+            'GetMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetMatchRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.GetMatchResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -173,6 +225,87 @@ class Arena:
             '/truco.v1.Arena/GetLeaderboard',
             truco_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/RequestMatch',
+            truco_dot_v1_dot_arena__pb2.RequestMatchRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.RequestMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetMatch',
+            truco_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.GetMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListMatches',
+            truco_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,
