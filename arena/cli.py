@@ -503,12 +503,12 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("rank", "bot", "Elo", "games", "W-L", "", title=reply.pool, box=None)
+    table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         mark = "provisional" if s.provisional else ""
-        table.add_row(
-            str(s.rank), s.bot, f"{s.elo:.0f}", str(s.games), f"{s.wins}-{s.losses}", mark
-        )
+        interval = f"{s.low:.0f}-{s.high:.0f}" if s.high > s.low else "-"
+        row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
+        table.add_row(*row, mark)
     Console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
     return 0
 

@@ -20,7 +20,7 @@ from arena.engine import Rules
 from arena.engine.record import public_record
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.rating import is_provisional
+from arena.rating import bradley_terry, is_provisional, win_counts
 from arena.store.rows import BotRow, MatchRow
 from arena.store.store import Store, StoreError
 from referee.hub import Hub
@@ -83,9 +83,35 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         rows = await asyncio.to_thread(self.store.bots)
         return api.ListBotsResponse(bots=[_bot(r) for r in rows])
 
+    async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
+        await self._organizer(context)
+        try:
+            row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
+        except StoreError as e:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        log.info("rotated the token of bot %s", row.name)
+        return api.RegisterBotResponse(bot=_bot(row), token=token)
+
+    async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
+        rows = await asyncio.to_thread(
+            self.store.rating_history, request.bot, request.pool or DEFAULT_POOL
+        )
+        return api.GetRatingHistoryResponse(
+            changes=[
+                api.RatingChange(
+                    match_id=r["match_id"],
+                    before=r["before"],
+                    after=r["after"],
+                    at=r["created_at"].isoformat(),
+                )
+                for r in rows
+            ]
+        )
+
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
         pool = request.pool or DEFAULT_POOL
         standings = await asyncio.to_thread(self.store.leaderboard, pool)
+        spread = await asyncio.to_thread(self._spread, pool)
         return api.GetLeaderboardResponse(
             pool=pool,
             standings=[
@@ -97,6 +123,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                     wins=s.rating.wins,
                     losses=s.rating.losses,
                     provisional=is_provisional(s.rating.games),
+                    low=s.rating.elo - spread.get(s.name, 0.0),
+                    high=s.rating.elo + spread.get(s.name, 0.0),
                 )
                 for i, s in enumerate(standings)
             ],
@@ -183,6 +211,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return api.ListMatchesResponse(
             matches=[_summary(r, n) for r, n in page], next_page_token=token
         )
+
+    def _spread(self, pool: str) -> dict[str, float]:
+        """Half the 95% interval of each bot's Bradley-Terry strength in the pool."""
+        results = self.store.pool_results(pool)
+        if not results:
+            return {}
+        try:
+            fit = bradley_terry(win_counts(results))
+        except (ValueError, RuntimeError):  # players in separate groups: no common scale
+            return {}
+        return {r.player: (r.high - r.low) / 2 for r in fit.ratings}
 
 
 def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:

@@ -5,6 +5,7 @@ same against a running `arena serve`."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -230,3 +231,38 @@ def stop_embedded(pgdata: Any) -> None:
     if pid_file.exists():
         with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+
+
+def test_rotating_a_token_retires_the_old_one(arena: Any) -> None:
+    ref, stub = arena
+    old = stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER).token
+    new = stub.RotateToken(api.RotateTokenRequest(name="alpha"), metadata=ORGANIZER).token
+    assert new != old
+    client = Client(ref.server.address)
+    client.hello(old)
+    assert client.error().code() == grpc.StatusCode.UNAUTHENTICATED
+    client.close()
+    client = Client(ref.server.address)
+    client.hello(new)
+    assert client.next().welcome.bot == "alpha"
+    client.close()
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.RotateToken(api.RotateTokenRequest(name="nobody"), metadata=ORGANIZER)
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_rating_history_and_intervals_follow_the_recorded_matches(arena: Any) -> None:
+    ref, stub = arena
+    a, _ = ref.store.register_bot("alpha")
+    b, _ = ref.store.register_bot("beta")
+    for k in range(6):
+        seats = [a.id, b.id] if k % 2 == 0 else [b.id, a.id]
+        ref.store.create_match(f"h{k}", Rules(), seats, seed=k)
+        ref.store.finish_match(f"h{k}", played(Rules(), k))
+    history = stub.GetRatingHistory(api.GetRatingHistoryRequest(bot="alpha"), timeout=10).changes
+    assert [c.match_id for c in history] == [f"h{k}" for k in range(6)]
+    assert all(x.after == y.before for x, y in itertools.pairwise(history))
+    board = stub.GetLeaderboard(api.GetLeaderboardRequest(), timeout=10).standings
+    for s in board:
+        assert s.low < s.elo < s.high, "six games leave a wide interval around each rating"
+        assert s.high - s.low == pytest.approx(board[0].high - board[0].low)  # two players

@@ -82,3 +82,16 @@ LIMIT %(limit)s;
 UPDATE matches SET status = %(status)s,
     started_at = CASE WHEN %(status)s = 'running' THEN now() ELSE started_at END
 WHERE id = %(id)s AND status <> 'finished';
+
+-- name: rotate_token
+UPDATE bots SET token_hash = %(token_hash)s WHERE name = %(name)s RETURNING *;
+
+-- name: rating_history
+SELECT e.match_id, e.before, e.after, e.created_at
+FROM rating_events e JOIN bots b ON b.id = e.bot_id
+WHERE b.name = %(bot)s AND e.pool = %(pool)s ORDER BY e.id;
+
+-- name: pool_results
+SELECT m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                       WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated;

@@ -114,6 +114,33 @@ class Store:
         assert row is not None
         return BotRow(**row), token
 
+    def rotate_token(self, name: str) -> tuple[BotRow, str]:
+        """A new token for the bot; the old one stops working."""
+        token = secrets.token_urlsafe(32)
+        with self._transaction() as conn:
+            row = conn.execute(
+                Q["rotate_token"], {"name": name, "token_hash": token_hash(token)}
+            ).fetchone()
+        if row is None:
+            raise StoreError(f"no bot named {name!r}")
+        return BotRow(**row), token
+
+    def rating_history(self, bot: str, pool: str) -> list[dict[str, Any]]:
+        with self._transaction() as conn:
+            return list(conn.execute(Q["rating_history"], {"bot": bot, "pool": pool}))
+
+    def pool_results(self, pool: str) -> list[tuple[str, str]]:
+        """Every (winner, loser) pair of bots across the teams of the pool's rated
+        matches (each member of the winning team over each of the losing team)."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["pool_results"], {"pool": pool}).fetchall()
+        pairs = []
+        for row in rows:
+            seats, winner = row["seat_names"], row["winner"]
+            for w in dict.fromkeys(seats[winner::2]):
+                pairs += [(w, loser) for loser in dict.fromkeys(seats[1 - winner :: 2])]
+        return pairs
+
     def bots(self) -> list[BotRow]:
         with self._transaction() as conn:
             return [BotRow(**r) for r in conn.execute(Q["list_bots"]).fetchall()]

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14truco/v1/arena.proto\x12\x08truco.v1\"F\n\x03\x42ot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\t\"1\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\"@\n\x13RegisterBotResponse\x12\x1a\n\x03\x62ot\x18\x01 \x01(\x0b\x32\r.truco.v1.Bot\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"/\n\x10ListBotsResponse\x12\x1b\n\x04\x62ots\x18\x01 \x03(\x0b\x32\r.truco.v1.Bot\"%\n\x15GetLeaderboardRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\"t\n\x08Standing\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0b\n\x03\x65lo\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\x0e\n\x06losses\x18\x06 \x01(\r\x12\x13\n\x0bprovisional\x18\x07 \x01(\x08\"M\n\x16GetLeaderboardResponse\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12%\n\tstandings\x18\x02 \x03(\x0b\x32\x12.truco.v1.Standing\"X\n\x13RequestMatchRequest\x12\x0c\n\x04\x62ots\x18\x01 \x03(\t\x12\r\n\x05rules\x18\x02 \x01(\t\x12\x0f\n\x07matches\x18\x03 \x01(\r\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x04 \x01(\r\")\n\x14RequestMatchResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\"\x9a\x01\n\x0cMatchSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\r\n\x05rules\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\r\n\x05seats\x18\x05 \x03(\t\x12\x13\n\x06winner\x18\x06 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05score\x18\x07 \x03(\r\x12\x13\n\x0b\x66inished_at\x18\x08 \x01(\tB\t\n\x07_winner\"\x1d\n\x0fGetMatchRequest\x12\n\n\x02id\x18\x01 \x01(\t\"N\n\x10GetMatchResponse\x12%\n\x05match\x18\x01 \x01(\x0b\x32\x16.truco.v1.MatchSummary\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\"V\n\x12ListMatchesRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.truco.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xc9\x03\n\x05\x41rena\x12J\n\x0bRegisterBot\x12\x1c.truco.v1.RegisterBotRequest\x1a\x1d.truco.v1.RegisterBotResponse\x12\x41\n\x08ListBots\x12\x19.truco.v1.ListBotsRequest\x1a\x1a.truco.v1.ListBotsResponse\x12S\n\x0eGetLeaderboard\x12\x1f.truco.v1.GetLeaderboardRequest\x1a .truco.v1.GetLeaderboardResponse\x12M\n\x0cRequestMatch\x12\x1d.truco.v1.RequestMatchRequest\x1a\x1e.truco.v1.RequestMatchResponse\x12\x41\n\x08GetMatch\x12\x19.truco.v1.GetMatchRequest\x1a\x1a.truco.v1.GetMatchResponse\x12J\n\x0bListMatches\x12\x1c.truco.v1.ListMatchesRequest\x1a\x1d.truco.v1.ListMatchesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14truco/v1/arena.proto\x12\x08truco.v1\"F\n\x03\x42ot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\t\"1\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\"@\n\x13RegisterBotResponse\x12\x1a\n\x03\x62ot\x18\x01 \x01(\x0b\x32\r.truco.v1.Bot\x12\r\n\x05token\x18\x02 \x01(\t\"\x11\n\x0fListBotsRequest\"/\n\x10ListBotsResponse\x12\x1b\n\x04\x62ots\x18\x01 \x03(\x0b\x32\r.truco.v1.Bot\"%\n\x15GetLeaderboardRequest\x12\x0c\n\x04pool\x18\x01 \x01(\t\"\x8f\x01\n\x08Standing\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0b\n\x03\x65lo\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\r\x12\x0c\n\x04wins\x18\x05 \x01(\r\x12\x0e\n\x06losses\x18\x06 \x01(\r\x12\x13\n\x0bprovisional\x18\x07 \x01(\x08\x12\x0b\n\x03low\x18\x08 \x01(\x01\x12\x0c\n\x04high\x18\t \x01(\x01\"M\n\x16GetLeaderboardResponse\x12\x0c\n\x04pool\x18\x01 \x01(\t\x12%\n\tstandings\x18\x02 \x03(\x0b\x32\x12.truco.v1.Standing\"X\n\x13RequestMatchRequest\x12\x0c\n\x04\x62ots\x18\x01 \x03(\t\x12\r\n\x05rules\x18\x02 \x01(\t\x12\x0f\n\x07matches\x18\x03 \x01(\r\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x04 \x01(\r\")\n\x14RequestMatchResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\"\x9a\x01\n\x0cMatchSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\r\n\x05rules\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\r\n\x05seats\x18\x05 \x03(\t\x12\x13\n\x06winner\x18\x06 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05score\x18\x07 \x03(\r\x12\x13\n\x0b\x66inished_at\x18\x08 \x01(\tB\t\n\x07_winner\"\x1d\n\x0fGetMatchRequest\x12\n\n\x02id\x18\x01 \x01(\t\"N\n\x10GetMatchResponse\x12%\n\x05match\x18\x01 \x01(\x0b\x32\x16.truco.v1.MatchSummary\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\"V\n\x12ListMatchesRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.truco.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x12RotateTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x17GetRatingHistoryRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\t\"K\n\x0cRatingChange\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62\x65\x66ore\x18\x02 \x01(\x01\x12\r\n\x05\x61\x66ter\x18\x03 \x01(\x01\x12\n\n\x02\x61t\x18\x04 \x01(\t\"C\n\x18GetRatingHistoryResponse\x12\'\n\x07\x63hanges\x18\x01 \x03(\x0b\x32\x16.truco.v1.RatingChange2\xf0\x04\n\x05\x41rena\x12J\n\x0bRegisterBot\x12\x1c.truco.v1.RegisterBotRequest\x1a\x1d.truco.v1.RegisterBotResponse\x12J\n\x0bRotateToken\x12\x1c.truco.v1.RotateTokenRequest\x1a\x1d.truco.v1.RegisterBotResponse\x12\x41\n\x08ListBots\x12\x19.truco.v1.ListBotsRequest\x1a\x1a.truco.v1.ListBotsResponse\x12Y\n\x10GetRatingHistory\x12!.truco.v1.GetRatingHistoryRequest\x1a\".truco.v1.GetRatingHistoryResponse\x12S\n\x0eGetLeaderboard\x12\x1f.truco.v1.GetLeaderboardRequest\x1a .truco.v1.GetLeaderboardResponse\x12M\n\x0cRequestMatch\x12\x1d.truco.v1.RequestMatchRequest\x1a\x1e.truco.v1.RequestMatchResponse\x12\x41\n\x08GetMatch\x12\x19.truco.v1.GetMatchRequest\x1a\x1a.truco.v1.GetMatchResponse\x12J\n\x0bListMatches\x12\x1c.truco.v1.ListMatchesRequest\x1a\x1d.truco.v1.ListMatchesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,24 +43,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTBOTSRESPONSE']._serialized_end=289
   _globals['_GETLEADERBOARDREQUEST']._serialized_start=291
   _globals['_GETLEADERBOARDREQUEST']._serialized_end=328
-  _globals['_STANDING']._serialized_start=330
-  _globals['_STANDING']._serialized_end=446
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=448
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=525
-  _globals['_REQUESTMATCHREQUEST']._serialized_start=527
-  _globals['_REQUESTMATCHREQUEST']._serialized_end=615
-  _globals['_REQUESTMATCHRESPONSE']._serialized_start=617
-  _globals['_REQUESTMATCHRESPONSE']._serialized_end=658
-  _globals['_MATCHSUMMARY']._serialized_start=661
-  _globals['_MATCHSUMMARY']._serialized_end=815
-  _globals['_GETMATCHREQUEST']._serialized_start=817
-  _globals['_GETMATCHREQUEST']._serialized_end=846
-  _globals['_GETMATCHRESPONSE']._serialized_start=848
-  _globals['_GETMATCHRESPONSE']._serialized_end=926
-  _globals['_LISTMATCHESREQUEST']._serialized_start=928
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1014
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1016
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1103
-  _globals['_ARENA']._serialized_start=1106
-  _globals['_ARENA']._serialized_end=1563
+  _globals['_STANDING']._serialized_start=331
+  _globals['_STANDING']._serialized_end=474
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=476
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=553
+  _globals['_REQUESTMATCHREQUEST']._serialized_start=555
+  _globals['_REQUESTMATCHREQUEST']._serialized_end=643
+  _globals['_REQUESTMATCHRESPONSE']._serialized_start=645
+  _globals['_REQUESTMATCHRESPONSE']._serialized_end=686
+  _globals['_MATCHSUMMARY']._serialized_start=689
+  _globals['_MATCHSUMMARY']._serialized_end=843
+  _globals['_GETMATCHREQUEST']._serialized_start=845
+  _globals['_GETMATCHREQUEST']._serialized_end=874
+  _globals['_GETMATCHRESPONSE']._serialized_start=876
+  _globals['_GETMATCHRESPONSE']._serialized_end=954
+  _globals['_LISTMATCHESREQUEST']._serialized_start=956
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1042
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1044
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1131
+  _globals['_ROTATETOKENREQUEST']._serialized_start=1133
+  _globals['_ROTATETOKENREQUEST']._serialized_end=1167
+  _globals['_GETRATINGHISTORYREQUEST']._serialized_start=1169
+  _globals['_GETRATINGHISTORYREQUEST']._serialized_end=1221
+  _globals['_RATINGCHANGE']._serialized_start=1223
+  _globals['_RATINGCHANGE']._serialized_end=1298
+  _globals['_GETRATINGHISTORYRESPONSE']._serialized_start=1300
+  _globals['_GETRATINGHISTORYRESPONSE']._serialized_end=1367
+  _globals['_ARENA']._serialized_start=1370
+  _globals['_ARENA']._serialized_end=1994
 # @@protoc_insertion_point(module_scope)

@@ -51,7 +51,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional")
+    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -59,6 +59,8 @@ class Standing(_message.Message):
     WINS_FIELD_NUMBER: _ClassVar[int]
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -66,7 +68,9 @@ class Standing(_message.Message):
     wins: int
     losses: int
     provisional: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ...) -> None: ...
+    low: float
+    high: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("pool", "standings")
@@ -147,3 +151,35 @@ class ListMatchesResponse(_message.Message):
     matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
     next_page_token: str
     def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class RotateTokenRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GetRatingHistoryRequest(_message.Message):
+    __slots__ = ("bot", "pool")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    pool: str
+    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ...) -> None: ...
+
+class RatingChange(_message.Message):
+    __slots__ = ("match_id", "before", "after", "at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    before: float
+    after: float
+    at: str
+    def __init__(self, match_id: _Optional[str] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., at: _Optional[str] = ...) -> None: ...
+
+class GetRatingHistoryResponse(_message.Message):
+    __slots__ = ("changes",)
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    changes: _containers.RepeatedCompositeFieldContainer[RatingChange]
+    def __init__(self, changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...

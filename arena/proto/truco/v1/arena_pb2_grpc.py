@@ -39,10 +39,20 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.RegisterBotRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
                 _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/truco.v1.Arena/RotateToken',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
+                _registered_method=True)
         self.ListBots = channel.unary_unary(
                 '/truco.v1.Arena/ListBots',
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.GetRatingHistory = channel.unary_unary(
+                '/truco.v1.Arena/GetRatingHistory',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.FromString,
                 _registered_method=True)
         self.GetLeaderboard = channel.unary_unary(
                 '/truco.v1.Arena/GetLeaderboard',
@@ -76,8 +86,22 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateToken(self, request, context):
+        """organizer: a new token for a bot; the old one stops working at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListBots(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRatingHistory(self, request, context):
+        """Every rating change of a bot in a pool, oldest first.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -118,10 +142,20 @@ def add_ArenaServicer_to_server(servicer, server):
                     request_deserializer=truco_dot_v1_dot_arena__pb2.RegisterBotRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.SerializeToString,
             ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RotateTokenRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.SerializeToString,
+            ),
             'ListBots': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBots,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'GetRatingHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRatingHistory,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.SerializeToString,
             ),
             'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLeaderboard,
@@ -182,6 +216,33 @@ class Arena:
             _registered_method=True)
 
     @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/RotateToken',
+            truco_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def ListBots(request,
             target,
             options=(),
@@ -198,6 +259,33 @@ class Arena:
             '/truco.v1.Arena/ListBots',
             truco_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRatingHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetRatingHistory',
+            truco_dot_v1_dot_arena__pb2.GetRatingHistoryRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.GetRatingHistoryResponse.FromString,
             options,
             channel_credentials,
             insecure,
