@@ -112,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("matches", help="recorded matches, newest first")
     p.add_argument("--bot", help="only this bot's")
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
+    p.add_argument("--since", default="", help="created at or after (e.g. 2026-11-29T10:00Z)")
+    p.add_argument("--until", default="", help="created before")
     p.add_argument("--limit", type=int, default=20)
     p.set_defaults(run=cmd_matches)
 
@@ -450,7 +452,13 @@ def _match_line(m: Any) -> str:
 def cmd_matches(args: argparse.Namespace) -> int:
     from arena.proto.truco.v1 import arena_pb2 as api
 
-    request = api.ListMatchesRequest(bot=args.bot or "", pool=args.pool or "", page_size=args.limit)
+    request = api.ListMatchesRequest(
+        bot=args.bot or "",
+        pool=args.pool or "",
+        page_size=args.limit,
+        since=args.since,
+        until=args.until,
+    )
     matches = _arena_call("ListMatches", request).matches
     for m in matches:
         print(_match_line(m))

@@ -193,18 +193,25 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
         size = min(request.page_size or 20, 200)
         after = None
-        if request.page_token:
-            try:
+        try:
+            if request.page_token:
                 stamp, match_id = request.page_token.split("|", 1)
                 after = (datetime.fromisoformat(stamp), match_id)
-            except ValueError:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a bad page_token")
+            since = datetime.fromisoformat(request.since) if request.since else None
+            until = datetime.fromisoformat(request.until) if request.until else None
+        except ValueError:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "page_token must come from a previous page; since and until are RFC 3339 times",
+            )
         rows = await asyncio.to_thread(
             self.store.matches,
             bot=request.bot or None,
             pool=request.pool or None,
             limit=size + 1,
             after=after,
+            since=since,
+            until=until,
         )
         page, more = rows[:size], len(rows) > size
         token = f"{page[-1][0].created_at.isoformat()}|{page[-1][0].id}" if more else ""

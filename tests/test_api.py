@@ -266,3 +266,28 @@ def test_rating_history_and_intervals_follow_the_recorded_matches(arena: Any) ->
     for s in board:
         assert s.low < s.elo < s.high, "six games leave a wide interval around each rating"
         assert s.high - s.low == pytest.approx(board[0].high - board[0].low)  # two players
+
+
+def test_matches_list_newest_first_a_page_at_a_time_by_bot_and_time(arena: Any) -> None:
+    ref, stub = arena
+    a, _ = ref.store.register_bot("alpha")
+    b, _ = ref.store.register_bot("beta")
+    c, _ = ref.store.register_bot("gamma")
+    for k in range(5):
+        ref.store.create_match(f"p{k}", Rules(), [a.id, b.id if k < 3 else c.id], seed=k)
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = stub.ListMatches(api.ListMatchesRequest(page_size=2, page_token=token), timeout=10)
+        seen += [m.id for m in page.matches]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == ["p4", "p3", "p2", "p1", "p0"]
+    gamma = stub.ListMatches(api.ListMatchesRequest(bot="gamma"), timeout=10).matches
+    assert [m.id for m in gamma] == ["p4", "p3"] and list(gamma[0].seats) == ["alpha", "gamma"]
+    later = stub.ListMatches(api.ListMatchesRequest(since="2999-01-01T00:00:00Z"), timeout=10)
+    assert list(later.matches) == []
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.ListMatches(api.ListMatchesRequest(page_token="nonsense"), timeout=10)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -75,6 +75,8 @@ WHERE (%(pool)s::text IS NULL OR m.pool = %(pool)s)
         SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
         WHERE s.match_id = m.id AND b.name = %(bot)s))
   AND (%(after_time)s::timestamptz IS NULL OR (m.created_at, m.id) < (%(after_time)s, %(after_id)s))
+  AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s)
+  AND (%(until)s::timestamptz IS NULL OR m.created_at < %(until)s)
 ORDER BY m.created_at DESC, m.id DESC
 LIMIT %(limit)s;
 

@@ -253,11 +253,16 @@ class Store:
         pool: str | None = None,
         limit: int = 20,
         after: tuple[datetime, str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[tuple[MatchRow, list[str]]]:
-        """Matches newest first; ``after`` is the (created_at, id) the previous page ended on."""
+        """Matches newest first, created in [since, until); ``after`` is the (created_at,
+        id) the previous page ended on."""
         params = {
             "bot": bot,
             "pool": pool,
+            "since": since,
+            "until": until,
             "limit": limit,
             "after_time": after[0] if after else None,
             "after_id": after[1] if after else None,

@@ -133,16 +133,20 @@ class GetMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[MatchSummary, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("bot", "pool", "page_size", "page_token")
+    __slots__ = ("bot", "pool", "page_size", "page_token", "since", "until")
     BOT_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
     bot: str
     pool: str
     page_size: int
     page_token: str
-    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    since: str
+    until: str
+    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., since: _Optional[str] = ..., until: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches", "next_page_token")
