@@ -30,6 +30,7 @@ from referee.runner import MatchRunner
 log = logging.getLogger(__name__)
 
 DEFAULT_POOL = "paulista/1"
+MAX_REQUESTED = 1000  # matches in one RequestMatch
 
 
 def _bot(row: BotRow) -> api.Bot:
@@ -133,6 +134,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def RequestMatch(self, request: Any, context: Any) -> api.RequestMatchResponse:
         await self._organizer(context)
         try:
+            if request.matches > MAX_REQUESTED:
+                raise ValueError(f"at most {MAX_REQUESTED} matches per request")
             rules = Rules.parse(request.rules or "paulista")
             clock = TimeControl(decision_ms=request.decision_ms or 1000)
             plan = seatings(rules, list(request.bots), request.matches or 2)

@@ -291,3 +291,24 @@ def test_matches_list_newest_first_a_page_at_a_time_by_bot_and_time(arena: Any) 
     with pytest.raises(grpc.RpcError) as caught:
         stub.ListMatches(api.ListMatchesRequest(page_token="nonsense"), timeout=10)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "code"),
+    [
+        ({"bots": ["alpha", "beta"], "matches": 10**6}, grpc.StatusCode.INVALID_ARGUMENT),
+        ({"bots": ["alpha", "beta"], "rules": "mineiro"}, grpc.StatusCode.INVALID_ARGUMENT),
+        ({"bots": ["alpha", "beta", "gamma"]}, grpc.StatusCode.INVALID_ARGUMENT),
+        ({"bots": ["alpha", "nobody"]}, grpc.StatusCode.NOT_FOUND),
+        ({"bots": ["alpha", "beta"]}, grpc.StatusCode.FAILED_PRECONDITION),  # not connected
+    ],
+)
+def test_match_requests_that_cannot_be_played_are_refused(
+    arena: Any, request_fields: dict[str, Any], code: Any
+) -> None:
+    ref, stub = arena
+    ref.store.register_bot("alpha")
+    ref.store.register_bot("beta")
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.RequestMatch(api.RequestMatchRequest(**request_fields), metadata=ORGANIZER)
+    assert caught.value.code() == code and caught.value.details()
