@@ -142,9 +142,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         except ValueError as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         registered = {b.name: b for b in await asyncio.to_thread(self.store.bots)}
-        for name in dict.fromkeys(request.bots):
+        names = list(dict.fromkeys(request.bots))
+        for name in names:
             if name not in registered or not registered[name].active:
                 await context.abort(grpc.StatusCode.NOT_FOUND, f"no active bot named {name!r}")
+        for name in names:
             if self.hub is None or name not in self.hub.sessions:
                 await context.abort(
                     grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} is not connected"
