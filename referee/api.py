@@ -26,6 +26,7 @@ from arena.store.store import Store, StoreError
 from referee.hub import Hub
 from referee.local import seatings
 from referee.runner import MatchRunner
+from referee.server import bearer
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     def _is_organizer(self, context: Any) -> bool | None:
         """True for the organizer's token, False for another token, None for none."""
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-                token = value.removeprefix("Bearer ").strip().encode()
-                return hmac.compare_digest(token, self._admin)
-        return None
+        token = bearer(context)
+        return hmac.compare_digest(token.encode(), self._admin) if token else None
 
     async def _organizer(self, context: Any) -> None:
         verdict = self._is_organizer(context)

@@ -89,7 +89,6 @@ class Session:
     close_code: grpc.StatusCode | None = None
     close_reason: str = ""
     closed: bool = False
-    rejected: int = 0  # actions refused outside any match (unknown match, not seated)
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # the stream is over
     _credits: int = 0  # replies the bot is owed room for
     _tokens: float = RATE_BURST
@@ -210,7 +209,6 @@ class Hub:
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
         if match is None or session.bot not in match.bots:
-            session.rejected += 1
             session.send(
                 pb.RefereeMessage(
                     rejected=pb.ActionRejected(

@@ -72,7 +72,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 f"protocol version {hello.protocol_version} is not spoken here; "
                 f"this referee speaks {PROTOCOL_VERSION}",
             )
-        token = hello.token or _bearer(context)
+        token = hello.token or bearer(context)
         # a token book may ask the database: keep the event loop free meanwhile
         bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
         if bot is None:
@@ -93,7 +93,8 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 self.hub.route(session, message.action)
 
 
-def _bearer(context: Any) -> str:
+def bearer(context: Any) -> str:
+    """The token of an ``authorization: Bearer TOKEN`` metadata entry, or ""."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value.removeprefix("Bearer ").strip()

@@ -159,7 +159,3 @@ def strength_table(deck: Deck, manilha: Manilha, vira: Card | None) -> tuple[int
         top = manilha_rank(vira, deck)
         special = {Card(top, s).index: _MANILHA_BASE + s for s in Suit}
     return tuple(special.get(c.index, c.rank) for c in ALL_CARDS)
-
-
-def is_manilha(strength: int) -> bool:
-    return strength >= _MANILHA_BASE

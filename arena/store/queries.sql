@@ -7,9 +7,6 @@ RETURNING *;
 -- name: bot_by_token_hash
 SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
--- name: bot_by_name
-SELECT * FROM bots WHERE name = %(name)s;
-
 -- name: insert_match
 INSERT INTO matches (id, pool, rules, seed, rated, run_id)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(rated)s, %(run_id)s)
