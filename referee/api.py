@@ -23,8 +23,8 @@ from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import bradley_terry, is_provisional, win_counts
 from arena.store.rows import BotRow, MatchRow
 from arena.store.store import Store, StoreError
+from arena.tournament import seatings
 from referee.hub import Hub
-from referee.local import seatings
 from referee.runner import MatchRunner
 from referee.server import bearer
 

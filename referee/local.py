@@ -26,6 +26,7 @@ from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.rating import elo_difference
+from arena.tournament import seatings
 from referee.hub import Hub, MemoryTokens
 from referee.runner import MatchRunner
 from referee.server import create_server
@@ -108,19 +109,6 @@ def _command_name(command: str) -> str:
             return words[2]
         return Path(words[1]).name
     return Path(words[0]).name
-
-
-def seatings(rules: Rules, bots: Sequence[str], games: int) -> list[list[str]]:
-    """Who sits where in each match: one bot per team (it plays all the team's seats) or
-    one per seat; every second match moves everyone one seat on, which swaps teams."""
-    n = rules.seats
-    if len(bots) == 2:
-        first = [bots[s % 2] for s in range(n)]
-    elif len(bots) == n:
-        first = list(bots)
-    else:
-        raise ValueError(f"{rules} has {n} seats: give 2 bots (one per team) or {n} (one per seat)")
-    return [first if k % 2 == 0 else first[-1:] + first[:-1] for k in range(games)]
 
 
 @contextlib.asynccontextmanager

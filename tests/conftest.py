@@ -16,6 +16,9 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
+from arena.store.migrate import migrate
+from arena.store.store import Store
+
 MACHINE = os.environ.get("ARENA_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
@@ -46,3 +49,12 @@ def database(postgres: str) -> Iterator[str]:
     finally:
         with psycopg.connect(postgres, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def store(database: str) -> Iterator[Store]:
+    """A store on a fresh, migrated database."""
+    migrate(database)
+    s = Store(database)
+    yield s
+    s.close()

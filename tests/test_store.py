@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -13,16 +12,7 @@ import pytest
 
 from arena import rating
 from arena.engine import Match, Rules, to_record
-from arena.store.migrate import migrate
 from arena.store.store import Store, StoreError, pool_of
-
-
-@pytest.fixture
-def store(database: str) -> Iterator[Store]:
-    migrate(database)
-    s = Store(database)
-    yield s
-    s.close()
 
 
 def played(rules: Rules, seed: int) -> dict[str, Any]:

@@ -94,3 +94,101 @@ WHERE b.name = %(bot)s AND e.pool = %(pool)s ORDER BY e.id;
 SELECT m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                        WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated;
+
+-- ---- tournaments --------------------------------------------------------------------
+
+-- name: insert_tournament
+INSERT INTO tournaments (name, definition, schedule)
+VALUES (%(name)s, %(definition)s, %(schedule)s) RETURNING *;
+
+-- name: tournament
+SELECT * FROM tournaments WHERE id = %(id)s OR name = %(name)s;
+
+-- name: list_tournaments
+SELECT t.*, last.id AS last_run, last.status AS last_status,
+       (SELECT count(*) FROM runs WHERE tournament_id = t.id) AS runs
+FROM tournaments t
+LEFT JOIN LATERAL (SELECT id, status FROM runs WHERE tournament_id = t.id
+                   ORDER BY id DESC LIMIT 1) last ON true
+ORDER BY t.name;
+
+-- name: scheduled_tournaments
+SELECT * FROM tournaments WHERE schedule IS NOT NULL ORDER BY id;
+
+-- name: insert_run
+-- A scheduled time fires once: a second beat (or a retry) gets no row back.
+INSERT INTO runs (tournament_id, definition, seed, fired_for)
+VALUES (%(tournament_id)s, %(definition)s, %(seed)s, %(fired_for)s)
+ON CONFLICT (tournament_id, fired_for) DO NOTHING
+RETURNING *;
+
+-- name: mark_fired
+UPDATE tournaments SET fired_at = %(fired_for)s WHERE id = %(id)s AND fired_at < %(fired_for)s;
+
+-- name: lock_run
+SELECT * FROM runs WHERE id = %(id)s FOR UPDATE;
+
+-- name: active_bots
+SELECT id, name FROM bots WHERE active AND name = ANY(%(names)s::text[]);
+
+-- name: pool_bots
+SELECT b.id, b.name FROM bots b JOIN ratings r ON r.bot_id = b.id
+WHERE b.active AND r.pool = %(pool)s ORDER BY b.name;
+
+-- name: planned_run
+UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s
+WHERE id = %(id)s;
+
+-- name: run
+SELECT r.*, t.name AS tournament FROM runs r JOIN tournaments t ON t.id = r.tournament_id
+WHERE r.id = %(id)s;
+
+-- name: list_runs
+SELECT r.*, t.name AS tournament FROM runs r JOIN tournaments t ON t.id = r.tournament_id
+WHERE (%(tournament_id)s::bigint IS NULL OR r.tournament_id = %(tournament_id)s)
+ORDER BY r.id DESC LIMIT %(limit)s;
+
+-- name: run_progress
+SELECT count(*) FILTER (WHERE status = 'finished') AS finished,
+       count(*) FILTER (WHERE status = 'failed') AS failed,
+       count(*) FILTER (WHERE status = 'running') AS running,
+       min(started_at) AS first_started, max(finished_at) AS last_finished
+FROM matches WHERE run_id = %(id)s;
+
+-- name: run_results
+-- Every finished match of a run, with the hand points each team won.
+SELECT m.id, m.winner, m.faults,
+    ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
+    ARRAY(SELECT coalesce(sum((h -> 'result' -> 'points' ->> t)::int), 0)
+          FROM generate_series(0, 1) t
+          LEFT JOIN jsonb_array_elements(m.record -> 'hands') h ON true
+          GROUP BY t ORDER BY t) AS points
+FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
+
+-- name: run_unfinished
+SELECT id FROM matches WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')
+ORDER BY id;
+
+-- name: finish_run
+UPDATE runs SET status = 'finished', standings = %(standings)s, finished_at = now()
+WHERE id = %(id)s AND status = 'running' RETURNING id;
+
+-- name: stalled_runs
+-- Runs left behind: never planned a while after they were made, or with every match done
+-- but not finished (their last task was lost).
+SELECT r.id, r.status FROM runs r
+WHERE (r.status = 'starting' AND r.created_at < now() - interval '1 minute')
+   OR (r.status = 'running' AND NOT EXISTS (
+        SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status NOT IN ('finished', 'failed')))
+ORDER BY r.id;
+
+-- name: match_to_play
+SELECT m.*, r.definition,
+    ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m LEFT JOIN runs r ON r.id = m.run_id WHERE m.id = %(id)s;
+
+-- name: fail_run
+UPDATE runs SET status = 'failed', error = %(error)s, finished_at = now()
+WHERE id = %(id)s AND status = 'starting';

@@ -68,11 +68,39 @@ class RatingEventRow:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    id: int
+    name: str
+    definition: dict[str, Any]
+    schedule: str | None
+    fired_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    id: int
+    tournament_id: int
+    definition: dict[str, Any]
+    seed: int
+    status: str
+    error: str | None
+    participants: list[str]
+    total: int
+    fired_for: datetime | None
+    standings: dict[str, Any] | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
 TABLES: dict[str, type] = {
     "bots": BotRow,
     "matches": MatchRow,
     "match_seats": MatchSeatRow,
     "ratings": RatingRow,
     "rating_events": RatingEventRow,
+    "tournaments": TournamentRow,
+    "runs": RunRow,
 }
 """Every table and the dataclass of its rows."""

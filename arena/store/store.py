@@ -25,8 +25,9 @@ from psycopg_pool import ConnectionPool
 
 from arena import rating
 from arena.engine import Rules
-from arena.store.rows import BotRow, MatchRow, RatingRow
+from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
+from arena.tournament import Definition, Result, plan, standings
 
 log = logging.getLogger(__name__)
 
@@ -284,3 +285,186 @@ class Store:
         with self._transaction() as conn:
             rows = conn.execute(Q["leaderboard"], {"pool": pool}).fetchall()
         return [Standing(r.pop("name"), RatingRow(**r)) for r in rows]
+
+    # ---- tournaments ------------------------------------------------------------------
+
+    def create_tournament(self, definition: Definition) -> TournamentRow:
+        """Keep a definition; its listed bots must be registered."""
+        if definition.bots:
+            with self._transaction() as conn:
+                found = conn.execute(Q["active_bots"], {"names": list(definition.bots)})
+                known = {r["name"] for r in found}
+            missing = [b for b in definition.bots if b not in known]
+            if missing:
+                raise StoreError(f"no active bot named {', '.join(map(repr, missing))}")
+        params = {
+            "name": definition.name,
+            "definition": Jsonb(definition.to_json()),
+            "schedule": definition.schedule,
+        }
+        try:
+            with self._transaction() as conn:
+                row = conn.execute(Q["insert_tournament"], params).fetchone()
+        except psycopg.errors.UniqueViolation as e:
+            raise StoreError(f"a tournament named {definition.name!r} already exists") from e
+        assert row is not None
+        return TournamentRow(**row)
+
+    def tournament(self, key: str) -> TournamentRow | None:
+        """A tournament by id or by name."""
+        params = {"id": int(key) if key.isdigit() else None, "name": key}
+        with self._transaction() as conn:
+            row = conn.execute(Q["tournament"], params).fetchone()
+        return None if row is None else TournamentRow(**row)
+
+    def tournaments(self) -> list[tuple[TournamentRow, dict[str, Any]]]:
+        """Every tournament with its number of runs and its last run's id and status."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["list_tournaments"]).fetchall()
+        out = []
+        for row in rows:
+            extra = {k: row.pop(k) for k in ("last_run", "last_status", "runs")}
+            out.append((TournamentRow(**row), extra))
+        return out
+
+    def scheduled_tournaments(self) -> list[TournamentRow]:
+        with self._transaction() as conn:
+            return [TournamentRow(**r) for r in conn.execute(Q["scheduled_tournaments"])]
+
+    def create_run(
+        self, tournament: TournamentRow, *, fired_for: datetime | None = None
+    ) -> RunRow | None:
+        """A new run of the tournament as it is defined now. For a scheduled firing, None
+        when that firing already has its run."""
+        definition = Definition.from_json(tournament.definition)
+        seed = definition.seed if definition.seed is not None else secrets.randbits(62)
+        params = {
+            "tournament_id": tournament.id,
+            "definition": Jsonb(tournament.definition),
+            "seed": seed,
+            "fired_for": fired_for,
+        }
+        with self._transaction() as conn:
+            row = conn.execute(Q["insert_run"], params).fetchone()
+            if fired_for is not None:
+                conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
+        return None if row is None else RunRow(**row)
+
+    def plan_run(self, run_id: int) -> list[str]:
+        """Create the run's matches (once: the run row is locked while planning) and return
+        the ids of those not yet finished or failed."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["lock_run"], {"id": run_id}).fetchone()
+            if row is None:
+                raise StoreError(f"no run {run_id}")
+            if row["status"] == "starting":
+                try:
+                    self._plan(conn, RunRow(**row))
+                except ValueError as e:
+                    conn.execute(Q["fail_run"], {"id": run_id, "error": str(e)})
+                    log.warning("run %d cannot start: %s", run_id, e)
+                    return []
+            return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
+
+    def _plan(self, conn: psycopg.Connection[Any], run: RunRow) -> None:
+        definition = Definition.from_json(run.definition)
+        if definition.pool:
+            found = conn.execute(Q["pool_bots"], {"pool": definition.pool}).fetchall()
+        else:
+            found = conn.execute(Q["active_bots"], {"names": list(definition.bots)}).fetchall()
+        ids = {r["name"]: r["id"] for r in found}
+        gone = [b for b in definition.bots if b not in ids]
+        if gone:
+            log.warning("run %d: %s no longer active; playing without", run.id, gone)
+        matches = plan(definition, sorted(ids), run.seed)
+        rules = Rules.parse(definition.rules)
+        conn.cursor().executemany(
+            Q["insert_match"],
+            [
+                {"id": run_match_id(run.id, m.number), "pool": pool_of(rules),
+                 "rules": str(rules), "seed": m.seed, "rated": True, "run_id": run.id}
+                for m in matches
+            ],
+        )  # fmt: skip
+        conn.cursor().executemany(
+            Q["insert_seat"],
+            [
+                {"match_id": run_match_id(run.id, m.number), "seat": seat, "bot_id": ids[bot]}
+                for m in matches
+                for seat, bot in enumerate(m.seats)
+            ],
+        )
+        conn.execute(
+            Q["planned_run"], {"id": run.id, "total": len(matches), "participants": sorted(ids)}
+        )
+
+    def run(self, run_id: int) -> tuple[RunRow, str] | None:
+        """A run and its tournament's name."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["run"], {"id": run_id}).fetchone()
+        return None if row is None else _run_and_name(row)
+
+    def runs(self, tournament_id: int | None = None, limit: int = 50) -> list[tuple[RunRow, str]]:
+        with self._transaction() as conn:
+            rows = conn.execute(
+                Q["list_runs"], {"tournament_id": tournament_id, "limit": limit}
+            ).fetchall()
+        return [_run_and_name(r) for r in rows]
+
+    def run_progress(self, run_id: int) -> dict[str, Any]:
+        """How many of the run's matches are finished, failed and running."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["run_progress"], {"id": run_id}).fetchone()
+        assert row is not None
+        return dict(row)
+
+    def run_standings(self, run: RunRow) -> dict[str, Any]:
+        """The run's table from the matches finished so far."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["run_results"], {"id": run.id}).fetchall()
+        results = [
+            Result(r["id"], r["seat_names"], r["winner"], tuple(r["points"]), r["faults"])
+            for r in rows
+        ]
+        return standings(run.participants, results)
+
+    def finish_run(self, run_id: int) -> bool:
+        """Write the final table of a run whose matches are all done; False when it was
+        finished before or still has matches to play."""
+        found = self.run(run_id)
+        if found is None:
+            raise StoreError(f"no run {run_id}")
+        run = found[0]
+        if run.status != "running":
+            return False
+        with self._transaction() as conn:
+            if conn.execute(Q["run_unfinished"], {"id": run_id}).fetchone() is not None:
+                return False
+        table = self.run_standings(run)
+        with self._transaction() as conn:
+            done = conn.execute(
+                Q["finish_run"], {"id": run_id, "standings": Jsonb(table)}
+            ).fetchone()
+        return done is not None
+
+    def stalled_runs(self) -> list[tuple[int, str]]:
+        with self._transaction() as conn:
+            return [(r["id"], r["status"]) for r in conn.execute(Q["stalled_runs"])]
+
+    def match_to_play(self, match_id: str) -> tuple[MatchRow, list[str], dict[str, Any] | None]:
+        """A match, the bot at each seat, and its run's definition (None outside a run)."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["match_to_play"], {"id": match_id}).fetchone()
+        if row is None:
+            raise StoreError(f"no match {match_id!r}")
+        names, definition = row.pop("seat_names"), row.pop("definition")
+        return MatchRow(**row), names, definition
+
+
+def run_match_id(run_id: int, number: int) -> str:
+    return f"r{run_id}-{number:04d}"
+
+
+def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
+    name = row.pop("tournament")
+    return RunRow(**row), name

@@ -1,0 +1,268 @@
+"""Tournaments without I/O: definitions, who plays whom with which deals, cron schedules,
+and the standings of a set of results.
+
+A run's matches are planned from its definition, its participants and its seed alone, so
+planning again gives the same matches with the same ids and seeds (a retried task adds
+nothing). Each pairing plays ``matches`` matches per leg, every second one with the seats
+moved on by one (which exchanges the teams' seats). With ``duplicate`` the two matches of
+each such pair share one seed, so every deal of the first match comes again in the
+second with the bots' places exchanged: each bot gets the cards its opponent had.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from arena.clock import TimeControl
+from arena.engine import Rules
+from arena.rating import bradley_terry, win_counts
+
+FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+CATCH_UP = timedelta(days=1)  # a schedule's missed firings older than this are skipped
+
+
+def seatings(rules: Rules, bots: Sequence[str], games: int) -> list[list[str]]:
+    """Who sits where in each match: one bot per team (it plays all the team's seats) or
+    one per seat; every second match moves everyone one seat on, which swaps teams."""
+    n = rules.seats
+    if len(bots) == 2:
+        first = [bots[s % 2] for s in range(n)]
+    elif len(bots) == n:
+        first = list(bots)
+    else:
+        raise ValueError(f"{rules} has {n} seats: give 2 bots (one per team) or {n} (one per seat)")
+    return [first if k % 2 == 0 else first[-1:] + first[:-1] for k in range(games)]
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """What a tournament plays. ``bots`` lists the participants; with ``pool`` instead,
+    every active bot rated in that pool when a run starts takes part."""
+
+    name: str
+    rules: str = "paulista"
+    bots: tuple[str, ...] = ()
+    pool: str | None = None
+    format: str = "round-robin"
+    challenger: str | None = None  # gauntlet: the bot that meets every other
+    matches: int = 2  # per pairing and leg, seats swapped every second match
+    duplicate: bool = True
+    decision_ms: int = 1000
+    time_bank_ms: int = 10_000
+    seed: int | None = None  # None: each run draws its own
+    schedule: str | None = None  # cron, five fields, UTC
+
+    def __post_init__(self) -> None:
+        if not NAME.match(self.name):
+            raise ValueError(
+                f"{self.name!r} is not a tournament name: use 1 to 64 letters, digits, "
+                "'.', '_' or '-', starting with a letter or digit"
+            )
+        Rules.parse(self.rules)
+        if self.format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
+        if bool(self.bots) == bool(self.pool):
+            raise ValueError("give the participants either as a list of bots or as a pool")
+        if len(set(self.bots)) != len(self.bots):
+            raise ValueError("a bot is listed twice")
+        if self.format == "gauntlet":
+            if not self.challenger:
+                raise ValueError("a gauntlet needs a challenger")
+            if self.bots and self.challenger not in self.bots:
+                raise ValueError(f"the challenger {self.challenger!r} is not a participant")
+        elif self.challenger:
+            raise ValueError("only a gauntlet has a challenger")
+        if self.bots and len(self.bots) < 2:
+            raise ValueError("a tournament needs at least two bots")
+        if not 1 <= self.matches <= 1000:
+            raise ValueError(f"matches per pairing must be from 1 to 1000, not {self.matches}")
+        if self.duplicate and self.matches % 2:
+            raise ValueError("duplicate deals come in pairs of matches: give an even number")
+        self.time_control()
+        if self.schedule is not None:
+            next_firing(self.schedule, datetime.now(UTC))
+
+    def time_control(self) -> TimeControl:
+        return TimeControl(decision_ms=self.decision_ms, time_bank_ms=self.time_bank_ms)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["bots"] = list(self.bots)
+        return out
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Definition:
+        known = {f.name for f in fields(Definition)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown fields in a tournament definition: {sorted(unknown)}")
+        return Definition(**{**data, "bots": tuple(data.get("bots", ()))})
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One match of a run: its number in the run, the pairing, the seats, the seed."""
+
+    number: int
+    pairing: tuple[str, str]
+    seats: list[str]
+    seed: int
+
+
+def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[str, str]]:
+    players = sorted(participants)
+    if definition.format == "gauntlet":
+        champion = definition.challenger
+        if champion not in players:
+            raise ValueError(f"the challenger {champion!r} is not among the participants")
+        pairs = [(champion, p) for p in players if p != champion]
+    else:
+        pairs = list(itertools.combinations(players, 2))
+    if not pairs:
+        raise ValueError("a tournament needs at least two participants")
+    return pairs
+
+
+def plan(definition: Definition, participants: Sequence[str], seed: int) -> list[Planned]:
+    """Every match of a run, in a fixed order."""
+    rules = Rules.parse(definition.rules)
+    legs = 2 if definition.format == "double-round-robin" else 1
+    per_pair = definition.matches
+    out: list[Planned] = []
+    for p, (a, b) in enumerate(pairings(definition, participants)):
+        for leg in range(legs):
+            order = [a, b] if leg == 0 else [b, a]
+            for k, seats in enumerate(seatings(rules, order, per_pair)):
+                deal = k // 2 if definition.duplicate else k
+                match_seed = random.Random(f"{seed}/{p}/{leg}/{deal}").getrandbits(62)
+                out.append(Planned(len(out) + 1, (a, b), seats, match_seed))
+    return out
+
+
+# ---- schedules ----------------------------------------------------------------------------
+
+
+def _crontab(expr: str) -> Any:
+    from celery.schedules import crontab
+
+    parts = expr.split()
+    if len(parts) != 5:
+        raise ValueError(
+            f"a schedule is five cron fields (minute hour day-of-month month day-of-week, "
+            f"UTC), not {expr!r}"
+        )
+    minute, hour, day_of_month, month, day_of_week = parts
+    try:
+        return crontab(minute, hour, day_of_week, day_of_month, month)
+    except ValueError as e:
+        raise ValueError(f"bad schedule {expr!r}: {e}") from None
+
+
+def next_firing(expr: str, after: datetime) -> datetime:
+    """The first time the cron schedule fires after ``after`` (UTC, whole minutes)."""
+    last, delta, _ = _crontab(expr).remaining_delta(after.astimezone(UTC), tz=UTC)
+    firing: datetime = last + delta
+    return firing.astimezone(UTC)
+
+
+def due_firing(expr: str, fired: datetime, now: datetime) -> datetime | None:
+    """The latest time in (``fired``, ``now``] that the schedule fires at, or None. Firings
+    missed by more than CATCH_UP (the scheduler was down) are skipped, not caught up."""
+    at = max(fired, now - CATCH_UP)
+    latest = None
+    while (firing := next_firing(expr, at)) <= now:
+        latest = at = firing
+    return latest
+
+
+# ---- standings ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished match as the standings see it."""
+
+    match_id: str
+    seats: Sequence[str]
+    winner: int
+    points: tuple[int, int]  # hand points won by each team
+    faults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+def hand_points(record: Mapping[str, Any]) -> tuple[int, int]:
+    """The points each team won in the hands of a match record."""
+    won = [0, 0]
+    for hand in record.get("hands", []):
+        for t, p in enumerate(hand.get("result", {}).get("points", [0, 0])):
+            won[t] += p
+    return won[0], won[1]
+
+
+def _row(bot: str) -> dict[str, Any]:
+    return {"bot": bot, "played": 0, "wins": 0, "losses": 0, "points": 0, "hand_points": 0,
+            "hand_points_against": 0, "faults": {}}  # fmt: skip
+
+
+def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[str, Any]:
+    """The table of a run: one row per bot, best first (match points: one per match won;
+    then the Bradley-Terry rating; then hand points won minus lost), with the Bradley-Terry
+    Elo and its 95% interval, the likelihood that a bot is stronger than the one below it
+    (``los_next``), and the crosstable (``crosstable[a][b]`` is a's wins and losses
+    against b)."""
+    rows = {bot: _row(bot) for bot in participants}
+    cross: dict[str, dict[str, list[int]]] = {bot: {} for bot in rows}
+    pairs: list[tuple[str, str]] = []
+    for r in results:
+        teams = [list(dict.fromkeys(r.seats[t::2])) for t in (0, 1)]
+        for t, team in enumerate(teams):
+            won = int(t == r.winner)
+            for bot in team:
+                row = rows.setdefault(bot, _row(bot))
+                row["played"] += 1
+                row["wins"] += won
+                row["losses"] += 1 - won
+                row["points"] += won
+                row["hand_points"] += r.points[t]
+                row["hand_points_against"] += r.points[1 - t]
+                for other in teams[1 - t]:
+                    cross.setdefault(bot, {}).setdefault(other, [0, 0])[1 - won] += 1
+        pairs += [(w, loser) for w in teams[r.winner] for loser in teams[1 - r.winner]]
+        for bot, counts in r.faults.items():
+            if bot in rows:
+                mine = rows[bot]["faults"]
+                for key, value in counts.items():
+                    mine[key] = mine.get(key, 0) + value
+    fit = None
+    if pairs:
+        try:
+            fit = bradley_terry(win_counts(pairs))
+        except ValueError:  # groups that never met: no common scale
+            fit = None
+    rated = {r.player: r for r in fit.ratings} if fit else {}
+    for bot, row in rows.items():
+        r = rated.get(bot)
+        row["elo"] = None if r is None else round(r.elo, 1)
+        row["elo_low"] = None if r is None else round(r.low, 1)
+        row["elo_high"] = None if r is None else round(r.high, 1)
+    table = sorted(
+        rows.values(),
+        key=lambda r: (
+            -r["points"],
+            -r["elo"] if r["elo"] is not None else 0.0,
+            r["hand_points_against"] - r["hand_points"],
+            r["bot"],
+        ),
+    )
+    for i, row in enumerate(table):
+        row["rank"] = i + 1
+        below = table[i + 1]["bot"] if i + 1 < len(table) else None
+        both = fit is not None and below in rated and row["bot"] in rated
+        row["los_next"] = round(fit.los(row["bot"], below), 4) if both and fit and below else None
+    return {"table": table, "crosstable": cross}

@@ -1,0 +1,217 @@
+"""Tournaments without servers: definitions, plans and duplicate deals, cron schedules,
+standings against a hand computation; then runs in a real PostgreSQL."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from arena.engine import Match, Rules
+from arena.store.store import Store, StoreError
+from arena.tournament import Definition, Result, due_firing, next_firing, plan, standings
+from tests.test_store import played
+
+BOTS = ("ana", "bia", "caio")
+
+
+def test_a_round_robin_meets_every_pair_with_seats_swapped() -> None:
+    d = Definition("rr", bots=BOTS, matches=4)
+    matches = plan(d, BOTS, seed=7)
+    assert len(matches) == 3 * 4
+    pairs = [("ana", "bia"), ("ana", "caio"), ("bia", "caio")]
+    assert Counter(m.pairing for m in matches) == {p: 4 for p in pairs}
+    for m in matches:
+        a, b = m.pairing
+        assert sorted(set(m.seats)) == [a, b]
+    first_seats = Counter(m.seats[0] for m in matches if m.pairing == ("ana", "bia"))
+    assert first_seats == {"ana": 2, "bia": 2}
+    assert [m.number for m in matches] == list(range(1, 13))
+    assert plan(d, BOTS, seed=7) == matches  # planning again gives the same matches
+    assert plan(d, BOTS, seed=8) != matches
+
+
+def test_double_round_robin_and_gauntlet() -> None:
+    double = plan(Definition("d", bots=BOTS, format="double-round-robin"), BOTS, 1)
+    assert len(double) == 3 * 2 * 2
+    assert len({m.seed for m in double}) == 6  # one deal sequence per duplicate pair
+    gauntlet = plan(Definition("g", bots=BOTS, format="gauntlet", challenger="bia"), BOTS, 1)
+    assert {m.pairing for m in gauntlet} == {("bia", "ana"), ("bia", "caio")}
+
+
+@pytest.mark.parametrize("rules", ["paulista", "paulista:team_size=2", "tradicional"])
+def test_duplicate_pairs_deal_each_bot_the_cards_its_opponent_had(rules: str) -> None:
+    d = Definition("dup", rules=rules, bots=("ana", "bia"), matches=2)
+    first, second = plan(d, ("ana", "bia"), seed=3)
+    assert first.seed == second.seed
+    r = Rules.parse(rules)
+    one, two = Match(r, seed=first.seed), Match(r, seed=second.seed)
+    for match, choose in ((one, random.Random(1)), (two, random.Random(2))):
+        while not match.is_over:  # played differently...
+            match.apply(choose.choice(match.legal_actions()))
+    shared = min(len(one.hands), len(two.hands))
+    assert shared >= 2
+    for h1, h2 in zip(one.hands[:shared], two.hands[:shared], strict=True):
+        assert h1.vira == h2.vira  # ...yet dealt the same cards hand after hand
+        assert h1.dealt == h2.dealt
+    for seat in range(r.seats):  # and the other team holds them the second time
+        assert first.seats[seat] != second.seats[seat]
+
+
+def test_without_duplicate_every_match_has_its_own_deals() -> None:
+    matches = plan(Definition("x", bots=BOTS, matches=3, duplicate=False), BOTS, seed=5)
+    assert len({m.seed for m in matches}) == len(matches)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"bots": ("a",)}, "at least two bots"),
+        ({"bots": ("a", "a")}, "listed twice"),
+        ({"bots": ("a", "b"), "pool": "paulista/1"}, "either as a list of bots or as a pool"),
+        ({"bots": ("a", "b"), "matches": 3}, "even number"),
+        ({"bots": ("a", "b"), "format": "swiss"}, "format must be one of"),
+        ({"bots": ("a", "b"), "format": "gauntlet"}, "needs a challenger"),
+        ({"bots": ("a", "b"), "rules": "paulista:team_size=9"}, "team_size"),
+        ({"bots": ("a", "b"), "schedule": "* * *"}, "five cron fields"),
+        ({"bots": ("a", "b"), "schedule": "61 * * * *"}, "bad schedule"),
+        ({"bots": ("a", "b"), "decision_ms": 0}, "decision_ms"),
+    ],
+)
+def test_bad_definitions_are_refused_clearly(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Definition("t", **fields)  # type: ignore[arg-type]
+
+
+def test_definitions_round_trip_through_json() -> None:
+    d = Definition("t", bots=BOTS, rules="paulista:team_size=2", schedule="0 3 * * 1", seed=9)
+    assert Definition.from_json(d.to_json()) == d
+    with pytest.raises(ValueError, match="unknown fields"):
+        Definition.from_json({**d.to_json(), "colour": "red"})
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def test_cron_schedules_fire_in_utc_at_the_latest_due_time() -> None:
+    assert next_firing("*/15 * * * *", at("2026-11-29 10:07")) == at("2026-11-29 10:15")
+    assert next_firing("0 3 * * 1", at("2026-11-29 10:00")) == at("2026-11-30 03:00")  # Monday
+    assert next_firing("30 12 1 * *", at("2026-11-29 10:00")) == at("2026-12-01 12:30")
+    assert due_firing("*/15 * * * *", at("2026-11-29 10:00"), at("2026-11-29 10:14")) is None
+    assert due_firing("*/15 * * * *", at("2026-11-29 10:00"), at("2026-11-29 10:31")) == at(
+        "2026-11-29 10:30"
+    )  # two were missed: one run, for the latest
+    long_ago = at("2026-11-29 10:00") - timedelta(days=30)
+    assert due_firing("0 * * * *", long_ago, at("2026-11-29 10:05")) == at("2026-11-29 10:00")
+
+
+def test_standings_match_a_hand_computation() -> None:
+    # ana beats bia 3 times of 4; caio has not played yet.
+    results = [
+        Result("m1", ["ana", "bia"], 0, (12, 5)),
+        Result("m2", ["bia", "ana"], 1, (7, 12)),
+        Result("m3", ["ana", "bia"], 1, (10, 12), {"ana": {"timeouts": 2}}),
+        Result("m4", ["bia", "ana"], 1, (3, 12), {"ana": {"timeouts": 1}}),
+    ]
+    out = standings(["ana", "bia", "caio"], results)
+    ana, bia, caio = out["table"]
+    assert (ana["bot"], ana["rank"], ana["points"], ana["wins"], ana["losses"]) == (
+        "ana",
+        1,
+        3,
+        3,
+        1,
+    )
+    assert (ana["hand_points"], ana["hand_points_against"]) == (12 + 12 + 10 + 12, 5 + 7 + 12 + 3)
+    assert ana["faults"] == {"timeouts": 3}
+    assert (bia["bot"], bia["points"], bia["wins"], bia["losses"]) == ("bia", 1, 1, 3)
+    assert (caio["bot"], caio["played"], caio["elo"], caio["los_next"]) == ("caio", 0, None, None)
+    assert out["crosstable"]["ana"]["bia"] == [3, 1]
+    assert out["crosstable"]["bia"]["ana"] == [1, 3]
+    # Bradley-Terry with two players is the logit of the score, split around 1500:
+    elo_per_nat = 400 / math.log(10)
+    diff = 400 * math.log10(3)  # 3 wins in 4
+    assert ana["elo"] == pytest.approx(1500 + diff / 2, abs=0.05)
+    assert bia["elo"] == pytest.approx(1500 - diff / 2, abs=0.05)
+    var_diff = 1 / (4 * 0.75 * 0.25)  # in natural-log units: 1 / (n p (1 - p))
+    half = 1.959964 * elo_per_nat * math.sqrt(var_diff / 4)
+    assert ana["elo_high"] - ana["elo"] == pytest.approx(half, abs=0.1)
+    z = diff / (elo_per_nat * math.sqrt(var_diff))
+    assert ana["los_next"] == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))), abs=1e-4)
+
+
+def test_team_results_count_for_every_member() -> None:
+    out = standings(["a", "b"], [Result("m", ["a", "b", "a", "b"], 1, (4, 12))])
+    a, b = sorted(out["table"], key=lambda r: r["bot"])
+    assert (a["wins"], b["wins"], a["played"], b["played"]) == (0, 1, 1, 1)
+
+
+# ---- runs in the store ----------------------------------------------------------------
+
+
+def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
+    for bot in BOTS:
+        store.register_bot(bot)
+    t = store.create_tournament(Definition("weekly", bots=BOTS, matches=2, seed=11))
+    run = store.create_run(t)
+    assert run is not None and run.status == "starting"
+    ids = store.plan_run(run.id)
+    assert len(ids) == 6 and ids == sorted(ids)
+    assert store.plan_run(run.id) == ids  # a retried start adds nothing
+    found = store.run(run.id)
+    assert found is not None
+    row, name = found
+    assert (name, row.status, row.total, row.participants) == ("weekly", "running", 6, list(BOTS))
+    match, seats, definition = store.match_to_play(ids[0])
+    assert match.run_id == run.id and set(seats) == {"ana", "bia"}
+    assert definition == t.definition
+    assert not store.finish_run(run.id)  # matches are left to play
+
+    for k, match_id in enumerate(ids):
+        record = played(Rules.preset("paulista"), seed=k)
+        store.finish_match(match_id, record)
+    assert store.plan_run(run.id) == []
+    assert store.finish_run(run.id)
+    assert not store.finish_run(run.id)  # once
+    finished = store.run(run.id)
+    assert finished is not None and finished[0].status == "finished"
+    table = finished[0].standings
+    assert table is not None
+    assert sum(r["wins"] for r in table["table"]) == 6
+    assert sum(r["played"] for r in table["table"]) == 12
+
+
+def test_a_scheduled_time_makes_one_run_however_often_it_fires(store: Store) -> None:
+    store.register_bot("ana")
+    store.register_bot("bia")
+    t = store.create_tournament(Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
+    when = at("2026-11-30 03:00")
+    assert store.create_run(t, fired_for=when) is not None
+    assert store.create_run(t, fired_for=when) is None
+    again = store.tournament("nightly")
+    assert again is not None and again.fired_at == when
+    assert len(store.runs(t.id)) == 1
+
+
+def test_tournaments_refuse_unknown_bots_and_repeated_names(store: Store) -> None:
+    store.register_bot("ana")
+    with pytest.raises(StoreError, match="no active bot named 'zeca'"):
+        store.create_tournament(Definition("t", bots=("ana", "zeca")))
+    store.register_bot("bia")
+    store.create_tournament(Definition("t", bots=("ana", "bia")))
+    with pytest.raises(StoreError, match="already exists"):
+        store.create_tournament(Definition("t", bots=("ana", "bia")))
+
+
+def test_a_run_that_cannot_be_planned_fails_with_its_reason(store: Store) -> None:
+    t = store.create_tournament(Definition("empty", pool="paulista/1"))
+    run = store.create_run(t)
+    assert run is not None
+    assert store.plan_run(run.id) == []
+    found = store.run(run.id)
+    assert found is not None
+    assert found[0].status == "failed" and "two participants" in (found[0].error or "")
