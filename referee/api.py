@@ -9,7 +9,9 @@ import json
 import logging
 import secrets
 import uuid
-from datetime import datetime
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -21,9 +23,9 @@ from arena.engine.record import public_record
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import bradley_terry, is_provisional, win_counts
-from arena.store.rows import BotRow, MatchRow
+from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
 from arena.store.store import Store, StoreError
-from arena.tournament import seatings
+from arena.tournament import Definition, next_firing, seatings
 from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import bearer
@@ -32,20 +34,37 @@ log = logging.getLogger(__name__)
 
 DEFAULT_POOL = "paulista/1"
 MAX_REQUESTED = 1000  # matches in one RequestMatch
+KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
 
 
-def _bot(row: BotRow) -> api.Bot:
+def _bot(row: BotRow, connected: bool = False) -> api.Bot:
     return api.Bot(
-        name=row.name, owner=row.owner, active=row.active, created_at=row.created_at.isoformat()
+        name=row.name,
+        owner=row.owner,
+        active=row.active,
+        created_at=row.created_at.isoformat(),
+        connected=connected,
     )
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
-    def __init__(self, store: Store, admin_token: str, hub: Hub | None = None) -> None:
+    """``start_run`` hands a new tournament run to the workers (by its id); without it,
+    StartTournament is refused."""
+
+    def __init__(
+        self,
+        store: Store,
+        admin_token: str,
+        hub: Hub | None = None,
+        start_run: Callable[[int], None] | None = None,
+    ) -> None:
         self.store = store
         self.hub = hub  # set by create_server: the referee that plays requested matches
+        self.start_run = start_run
         self._admin = admin_token.encode()
         self._playing: set[asyncio.Task[None]] = set()
+        self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
+        self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def _is_organizer(self, context: Any) -> bool | None:
         """True for the organizer's token, False for another token, None for none."""
@@ -80,7 +99,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
         rows = await asyncio.to_thread(self.store.bots)
-        return api.ListBotsResponse(bots=[_bot(r) for r in rows])
+        live = self.hub.sessions if self.hub else {}
+        return api.ListBotsResponse(bots=[_bot(r, r.name in live) for r in rows])
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
@@ -222,6 +242,98 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             matches=[_summary(r, n) for r, n in page], next_page_token=token
         )
 
+    async def RunMatch(self, request: Any, context: Any) -> api.RunMatchResponse:
+        await self._organizer(context)
+        try:
+            rules = Rules.parse(request.rules or "paulista")
+            clock = TimeControl(
+                decision_ms=request.decision_ms or 1000, time_bank_ms=request.time_bank_ms or 10_000
+            )
+            if len(request.seats) != rules.seats or not request.match_id:
+                raise ValueError(f"give a match id and {rules.seats} seats for {rules}")
+        except ValueError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        match_id = request.match_id
+        record = self._ended.get(match_id)
+        if record is None:
+            task = self._runs.get(match_id)
+            if task is None:
+                seats = list(request.seats)
+                task = asyncio.create_task(
+                    self._run_match(match_id, rules, seats, request.seed, clock)
+                )
+                self._runs[match_id] = task
+            try:
+                record = await asyncio.shield(task)  # a cancelled call leaves the match playing
+            except Exception as e:
+                log.exception("match %s failed", match_id)
+                await context.abort(grpc.StatusCode.INTERNAL, f"match {match_id} failed: {e}")
+        return api.RunMatchResponse(record_json=json.dumps(record))
+
+    async def _run_match(
+        self, match_id: str, rules: Rules, seats: list[str], seed: int, clock: TimeControl
+    ) -> dict[str, Any]:
+        assert self.hub is not None
+        try:
+            async with self.hub.playing(seats):
+                runner = MatchRunner(
+                    self.hub, match_id, rules, seats, seed=seed, clock=clock,
+                    stand_in=lambda: house_bot("heuristic"),
+                )  # fmt: skip
+                record = await runner.run()
+            self._ended[match_id] = record
+            while len(self._ended) > KEPT_RECORDS:
+                self._ended.popitem(last=False)
+            return record
+        finally:
+            del self._runs[match_id]
+
+    async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
+        await self._organizer(context)
+        try:
+            definition = _definition(request.definition)
+            row = await asyncio.to_thread(self.store.create_tournament, definition)
+        except ValueError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        except StoreError as e:
+            code = "already exists" in str(e) and grpc.StatusCode.ALREADY_EXISTS
+            await context.abort(code or grpc.StatusCode.NOT_FOUND, str(e))
+        log.info("created tournament %s", row.name)
+        return _tournament(row, {"runs": 0, "last_run": None, "last_status": None})
+
+    async def StartTournament(self, request: Any, context: Any) -> api.Run:
+        await self._organizer(context)
+        if self.start_run is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
+            )
+        row = await asyncio.to_thread(self.store.tournament, request.tournament)
+        if row is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament!r}")
+        run = await asyncio.to_thread(self.store.create_run, row)
+        assert run is not None and self.start_run is not None
+        await asyncio.to_thread(self.start_run, run.id)
+        log.info("started run %d of tournament %s", run.id, row.name)
+        return await self._run(run.id)
+
+    async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
+        rows = await asyncio.to_thread(self.store.tournaments)
+        return api.ListTournamentsResponse(tournaments=[_tournament(t, x) for t, x in rows])
+
+    async def GetRun(self, request: Any, context: Any) -> api.Run:
+        return await self._run(request.id, context)
+
+    async def _run(self, run_id: int, context: Any = None) -> api.Run:
+        found = await asyncio.to_thread(self.store.run, run_id)
+        if found is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no run {run_id}")
+        row, name = found
+        progress = await asyncio.to_thread(self.store.run_progress, run_id)
+        table = row.standings
+        if table is None and row.status == "running":
+            table = await asyncio.to_thread(self.store.run_standings, row)
+        return _run(row, name, progress, table)
+
     def _spread(self, pool: str) -> dict[str, float]:
         """Half the 95% interval of each bot's Bradley-Terry strength in the pool."""
         results = self.store.pool_results(pool)
@@ -247,3 +359,77 @@ def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:
     if row.winner is not None:
         summary.winner = row.winner
     return summary
+
+
+def _stamp(at: datetime | None) -> str:
+    return at.isoformat() if at else ""
+
+
+def _definition(msg: Any) -> Definition:
+    """A definition from its message; ValueError names what is wrong."""
+    return Definition(
+        name=msg.name,
+        rules=msg.rules or "paulista",
+        bots=tuple(msg.bots),
+        pool=msg.pool or None,
+        format=msg.format or "round-robin",
+        challenger=msg.challenger or None,
+        matches=msg.matches or 2,
+        duplicate=msg.duplicate if msg.HasField("duplicate") else True,
+        decision_ms=msg.decision_ms or 1000,
+        time_bank_ms=msg.time_bank_ms or 10_000,
+        seed=msg.seed if msg.HasField("seed") else None,
+        schedule=msg.schedule or None,
+    )
+
+
+def _definition_pb(data: dict[str, Any]) -> api.TournamentDefinition:
+    d = Definition.from_json(data)
+    msg = api.TournamentDefinition(
+        name=d.name, rules=d.rules, bots=d.bots, pool=d.pool or "", format=d.format,
+        challenger=d.challenger or "", matches=d.matches, duplicate=d.duplicate,
+        decision_ms=d.decision_ms, time_bank_ms=d.time_bank_ms, schedule=d.schedule or "",
+    )  # fmt: skip
+    if d.seed is not None:
+        msg.seed = d.seed
+    return msg
+
+
+def _tournament(row: TournamentRow, extra: dict[str, Any]) -> api.Tournament:
+    firing = next_firing(row.schedule, datetime.now(UTC)) if row.schedule else None
+    return api.Tournament(
+        id=row.id,
+        definition=_definition_pb(row.definition),
+        created_at=_stamp(row.created_at),
+        runs=extra["runs"],
+        last_run=extra["last_run"] or 0,
+        last_status=extra["last_status"] or "",
+        next_firing=_stamp(firing),
+    )
+
+
+def _run(row: RunRow, name: str, progress: dict[str, Any], table: dict[str, Any] | None) -> api.Run:
+    run = api.Run(
+        id=row.id,
+        tournament_id=row.tournament_id,
+        tournament=name,
+        status=row.status,
+        error=row.error or "",
+        total=row.total,
+        finished=progress["finished"],
+        failed=progress["failed"],
+        running=progress["running"],
+        created_at=_stamp(row.created_at),
+        finished_at=_stamp(row.finished_at),
+        fired_for=_stamp(row.fired_for),
+        seed=row.seed,
+        definition=_definition_pb(row.definition),
+        participants=row.participants,
+        first_started=_stamp(progress["first_started"]),
+    )
+    for line in (table or {}).get("table", []):
+        run.standings.add(**{k: v for k, v in line.items() if v is not None})
+    for bot, against in (table or {}).get("crosstable", {}).items():
+        for opponent, (wins, losses) in sorted(against.items()):
+            run.crosstable.add(bot=bot, opponent=opponent, wins=wins, losses=losses)
+    return run

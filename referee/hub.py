@@ -15,7 +15,8 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -153,6 +154,8 @@ class Hub:
         self.sessions: dict[str, Session] = {}
         self.matches: dict[str, MatchRunner] = {}
         self._arrived = asyncio.Condition()
+        self._busy: Counter[str] = Counter()  # matches each bot is seated in, by playing()
+        self._freed = asyncio.Condition()
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches."""
@@ -176,8 +179,9 @@ class Hub:
         )
         for match in mine:
             match.bot_returned(session.bot)
-        async with self._arrived:
-            self._arrived.notify_all()
+        for waiters in (self._arrived, self._freed):
+            async with waiters:
+                waiters.notify_all()
 
     def detach(self, session: Session) -> None:
         """The stream ended; if it was the bot's live one, its matches hold its seats."""
@@ -230,3 +234,27 @@ class Hub:
         except TimeoutError:
             missing = ", ".join(sorted(wanted - self.sessions.keys()))
             raise TimeoutError(f"not connected after {timeout_s:.0f} s: {missing}") from None
+
+    @contextlib.asynccontextmanager
+    async def playing(self, bots: Iterable[str]) -> AsyncIterator[None]:
+        """Seat ``bots`` in one more match once each has a free slot of the concurrency
+        it declared. All are taken at once, so two matches never hold half of each
+        other's bots. A bot that is not connected is not waited for (the match runner
+        holds its seats)."""
+        wanted = set(bots)
+
+        def free() -> bool:
+            return all(
+                b not in self.sessions or self._busy[b] < self.sessions[b].concurrency
+                for b in wanted
+            )
+
+        async with self._freed:
+            await self._freed.wait_for(free)
+            self._busy.update(wanted)
+        try:
+            yield
+        finally:
+            async with self._freed:
+                self._busy.subtract(wanted)
+                self._freed.notify_all()

@@ -153,9 +153,9 @@ def test_rules_show_gives_every_parameter_and_its_origin() -> None:
     assert bad.returncode == 2 and "team_size must be 1 to 4" in bad.stderr
 
 
-def test_demo_plays_a_whole_match_and_writes_a_record_that_replays(tmp_path: Path) -> None:
-    path = tmp_path / "demo.json"
-    done = arena("demo", "--seed", "5", "--record", str(path))
+def test_play_plays_a_whole_match_and_writes_a_record_that_replays(tmp_path: Path) -> None:
+    path = tmp_path / "play.json"
+    done = arena("play", "--seed", "5", "--record", str(path))
     assert done.returncode == 0, done.stderr
     assert "winner: team" in done.stdout
     again = arena("replay", str(path))

@@ -175,10 +175,17 @@ UPDATE runs SET status = 'finished', standings = %(standings)s, finished_at = no
 WHERE id = %(id)s AND status = 'running' RETURNING id;
 
 -- name: stalled_runs
--- Runs left behind: never planned a while after they were made, or with every match done
--- but not finished (their last task was lost).
-SELECT r.id, r.status FROM runs r
-WHERE (r.status = 'starting' AND r.created_at < now() - interval '1 minute')
+-- Runs left behind at %(now)s: never planned a minute after they were made; every match
+-- done but the run not finished; or matches left to play and no progress for a while (a
+-- task was lost: Redis can drop one that a killed worker had just taken).
+SELECT r.id, r.status, ARRAY(
+        SELECT m.id FROM matches m WHERE m.run_id = r.id
+        AND m.status NOT IN ('finished', 'failed') ORDER BY m.id) AS unfinished
+FROM runs r
+WHERE (r.status = 'starting' AND r.created_at < %(now)s - interval '1 minute')
+   OR (r.status = 'running' AND greatest(r.created_at, (
+        SELECT greatest(max(m.started_at), max(m.finished_at)) FROM matches m
+        WHERE m.run_id = r.id)) < %(now)s - make_interval(secs => %(stall_s)s))
    OR (r.status = 'running' AND NOT EXISTS (
         SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status NOT IN ('finished', 'failed')))
 ORDER BY r.id;

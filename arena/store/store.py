@@ -364,7 +364,7 @@ class Store:
                     conn.execute(Q["fail_run"], {"id": run_id, "error": str(e)})
                     log.warning("run %d cannot start: %s", run_id, e)
                     return []
-            return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
+        return self.run_unfinished(run_id)
 
     def _plan(self, conn: psycopg.Connection[Any], run: RunRow) -> None:
         definition = Definition.from_json(run.definition)
@@ -437,9 +437,8 @@ class Store:
         run = found[0]
         if run.status != "running":
             return False
-        with self._transaction() as conn:
-            if conn.execute(Q["run_unfinished"], {"id": run_id}).fetchone() is not None:
-                return False
+        if self.run_unfinished(run_id):
+            return False
         table = self.run_standings(run)
         with self._transaction() as conn:
             done = conn.execute(
@@ -447,9 +446,17 @@ class Store:
             ).fetchone()
         return done is not None
 
-    def stalled_runs(self) -> list[tuple[int, str]]:
+    def run_unfinished(self, run_id: int) -> list[str]:
+        """The ids of the run's matches neither finished nor failed."""
         with self._transaction() as conn:
-            return [(r["id"], r["status"]) for r in conn.execute(Q["stalled_runs"])]
+            return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
+
+    def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
+        """Runs that need a push at ``now``: (id, status, matches left to play)."""
+        params = {"now": now, "stall_s": stall_s}
+        with self._transaction() as conn:
+            rows = conn.execute(Q["stalled_runs"], params).fetchall()
+        return [(r["id"], r["status"], r["unfinished"]) for r in rows]
 
     def match_to_play(self, match_id: str) -> tuple[MatchRow, list[str], dict[str, Any] | None]:
         """A match, the bot at each seat, and its run's definition (None outside a run)."""

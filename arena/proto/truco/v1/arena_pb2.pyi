@@ -7,16 +7,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Bot(_message.Message):
-    __slots__ = ("name", "owner", "active", "created_at")
+    __slots__ = ("name", "owner", "active", "created_at", "connected")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     active: bool
     created_at: str
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ...) -> None: ...
+    connected: bool
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "owner")
@@ -187,3 +189,188 @@ class GetRatingHistoryResponse(_message.Message):
     CHANGES_FIELD_NUMBER: _ClassVar[int]
     changes: _containers.RepeatedCompositeFieldContainer[RatingChange]
     def __init__(self, changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...
+
+class RunMatchRequest(_message.Message):
+    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    rules: str
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    seed: int
+    decision_ms: int
+    time_bank_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+
+class RunMatchResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class TournamentDefinition(_message.Message):
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGER_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    rules: str
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    pool: str
+    format: str
+    challenger: str
+    matches: int
+    duplicate: bool
+    decision_ms: int
+    time_bank_ms: int
+    seed: int
+    schedule: str
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ...) -> None: ...
+
+class Tournament(_message.Message):
+    __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    LAST_RUN_FIELD_NUMBER: _ClassVar[int]
+    LAST_STATUS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIRING_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    definition: TournamentDefinition
+    created_at: str
+    runs: int
+    last_run: int
+    last_status: str
+    next_firing: str
+    def __init__(self, id: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., created_at: _Optional[str] = ..., runs: _Optional[int] = ..., last_run: _Optional[int] = ..., last_status: _Optional[str] = ..., next_firing: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("definition",)
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    definition: TournamentDefinition
+    def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ...) -> None: ...
+
+class StartTournamentRequest(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments",)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[Tournament]
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class RunStanding(_message.Message):
+    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "elo", "elo_low", "elo_high", "los_next", "faults")
+    class FaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    HAND_POINTS_FIELD_NUMBER: _ClassVar[int]
+    HAND_POINTS_AGAINST_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    ELO_LOW_FIELD_NUMBER: _ClassVar[int]
+    ELO_HIGH_FIELD_NUMBER: _ClassVar[int]
+    LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    points: int
+    played: int
+    wins: int
+    losses: int
+    hand_points: int
+    hand_points_against: int
+    elo: float
+    elo_low: float
+    elo_high: float
+    los_next: float
+    faults: _containers.ScalarMap[str, int]
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class CrossCell(_message.Message):
+    __slots__ = ("bot", "opponent", "wins", "losses")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    opponent: str
+    wins: int
+    losses: int
+    def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ...) -> None: ...
+
+class Run(_message.Message):
+    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    FIRED_FOR_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    PARTICIPANTS_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    CROSSTABLE_FIELD_NUMBER: _ClassVar[int]
+    FIRST_STARTED_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    tournament_id: int
+    tournament: str
+    status: str
+    error: str
+    total: int
+    finished: int
+    failed: int
+    running: int
+    created_at: str
+    finished_at: str
+    fired_for: str
+    seed: int
+    definition: TournamentDefinition
+    participants: _containers.RepeatedScalarFieldContainer[str]
+    standings: _containers.RepeatedCompositeFieldContainer[RunStanding]
+    crosstable: _containers.RepeatedCompositeFieldContainer[CrossCell]
+    first_started: str
+    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ...) -> None: ...

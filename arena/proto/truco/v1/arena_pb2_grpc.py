@@ -74,6 +74,31 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
                 _registered_method=True)
+        self.RunMatch = channel.unary_unary(
+                '/truco.v1.Arena/RunMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunMatchRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.RunMatchResponse.FromString,
+                _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/truco.v1.Arena/CreateTournament',
+                request_serializer=truco_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.StartTournament = channel.unary_unary(
+                '/truco.v1.Arena/StartTournament',
+                request_serializer=truco_dot_v1_dot_arena__pb2.StartTournamentRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/truco.v1.Arena/ListTournaments',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.GetRun = channel.unary_unary(
+                '/truco.v1.Arena/GetRun',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -134,6 +159,43 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunMatch(self, request, context):
+        """organizer (the workers): play one match now between the bots seated, and return its
+        record; the caller records it. Asked again for a match id that is playing (a retried
+        task), the call joins the match in progress; for one that ended in the last minutes,
+        it returns the same record. Waits until every connected bot has a free match slot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateTournament(self, request, context):
+        """organizer: a new tournament definition (with an optional cron schedule, UTC).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartTournament(self, request, context):
+        """organizer: a run of the tournament now; the workers play it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRun(self, request, context):
+        """A run: its progress and its standings (so far while it plays, final once finished).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -176,6 +238,31 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListMatches,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'RunMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunMatchRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.RunMatchResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Tournament.SerializeToString,
+            ),
+            'StartTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartTournament,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.StartTournamentRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'GetRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRun,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -394,6 +481,141 @@ class Arena:
             '/truco.v1.Arena/ListMatches',
             truco_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/RunMatch',
+            truco_dot_v1_dot_arena__pb2.RunMatchRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.RunMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/CreateTournament',
+            truco_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/StartTournament',
+            truco_dot_v1_dot_arena__pb2.StartTournamentRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListTournaments',
+            truco_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetRun',
+            truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,75 @@
+"""A client of the Arena API for the workers: play a match on the referee (RunMatch).
+
+One channel per process, made on first use (after a worker process forks), shared by
+its threads. An unreachable or restarting referee is :class:`Unreachable`, which the
+tasks retry; a refused request is a ValueError."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import grpc
+
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.proto.truco.v1 import arena_pb2_grpc
+
+RUN_MATCH_DEADLINE_S = 3600.0  # waiting for free bots and playing: a match never takes this
+RETRIED = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.ABORTED,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.UNKNOWN,
+}
+
+
+class Unreachable(RuntimeError):
+    """The referee could not be reached or gave up on the call; trying again may work."""
+
+
+class RefereeClient:
+    def __init__(self, address: str, admin_token: str) -> None:
+        self.address = address
+        self._metadata = [("authorization", f"Bearer {admin_token}")]
+        self._lock = threading.Lock()
+        self._stub: Any = None
+
+    def _arena(self) -> Any:
+        with self._lock:
+            if self._stub is None:
+                self._stub = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(self.address))
+            return self._stub
+
+    def run_match(
+        self,
+        match_id: str,
+        rules: str,
+        seats: list[str],
+        seed: int,
+        *,
+        decision_ms: int,
+        time_bank_ms: int,
+    ) -> dict[str, Any]:
+        """Have the referee play the match; its record."""
+        request = api.RunMatchRequest(
+            match_id=match_id,
+            rules=rules,
+            seats=seats,
+            seed=seed,
+            decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms,
+        )
+        try:
+            reply = self._arena().RunMatch(
+                request, metadata=self._metadata, timeout=RUN_MATCH_DEADLINE_S
+            )
+        except grpc.RpcError as e:
+            where = f"referee at {self.address}"
+            if e.code() in RETRIED:
+                raise Unreachable(f"{where}: {e.details()} ({e.code().name})") from None
+            raise ValueError(f"{where} refused match {match_id}: {e.details()}") from None
+        record: dict[str, Any] = json.loads(reply.record_json)
+        return record

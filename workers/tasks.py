@@ -1,0 +1,141 @@
+"""The tasks: thin, each takes ids and hands the work to the store and the referee.
+
+- ``arena.start_run``: plan the run's matches (once) and send a ``play_match`` for each
+  one not yet recorded.
+- ``arena.play_match``: ask the referee to play the match (RunMatch, over gRPC) and record
+  it through the store's exactly-once path; the run's last match sends ``finish_run``.
+- ``arena.finish_run``: the final standings, once.
+- ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
+  schedule is due, and pick up runs whose tasks were lost.
+
+Every task may run twice (acks_late: a worker killed mid-task has it delivered again) and
+none waits for another. A match already recorded is never played again; one playing in
+the referee is joined, not restarted.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from celery import group
+
+from arena.client import RefereeClient, Unreachable
+from arena.settings import Settings
+from arena.store.store import Store, StoreError
+from arena.tournament import Definition, due_firing
+from workers.app import app
+
+log = logging.getLogger(__name__)
+
+STALL_S = 120  # a run with matches to play and no progress this long gets them sent again
+MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
+BACKOFF_MAX_S = 60
+
+
+@cache
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@cache
+def store() -> Store:
+    return Store(settings().database(), max_size=4)
+
+
+@cache
+def referee() -> RefereeClient:
+    return RefereeClient(settings().referee_address, settings().admin_token())
+
+
+def _backoff(retries: int) -> int:
+    return int(min(2**retries, BACKOFF_MAX_S))
+
+
+@app.task(name="arena.start_run", bind=True, max_retries=None)
+def start_run(self: Any, run_id: int) -> int:
+    try:
+        ids = store().plan_run(run_id)
+    except StoreError as e:
+        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    log.info("run %d: %d matches to play", run_id, len(ids))
+    if ids:
+        group(play_match.s(match_id) for match_id in ids).apply_async()
+    else:
+        finish_run.delay(run_id)
+    return len(ids)
+
+
+@app.task(name="arena.play_match", bind=True, max_retries=MAX_RETRIES)
+def play_match(self: Any, match_id: str) -> str:
+    run_id = None
+    try:
+        match, seats, definition = store().match_to_play(match_id)
+        run_id = match.run_id
+        if match.status in ("finished", "failed"):
+            log.info("match %s was %s before; not playing it again", match_id, match.status)
+        else:
+            d = Definition.from_json(definition) if definition else None
+            store().set_status(match_id, "running")
+            record = referee().run_match(
+                match_id, match.rules, seats, match.seed,
+                decision_ms=d.decision_ms if d else 1000,
+                time_bank_ms=d.time_bank_ms if d else 10_000,
+            )  # fmt: skip
+            done = store().finish_match(match_id, record)
+            log.info(
+                "match %s %s", match_id, "recorded" if done.recorded else "was recorded before"
+            )
+    except (StoreError, Unreachable) as e:
+        if self.request.retries >= MAX_RETRIES:
+            log.error("match %s failed after %d tries: %s", match_id, self.request.retries + 1, e)
+            store().set_status(match_id, "failed")
+        else:
+            log.warning("match %s: %s; trying again", match_id, e)
+            raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    if run_id is not None and not store().run_unfinished(run_id):
+        finish_run.delay(run_id)
+    return match_id
+
+
+@app.task(name="arena.finish_run", bind=True, max_retries=None)
+def finish_run(self: Any, run_id: int) -> bool:
+    try:
+        finished = store().finish_run(run_id)
+    except StoreError as e:
+        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    if finished:
+        log.info("run %d finished", run_id)
+    return finished
+
+
+@app.task(name="arena.dispatch_due", bind=True, max_retries=0)
+def dispatch_due(self: Any, now: str | None = None) -> list[int]:
+    """Start every scheduled run that is due at ``now`` (ISO time; default: the clock)."""
+    at = datetime.fromisoformat(now) if now else datetime.now(UTC)
+    return dispatch(store(), at)
+
+
+def dispatch(s: Store, now: datetime) -> list[int]:
+    started = []
+    for t in s.scheduled_tournaments():
+        assert t.schedule is not None
+        firing = due_firing(t.schedule, t.fired_at, now)
+        if firing is None:
+            continue
+        run = s.create_run(t, fired_for=firing)
+        if run is not None:  # None: another scheduler started this firing
+            log.info("tournament %s: run %d for %s", t.name, run.id, firing.isoformat())
+            start_run.delay(run.id)
+            started.append(run.id)
+    for run_id, status, unfinished in s.stalled_runs(now, STALL_S):
+        log.warning("run %d was left %s; picking it up", run_id, status)
+        if status == "starting":
+            start_run.delay(run_id)
+        elif unfinished:  # sent again: a copy still queued finds its match recorded
+            group(play_match.s(match_id) for match_id in unfinished).apply_async()
+        else:
+            finish_run.delay(run_id)
+    return started
