@@ -393,6 +393,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_web(args: argparse.Namespace) -> int:
+    import signal
+
     import psycopg
     import uvicorn
 
@@ -414,8 +416,15 @@ def cmd_web(args: argparse.Namespace) -> int:
         uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     )
     log.warning("web pages on http://%s:%d/", args.host, args.port)
+
+    def stopped(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stopped)
     try:
-        server.run()  # returns on SIGINT or SIGTERM, after open requests finish
+        server.run()  # on SIGINT or SIGTERM it finishes open requests, then re-raises the signal
+    except KeyboardInterrupt:
+        pass
     finally:
         store.close()
     return 0 if server.started else 1

@@ -4,19 +4,30 @@ store: every page, empty states, 404s, and no hidden card for anyone but the org
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from arena.engine import Rules
 from arena.engine.record import public_record
+from arena.engine.rules import PRESET_NAMES
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.web import create_app
 from arena.web.app import COOKIE
-from tests.webdata import ORGANIZER, Arena, fill
+from arena.web.replay import replay_hand
+from tests.webdata import ORGANIZER, Arena, fill, played
 
 
 @pytest.fixture
@@ -315,3 +326,58 @@ def test_the_token_in_a_link_opens_the_organizer_view_by_cookie(
     assert client.get("/api/matches/m-0").json()["organizer"] is False
     wrong = client.get("/api/matches/m-0", headers={"Authorization": "Bearer nope"})
     assert wrong.json()["organizer"] is False
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_arena_web_serves_the_store_and_stops_cleanly(
+    database: str, tmp_path: Path, stop: signal.Signals
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": ORGANIZER,
+        "ARENA_HOME": str(tmp_path),
+    }
+    web = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "web", "--port", str(port)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # polling the port until the server answers (it migrates first)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/bots") as r:
+                    assert json.load(r) == {"bots": []}
+                break
+            except OSError:
+                if web.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        web.send_signal(stop)
+        assert web.wait(timeout=30) == 0
+    finally:
+        web.kill()
+        _, stderr = web.communicate()
+    assert f"web pages on http://127.0.0.1:{port}/" in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_replays_of_every_preset_end_each_hand_as_the_record_says(preset: str) -> None:
+    rules = Rules.parse(preset)
+    seats = [f"bot{i}" for i in range(rules.seats)]
+    for seed in range(8):
+        record = played(rules, seats, seed)
+        for h, hand in enumerate(record["hands"]):
+            for organizer in (False, True):
+                steps = replay_hand(record, h, organizer=organizer).steps
+                assert len(steps) == len(hand["actions"]) + 1
+                assert steps[-1]["result"]["points"] == hand["result"]["points"]
+                assert steps[-1]["score"] == hand["result"]["score"]
+                if organizer:
+                    assert [s["held"] for s in steps[0]["seats"]] == hand["cards"]
