@@ -102,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_serve)
 
+    p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    p.set_defaults(run=cmd_web)
+
     p = sub.add_parser("challenge", help="rated matches between connected bots (organizer)")
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
     p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
@@ -400,6 +405,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    import signal
+
+    import psycopg
+    import uvicorn
+
+    from arena.settings import Settings
+    from arena.store.migrate import migrate
+    from arena.store.store import Store
+    from arena.web import create_app
+
+    settings = Settings.from_env()
+    try:
+        url = settings.database()
+        migrate(url)
+        store = Store(url)
+    except psycopg.Error as e:
+        print(f"arena web: cannot use the database: {e}".strip(), file=sys.stderr)
+        return 1
+    app = create_app(store, organizer_token=settings.admin_token())
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+    )
+    log.warning("web pages on http://%s:%d/", args.host, args.port)
+
+    def stopped(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        server.run()  # on SIGINT or SIGTERM it finishes open requests, then re-raises the signal
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+    return 0 if server.started else 1
 
 
 def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:

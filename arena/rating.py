@@ -167,6 +167,20 @@ def win_counts(results: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]
     return counts
 
 
+def half_intervals(results: Iterable[tuple[str, str]]) -> dict[str, float]:
+    """Half the 95% interval of each player's Bradley-Terry strength, from (winner, loser)
+    pairs: the uncertainty shown beside a pool's online Elo. Empty when there are no
+    results, or when the players fall into groups that never met (no common scale)."""
+    counts = win_counts(results)
+    if not counts:
+        return {}
+    try:
+        fit = bradley_terry(counts)
+    except (ValueError, RuntimeError):
+        return {}
+    return {r.player: (r.high - r.low) / 2 for r in fit.ratings}
+
+
 def bradley_terry(wins: Mapping[tuple[str, str], int], players: Iterable[str] = ()) -> BradleyTerry:
     """Maximum-likelihood Bradley-Terry ratings on the Elo scale, mean anchored at START.
 

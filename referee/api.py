@@ -22,7 +22,7 @@ from arena.engine import Rules
 from arena.engine.record import public_record
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.rating import bradley_terry, is_provisional, win_counts
+from arena.rating import half_intervals, is_provisional
 from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
 from arena.store.store import Store, StoreError
 from arena.tournament import Definition, next_firing, seatings
@@ -130,7 +130,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
         pool = request.pool or DEFAULT_POOL
         standings = await asyncio.to_thread(self.store.leaderboard, pool)
-        spread = await asyncio.to_thread(self._spread, pool)
+        results = await asyncio.to_thread(self.store.pool_results, pool)
+        spread = await asyncio.to_thread(half_intervals, results)
         return api.GetLeaderboardResponse(
             pool=pool,
             standings=[
@@ -333,17 +334,6 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
         return _run(row, name, progress, table)
-
-    def _spread(self, pool: str) -> dict[str, float]:
-        """Half the 95% interval of each bot's Bradley-Terry strength in the pool."""
-        results = self.store.pool_results(pool)
-        if not results:
-            return {}
-        try:
-            fit = bradley_terry(win_counts(results))
-        except (ValueError, RuntimeError):  # players in separate groups: no common scale
-            return {}
-        return {r.player: (r.high - r.low) / 2 for r in fit.ratings}
 
 
 def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:

@@ -199,3 +199,65 @@ FROM matches m LEFT JOIN runs r ON r.id = m.run_id WHERE m.id = %(id)s;
 -- name: fail_run
 UPDATE runs SET status = 'failed', error = %(error)s, finished_at = now()
 WHERE id = %(id)s AND status = 'starting';
+-- name: pools
+-- Every pool that has a rating or a match, the most played first.
+SELECT pool FROM (
+    SELECT pool, count(*) AS n FROM matches GROUP BY pool
+    UNION ALL
+    SELECT pool, 0 FROM ratings GROUP BY pool
+) p GROUP BY pool ORDER BY sum(n) DESC, pool;
+
+-- name: rating_trends
+-- Each bot's latest rating changes in the pool, oldest first (the leaderboard's trend).
+SELECT b.name, array_agg(e.after ORDER BY e.id) AS elos, (array_agg(e.before ORDER BY e.id))[1] AS start
+FROM (
+    SELECT e.*, row_number() OVER (PARTITION BY e.bot_id ORDER BY e.id DESC) AS k
+    FROM rating_events e WHERE e.pool = %(pool)s
+) e JOIN bots b ON b.id = e.bot_id
+WHERE e.k <= %(points)s
+GROUP BY b.name;
+
+-- name: bot_by_name
+SELECT * FROM bots WHERE name = %(name)s;
+
+-- name: bot_ratings
+-- A bot's rating in every pool it has played, the most played first.
+SELECT r.* FROM ratings r JOIN bots b ON b.id = r.bot_id
+WHERE b.name = %(name)s ORDER BY r.games DESC, r.pool;
+
+-- name: bot_index
+SELECT b.name, b.owner, b.active, b.created_at,
+    coalesce(json_agg(json_build_object('pool', r.pool, 'elo', r.elo, 'games', r.games)
+                      ORDER BY r.games DESC, r.pool) FILTER (WHERE r.pool IS NOT NULL),
+             '[]') AS ratings
+FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id
+GROUP BY b.id ORDER BY b.name;
+
+-- name: bot_faults
+-- A bot's faults summed over its finished matches in the pool (the referee writes them
+-- per bot name in matches.faults).
+SELECT count(*) AS matches,
+    coalesce(sum((m.faults -> %(name)s ->> 'timeouts')::int), 0) AS timeouts,
+    coalesce(sum((m.faults -> %(name)s ->> 'rejected')::int), 0) AS rejected,
+    coalesce(sum((m.faults -> %(name)s ->> 'disconnects')::int), 0) AS disconnects,
+    coalesce(sum((m.faults -> %(name)s ->> 'substituted')::int), 0) AS substituted
+FROM matches m
+WHERE m.pool = %(pool)s AND m.status = 'finished' AND EXISTS (
+    SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
+    WHERE s.match_id = m.id AND b.name = %(name)s);
+
+-- name: head_to_head
+-- A bot's finished matches in the pool against each bot of the other team.
+SELECT o.name AS opponent, count(DISTINCT m.id) AS games,
+    count(DISTINCT m.id) FILTER (WHERE m.winner = s.seat %% 2) AS wins
+FROM match_seats s
+JOIN bots b ON b.id = s.bot_id AND b.name = %(name)s
+JOIN matches m ON m.id = s.match_id AND m.status = 'finished' AND m.pool = %(pool)s
+JOIN match_seats os ON os.match_id = m.id AND os.seat %% 2 <> s.seat %% 2
+JOIN bots o ON o.id = os.bot_id AND o.id <> b.id
+GROUP BY o.name ORDER BY count(DISTINCT m.id) DESC, o.name;
+
+-- name: rating_changes
+-- The rating change each of the given matches made to the bot.
+SELECT e.match_id, e.before, e.after FROM rating_events e JOIN bots b ON b.id = e.bot_id
+WHERE b.name = %(name)s AND e.match_id = ANY(%(match_ids)s::text[]);

@@ -467,6 +467,51 @@ class Store:
         names, definition = row.pop("seat_names"), row.pop("definition")
         return MatchRow(**row), names, definition
 
+    def pools(self) -> list[str]:
+        """Every pool with a rating or a match, the most played first."""
+        with self._transaction() as conn:
+            return [r["pool"] for r in conn.execute(Q["pools"])]
+
+    def rating_trends(self, pool: str, points: int = 20) -> dict[str, list[float]]:
+        """Each bot's rating before its latest ``points`` changes in the pool, then after
+        each of them."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["rating_trends"], {"pool": pool, "points": points})
+            return {r["name"]: [r["start"], *r["elos"]] for r in rows}
+
+    def bot(self, name: str) -> BotRow | None:
+        with self._transaction() as conn:
+            row = conn.execute(Q["bot_by_name"], {"name": name}).fetchone()
+        return None if row is None else BotRow(**row)
+
+    def bot_ratings(self, name: str) -> list[RatingRow]:
+        """The bot's rating in every pool it has played, the most played first."""
+        with self._transaction() as conn:
+            return [RatingRow(**r) for r in conn.execute(Q["bot_ratings"], {"name": name})]
+
+    def bot_index(self) -> list[dict[str, Any]]:
+        """Every bot with its ratings (pool, elo, games), by name."""
+        with self._transaction() as conn:
+            return list(conn.execute(Q["bot_index"]))
+
+    def bot_faults(self, name: str, pool: str) -> dict[str, int]:
+        """The bot's finished matches in the pool and its faults summed over them."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["bot_faults"], {"name": name, "pool": pool}).fetchone()
+        assert row is not None  # an aggregate always has a row
+        return {k: int(v) for k, v in row.items()}
+
+    def head_to_head(self, name: str, pool: str) -> list[dict[str, Any]]:
+        """Per opponent: finished matches in the pool and the bot's wins."""
+        with self._transaction() as conn:
+            return list(conn.execute(Q["head_to_head"], {"name": name, "pool": pool}))
+
+    def rating_changes(self, name: str, match_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """The (before, after) Elo of the bot for each of the matches that rated it."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["rating_changes"], {"name": name, "match_ids": list(match_ids)})
+            return {r["match_id"]: (r["before"], r["after"]) for r in rows}
+
 
 def run_match_id(run_id: int, number: int) -> str:
     return f"r{run_id}-{number:04d}"
@@ -475,3 +520,4 @@ def run_match_id(run_id: int, number: int) -> str:
 def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
     name = row.pop("tournament")
     return RunRow(**row), name
+    # ---- what the web pages read -------------------------------------------------------

@@ -1,0 +1,212 @@
+"""The web pages: thin Starlette handlers over :mod:`arena.web.pages`.
+
+Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
+renders. Every route is a GET: nothing here changes the store. The organizer (the
+``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
+``?token=TOKEN`` sets) sees the cards that are hidden from everyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from arena.store.store import Store
+from arena.web import pages
+from arena.web.charts import rating_chart, sparkline
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+COOKIE = "arena_organizer"
+
+Builder = Callable[[Store, Request, bool], dict[str, Any]]
+
+
+def pool_url(pool: str) -> str:
+    return "/pools/" + quote(pool)
+
+
+def bot_url(name: str, pool: str | None = None) -> str:
+    return f"/bots/{quote(name)}" + (f"?pool={quote(pool, safe='')}" if pool else "")
+
+
+def match_url(match_id: str, hand: int | None = None, step: int | None = None) -> str:
+    url = f"/matches/{quote(match_id)}"
+    if hand is not None:
+        url += f"?hand={hand}" + (f"&step={step}" if step is not None else "")
+    return url
+
+
+def run_url(run_id: int | None) -> str | None:
+    """The page of a tournament run: none yet (tournaments come with their own pages)."""
+    return None
+
+
+def _templates() -> Jinja2Templates:
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(
+        sparkline=sparkline,
+        rating_chart=rating_chart,
+        pool_url=pool_url,
+        bot_url=bot_url,
+        match_url=match_url,
+        run_url=run_url,
+    )
+    env.filters["signed"] = lambda x: f"{x:+.0f}" if round(x) else "±0"
+    env.filters["when"] = lambda iso: iso[:16].replace("T", " ") if iso else ""
+    return Jinja2Templates(env=env)
+
+
+def create_app(store: Store, *, organizer_token: str) -> Starlette:
+    """The web application over ``store``; ``organizer_token`` unlocks hidden cards."""
+    templates = _templates()
+    secret = organizer_token.encode()
+    cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
+
+    def is_organizer(request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() == "bearer" and token:
+            return hmac.compare_digest(token.strip().encode(), secret)
+        cookie = request.cookies.get(COOKIE, "")
+        return bool(cookie) and hmac.compare_digest(cookie.encode(), cookie_value.encode())
+
+    def page(builder: Builder, template: str | None) -> Callable[[Request], Awaitable[Response]]:
+        """A handler: the page's dict as HTML (``template``) or as its JSON twin (None)."""
+
+        async def handle(request: Request) -> Response:
+            token = request.query_params.get("token")
+            if token is not None:
+                return _sign_in(request, token)
+            organizer = is_organizer(request)
+            try:
+                data = await asyncio.to_thread(builder, store, request, organizer)
+            except pages.NotFound as e:
+                return _error(request, template, 404, str(e))
+            except BadRequest as e:
+                return _error(request, template, 400, str(e))
+            headers = {"Cache-Control": "private, no-store"} if organizer else {}
+            if template is None:
+                return JSONResponse(data, headers=headers)
+            context = {"page": data, "organizer": organizer, "json_url": "/api" + _here(request)}
+            return templates.TemplateResponse(request, template, context, headers=headers)
+
+        return handle
+
+    def _sign_in(request: Request, token: str) -> Response:
+        if not hmac.compare_digest(token.encode(), secret):
+            return PlainTextResponse("not the organizer's token", status_code=403)
+        query = "&".join(
+            f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
+        )
+        response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303)
+        response.set_cookie(
+            COOKIE,
+            cookie_value,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        log.info("organizer view opened from %s", request.client.host if request.client else "?")
+        return response
+
+    def _error(request: Request, template: str | None, status: int, message: str) -> Response:
+        if template is None:
+            return JSONResponse({"error": message}, status_code=status)
+        context = {"page": {"error": message}, "status": status, "organizer": False}
+        return templates.TemplateResponse(request, "error.html", context, status_code=status)
+
+    async def front(request: Request) -> Response:
+        pool = await asyncio.to_thread(pages.default_pool, store)
+        return RedirectResponse(pool_url(pool), 307)
+
+    async def sign_out(request: Request) -> Response:
+        response = RedirectResponse("/", 303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    async def health(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    views: list[tuple[str, Builder, str]] = [
+        ("/pools/{preset}/{size}", _leaderboard, "leaderboard.html"),
+        ("/bots", _bots, "bots.html"),
+        ("/bots/{name}", _bot, "bot.html"),
+        ("/matches/{id}", _match, "match.html"),
+    ]
+    routes: list[Any] = [
+        Route("/", front),
+        Route("/health", health),
+        Route("/organizer/leave", sign_out),
+        Route("/api/matches/{id}/record", page(_record, None)),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    for path, builder, template in views:
+        routes.append(Route(path, page(builder, template)))
+        routes.append(Route("/api" + path, page(builder, None)))
+    return Starlette(routes=routes)
+
+
+class BadRequest(ValueError):
+    """A query parameter that cannot be read."""
+
+
+def _here(request: Request) -> str:
+    path = request.url.path
+    return path + (f"?{request.url.query}" if request.url.query else "")
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number, not {text!r}") from None
+
+
+def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    p = request.path_params
+    return pages.leaderboard(store, f"{p['preset']}/{p['size']}")
+
+
+def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    return pages.bots(store)
+
+
+def _bot(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    return pages.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
+
+
+def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    data = pages.match(
+        store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
+    )
+    last = max(len(data["steps"]) - 1, 0)
+    data["step"] = min(max(_int(request, "step", 0), 0), last)
+    return data
+
+
+def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    return pages.record(store, request.path_params["id"], organizer=organizer)

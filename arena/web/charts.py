@@ -1,0 +1,77 @@
+"""Charts drawn on the server as inline SVG: no script and no internet needed to see them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from markupsafe import Markup
+
+from arena.rating import START
+
+
+def _scale(
+    values: Sequence[float], low: float, high: float, top: float, bottom: float
+) -> list[float]:
+    span = (high - low) or 1.0
+    return [bottom - (v - low) / span * (bottom - top) for v in values]
+
+
+def sparkline(values: Sequence[float], width: int = 96, height: int = 24) -> Markup:
+    """A small line of a rating's recent values; green when it ended up, red when down."""
+    if len(values) < 2:
+        return Markup("")
+    pad = 2.0
+    xs = [pad + i * (width - 2 * pad) / (len(values) - 1) for i in range(len(values))]
+    ys = _scale(values, min(values), max(values), pad, height - pad)
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
+    trend = "up" if values[-1] > values[0] else "down" if values[-1] < values[0] else "flat"
+    label = f"from {values[0]:.0f} to {values[-1]:.0f} over the last {len(values) - 1} games"
+    return Markup(
+        f'<svg class="spark {trend}" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" aria-label="{escape(label)}"><title>{escape(label)}</title>'
+        f'<polyline points="{points}"/><circle cx="{xs[-1]:.1f}" cy="{ys[-1]:.1f}" r="2"/></svg>'
+    )
+
+
+def rating_chart(values: Sequence[float], width: int = 640, height: int = 220) -> Markup:
+    """A bot's rating after each rated game (the first value is its rating before them),
+    with the starting rating dashed and the extremes labelled."""
+    if len(values) < 2:
+        return Markup("")
+    left, right, top, bottom = 44.0, 10.0, 12.0, height - 24.0
+    low = min(*values, START)
+    high = max(*values, START)
+    margin = max((high - low) * 0.08, 5.0)
+    low, high = low - margin, high + margin
+    n = len(values) - 1
+    xs = [left + i * (width - left - right) / n for i in range(len(values))]
+    ys = _scale(values, low, high, top, bottom)
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
+    (base,) = _scale([START], low, high, top, bottom)
+    ticks = []
+    placed: list[float] = []
+    for v in (round(min(values)), round(max(values)), round(START)):
+        (y,) = _scale([v], low, high, top, bottom)
+        if any(abs(y - other) < 14 for other in placed):
+            continue  # a label would overlap one already drawn
+        placed.append(y)
+        ticks.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>'
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}"/>'
+        )
+    label = f"rating over {n} games: from {values[0]:.0f} to {values[-1]:.0f}"
+    dots = "".join(
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+        for x, y in zip(xs[1:], ys[1:], strict=True)
+    ) if n <= 60 else ""  # fmt: skip
+    return Markup(
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(label)}"><title>{escape(label)}</title>'
+        + "".join(ticks)
+        + f'<line class="base" x1="{left}" x2="{width - right}" y1="{base:.1f}" y2="{base:.1f}"/>'
+        + f'<polyline points="{points}"/>{dots}'
+        + f'<text x="{left}" y="{height - 6}">game 0</text>'
+        + f'<text x="{width - right}" y="{height - 6}" text-anchor="end">game {n}</text>'
+        + "</svg>"
+    )

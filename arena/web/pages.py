@@ -1,0 +1,236 @@
+"""The data of every page, as plain dicts read from the store.
+
+Each function is one page: the JSON twin of the page is exactly its dict, and the HTML
+page renders it. Nothing here writes to the store. :class:`NotFound` says what is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine import RulesError, TrucoError
+from arena.engine.record import public_record
+from arena.engine.rules import PRESET_NAMES, Rules
+from arena.rating import half_intervals, is_provisional
+from arena.store.rows import MatchRow
+from arena.store.store import Store
+from arena.web.replay import replay_hand, teams
+
+DEFAULT_POOL = "paulista/1"
+TREND_POINTS = 20  # rating changes in a leaderboard's trend line
+RECENT = 20  # matches listed on a bot's page
+POOL_RECENT = 10  # matches listed under a leaderboard
+
+
+class NotFound(LookupError):
+    """No such pool, bot or match: the message says which."""
+
+
+def check_pool(pool: str) -> str:
+    """A pool is ``PRESET/TEAM_SIZE`` with a known preset and a team size it allows."""
+    preset, _, size = pool.partition("/")
+    if preset not in PRESET_NAMES or not size.isdigit():
+        raise NotFound(f"no pool {pool!r}: a pool is PRESET/TEAM_SIZE, like {DEFAULT_POOL}")
+    try:
+        rules = Rules.parse(f"{preset}:team_size={int(size)}")
+    except (RulesError, ValueError) as e:
+        raise NotFound(f"no pool {pool!r}: {e}") from None
+    return f"{rules.name}/{rules.team_size}"
+
+
+def default_pool(store: Store) -> str:
+    """The pool the front page shows: the default one when it has been played, else the
+    most played one."""
+    pools = store.pools()
+    return DEFAULT_POOL if DEFAULT_POOL in pools or not pools else pools[0]
+
+
+def leaderboard(store: Store, pool: str) -> dict[str, Any]:
+    """A pool's standings with intervals and trends, the pools to switch to, and the
+    pool's latest matches."""
+    pool = check_pool(pool)
+    pools = store.pools()
+    return {
+        "pool": pool,
+        "pools": pools if pool in pools else sorted([*pools, pool]),
+        "standings": standings(store, pool),
+        "recent_matches": [
+            summary(row, names) for row, names in store.matches(pool=pool, limit=POOL_RECENT)
+        ],
+    }
+
+
+def standings(store: Store, pool: str) -> list[dict[str, Any]]:
+    rows = store.leaderboard(pool)
+    spread = half_intervals(store.pool_results(pool))
+    trends = store.rating_trends(pool, TREND_POINTS)
+    out = []
+    for rank, s in enumerate(rows, 1):
+        half = spread.get(s.name)
+        out.append(
+            {
+                "rank": rank,
+                "bot": s.name,
+                "elo": round(s.rating.elo, 1),
+                "low": None if half is None else round(s.rating.elo - half, 1),
+                "high": None if half is None else round(s.rating.elo + half, 1),
+                "games": s.rating.games,
+                "wins": s.rating.wins,
+                "losses": s.rating.losses,
+                "provisional": is_provisional(s.rating.games),
+                "trend": [round(v, 1) for v in trends.get(s.name, [])],
+            }
+        )
+    return out
+
+
+def bots(store: Store) -> dict[str, Any]:
+    """Every registered bot and its ratings."""
+    return {
+        "bots": [
+            {
+                "name": b["name"],
+                "owner": b["owner"],
+                "active": b["active"],
+                "created_at": b["created_at"].isoformat(),
+                "ratings": [
+                    {"pool": r["pool"], "elo": round(r["elo"], 1), "games": r["games"]}
+                    for r in b["ratings"]
+                ],
+            }
+            for b in store.bot_index()
+        ]
+    }
+
+
+def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
+    """A bot in one pool (by default its most played): its standing, rating history,
+    latest matches, faults and results against each opponent."""
+    row = store.bot(name)
+    if row is None:
+        raise NotFound(f"no bot named {name!r}")
+    ratings = store.bot_ratings(name)
+    pools = [r.pool for r in ratings]
+    if pool is not None:
+        pool = check_pool(pool)
+    elif pools:
+        pool = pools[0]
+    out: dict[str, Any] = {
+        "bot": name,
+        "owner": row.owner,
+        "active": row.active,
+        "created_at": row.created_at.isoformat(),
+        "pool": pool,
+        "pools": pools,
+        "standing": None,
+        "history": [],
+        "recent_matches": [],
+        "faults": None,
+        "head_to_head": [],
+    }
+    matches = store.matches(bot=name, pool=pool, limit=RECENT)
+    changes = store.rating_changes(name, [m.id for m, _ in matches])
+    out["recent_matches"] = [
+        _from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches
+    ]
+    if pool is None:
+        return out
+    ours = [s for s in standings(store, pool) if s["bot"] == name]
+    out["standing"] = ours[0] if ours else None
+    history = store.rating_history(name, pool)
+    out["history"] = [
+        {
+            "match_id": h["match_id"],
+            "before": round(h["before"], 1),
+            "after": round(h["after"], 1),
+            "at": h["created_at"].isoformat(),
+        }
+        for h in history
+    ]
+    out["faults"] = store.bot_faults(name, pool)
+    out["head_to_head"] = [
+        {
+            "opponent": h["opponent"],
+            "games": h["games"],
+            "wins": h["wins"],
+            "losses": h["games"] - h["wins"],
+        }
+        for h in store.head_to_head(name, pool)
+    ]
+    return out
+
+
+def _from_side(
+    match: dict[str, Any], name: str, change: tuple[float, float] | None
+) -> dict[str, Any]:
+    """A match summary told from one bot's side: its team, the result, its opponents."""
+    team = match["seats"].index(name) % 2
+    match["team"] = team
+    match["opponents"] = list(dict.fromkeys(match["seats"][1 - team :: 2]))
+    match["partners"] = [b for b in dict.fromkeys(match["seats"][team::2]) if b != name]
+    match["result"] = (
+        None if match["winner"] is None else "won" if match["winner"] == team else "lost"
+    )
+    match["elo_change"] = None if change is None else round(change[1] - change[0], 1)
+    return match
+
+
+def summary(row: MatchRow, names: list[str]) -> dict[str, Any]:
+    """What a list of matches shows of one."""
+    return {
+        "id": row.id,
+        "pool": row.pool,
+        "rules": row.rules,
+        "status": row.status,
+        "rated": row.rated,
+        "run_id": row.run_id,  # the tournament run, when there is one
+        "seats": names,
+        "teams": teams(names),
+        "score": row.score,
+        "winner": row.winner,
+        "created_at": row.created_at.isoformat(),
+        "finished_at": None if row.finished_at is None else row.finished_at.isoformat(),
+    }
+
+
+def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dict[str, Any]:
+    """A match and the replay of one of its hands, step by step. Only the organizer sees
+    cards in hand and the faces of covered cards."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {match_id!r}")
+    row, names = found
+    out: dict[str, Any] = {
+        "match": summary(row, names),
+        "organizer": organizer,
+        "faults": row.faults,
+        "hand": None,
+        "hands": [],
+        "steps": [],
+        "error": None,
+    }
+    record = row.record
+    if record is None:
+        return out
+    if not 0 <= hand < len(record.get("hands", [])):
+        raise NotFound(f"match {match_id} has no hand {hand}")
+    try:
+        played = replay_hand(record, hand, organizer=organizer)
+    except (TrucoError, KeyError, TypeError, ValueError) as e:
+        out["error"] = f"the record does not replay: {e}"
+        return out
+    out["hand"] = hand
+    out["hands"] = played.hands
+    out["steps"] = played.steps
+    return out
+
+
+def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
+    """The match record: whole for the organizer, else with hidden cards as null."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {match_id!r}")
+    row, _ = found
+    if row.record is None:
+        raise NotFound(f"match {match_id} has no record yet ({row.status})")
+    return row.record if organizer else public_record(row.record)

@@ -1,0 +1,187 @@
+"""A match record as a replay: the state of the table after the deal and after each action.
+
+The states come from the full record played through the engine, then lose what the
+viewer may not see: for everyone but the organizer, cards in hand are backs and a covered
+card has no face, so a state never holds a card that was not played face up by then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine import Action, Card, Match, Phase, Rules, TrucoError
+from arena.engine.actions import ActionType
+from arena.engine.match import Hand, HandKind
+
+STAKE_NAMES = {1: "", 3: "truco", 6: "seis", 9: "nove", 10: "dez", 12: "doze"}
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    hands: list[dict[str, Any]]  # every hand's summary: dealer, vira, points, score after
+    steps: list[dict[str, Any]]  # the states of the chosen hand: its deal, then each action
+
+
+def teams(seats: list[str]) -> list[str]:
+    """Each team's name: its bots joined with '+' (each bot once)."""
+    return ["+".join(dict.fromkeys(seats[t::2])) for t in (0, 1)]
+
+
+def replay_hand(record: dict[str, Any], number: int, *, organizer: bool) -> Replay:
+    """The summaries of every hand and the steps of hand ``number``.
+
+    Raises :class:`TrucoError` when the record does not replay, and IndexError when it
+    has no hand ``number``."""
+    hands = record.get("hands", [])
+    if not 0 <= number < len(hands):
+        raise IndexError(f"the match has no hand {number}")
+    rules = Rules.from_json(record.get("rules", "paulista"))
+    seats = record["seats"]
+    match = Match(
+        rules,
+        seats,
+        start_score=record.get("start_score", (0, 0)),
+        start_games=record.get("start_games", (0, 0)),
+    )
+    summaries: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    for i, given in enumerate(hands):
+        vira = given.get("vira")
+        hand = match.deal(
+            [[Card.parse(c) for c in cards] for cards in given["cards"]],
+            None if vira is None else Card.parse(vira),
+            given.get("dealer"),
+        )
+        score_before = list(match.score)
+        if i == number:
+            steps.append(_state(match, hand, None, seats, organizer))
+        for data in given.get("actions", []):
+            action = Action.from_json(data)
+            seat = data.get("seat")
+            actor = hand.to_act if seat is None else seat
+            phase = hand.phase
+            match.apply(_as_slot(hand, action, actor), seat)
+            if i == number:
+                done = _describe(match, hand, actor, action, phase, seats, organizer)
+                steps.append(_state(match, hand, done, seats, organizer))
+        result = hand.result
+        summaries.append(
+            {
+                "number": i,
+                "dealer": hand.dealer,
+                "vira": vira,
+                "kind": str(hand.kind),
+                "score_before": score_before,
+                "points": None if result is None else list(result.points),
+                "score": list(match.score) if result is None else list(result.score),
+                "reason": None if result is None else result.reason,
+                "actions": len(given.get("actions", [])),
+            }
+        )
+    return Replay(summaries, steps)
+
+
+def _as_slot(hand: Hand, action: Action, seat: int) -> Action:
+    """A record names the card played in a blind hand; the engine takes its slot."""
+    if not hand.blind or action.card is None:
+        return action
+    if action.card not in hand.dealt[seat]:
+        raise TrucoError(f"seat {seat} does not hold {action.card}")
+    return Action.play_slot(hand.dealt[seat].index(action.card))
+
+
+def _card(card: Card, covered: bool, organizer: bool) -> str | None:
+    return None if covered and not organizer else str(card)
+
+
+def _plays(plays: Any, organizer: bool) -> list[dict[str, Any]]:
+    return [
+        {"seat": p.seat, "card": _card(p.card, p.covered, organizer), "covered": p.covered}
+        for p in plays
+    ]
+
+
+def _state(
+    match: Match, hand: Hand, action: dict[str, Any] | None, seats: list[str], organizer: bool
+) -> dict[str, Any]:
+    """The table as the viewer may see it now."""
+    over = hand.result is not None
+    score = list(hand.result.score) if hand.result is not None else list(match.score)
+    return {
+        "action": action,
+        "vira": None if hand.vira is None else str(hand.vira),
+        "kind": str(hand.kind),
+        "blind": hand.blind,
+        "phase": str(hand.phase),
+        "stake": hand.stake,
+        "stake_name": STAKE_NAMES.get(hand.stake, ""),
+        "pending": hand.pending,
+        "requester": hand.requester if hand.pending else None,
+        "to_act": None if over else hand.to_act,
+        "score": score,
+        "games": list(match.games),
+        "seats": [
+            {
+                "seat": s,
+                "bot": name,
+                "team": s % 2,
+                "dealer": s == hand.dealer,
+                "held": [str(c) if organizer else None for c in hand.dealt[s] if c in hand.held[s]],
+            }
+            for s, name in enumerate(seats)
+        ],
+        "rounds": [{"plays": _plays(r.plays, organizer), "winner": r.winner} for r in hand.rounds],
+        "table": _plays(hand.table, organizer),
+        "result": None
+        if hand.result is None
+        else {"points": list(hand.result.points), "reason": hand.result.reason},
+    }
+
+
+def _describe(
+    match: Match,
+    hand: Hand,
+    seat: int,
+    action: Action,
+    phase: Phase,
+    seats: list[str],
+    organizer: bool,
+) -> dict[str, Any]:
+    """The action just taken, in words the viewer may read."""
+    special = match.rules.special_at
+    card = None
+    if action.type is ActionType.PLAY:
+        play = hand.table[-1] if hand.table else hand.rounds[-1].plays[-1]
+        card = _card(play.card, play.covered, organizer)
+        if play.covered:
+            text = f"plays {card} covered" if card else "plays a card face down"
+        else:
+            text = f"plays {card}"
+    elif action.type is ActionType.RAISE:
+        if hand.result is not None and hand.kind is HandKind.SPECIAL:
+            text = f"raises in the hand of {special}: a penalty"
+        else:
+            asked = hand.pending
+            name = STAKE_NAMES.get(asked, "")
+            verb = "raises to" if phase is Phase.ANSWER else "asks for"
+            text = f"{verb} {name} ({asked})" if name else f"{verb} {asked}"
+    elif action.type is ActionType.ACCEPT:
+        if phase is Phase.DECIDE:
+            text = f"plays the hand of {special}"
+        else:
+            text = f"accepts: the hand is worth {hand.stake}"
+    elif phase is Phase.DECIDE:
+        text = f"declines the hand of {special}"
+    elif phase is Phase.ANSWER:
+        text = "refuses"
+    else:
+        text = "folds the hand"
+    return {
+        "seat": seat,
+        "bot": seats[seat],
+        "type": str(action.type),
+        "card": card,
+        "covered": action.covered,
+        "text": text,
+    }

@@ -1,0 +1,118 @@
+"""The pages in a real browser: headless Chromium (Debian's, at /usr/bin/chromium) driven by
+Playwright against a real uvicorn server. Leaderboard -> a bot -> one of its matches ->
+step through the replay -> screenshots."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from arena.store.migrate import migrate
+from arena.store.store import Store
+from arena.web import create_app
+from tests.webdata import ORGANIZER, fill
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture
+def site(database: str) -> Iterator[str]:
+    """The pages of a filled arena, served by uvicorn on a free loopback port."""
+    migrate(database)
+    store = Store(database)
+    fill(store)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(store, organizer_token=ORGANIZER), log_level="warning")
+    )
+    # The socket listens before the server starts: the browser's first connection waits in
+    # its backlog until uvicorn accepts it, so there is nothing to poll for.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+        store.close()
+
+
+def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_path: Path) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        context = browser.new_context(viewport={"width": 1000, "height": 900})
+        outside: list[str] = []  # the pages must work with no internet
+
+        def refuse(route: object) -> None:
+            outside.append(route.request.url)  # type: ignore[attr-defined]
+            route.abort()  # type: ignore[attr-defined]
+
+        context.route(re.compile(rf"^(?!{re.escape(site)}/)"), refuse)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        page.goto(site + "/")
+        expect(page.locator("h1")).to_contain_text("Leaderboard")
+        expect(page.locator("table.standings tbody tr")).to_have_count(3)
+        page.locator("table.standings a.bot", has_text="alpha").click()
+
+        expect(page).to_have_url(re.compile(r"/bots/alpha\b"))
+        expect(page.locator("svg.chart")).to_be_visible()
+        page.locator("table.recent a.result.won, table.recent a.result.lost").first.click()
+
+        expect(page).to_have_url(re.compile(r"/matches/m-\d+$"))
+        expect(page.locator("h1")).to_contain_text("alpha")
+        shown = page.locator("section.step:not([hidden])")
+        expect(shown).to_have_count(1)
+
+        def state() -> tuple[str, str, str, str]:
+            return (
+                shown.get_by_test_id("action").inner_text(),
+                shown.get_by_test_id("table").inner_text(),
+                shown.get_by_test_id("stake").inner_text(),
+                shown.get_by_test_id("score").inner_text(),
+            )
+
+        seen = [state()]
+        for _ in range(300):  # a whole match, step by step, until the stake and score moved
+            if len({s[2] for s in seen}) > 1 and len({s[3] for s in seen}) > 2:
+                break
+            link = shown.locator("a.next")
+            if link.get_attribute("data-step") is None:  # the next hand: a page load
+                with page.expect_navigation():
+                    link.click()
+            else:
+                step = link.get_attribute("data-step")
+                link.click()
+                expect(page).to_have_url(re.compile(rf"step={step}\b"))
+            expect(shown).to_have_count(1)
+            seen.append(state())
+        else:
+            pytest.fail(f"the stake and the score never changed in {len(seen)} steps")
+        actions = [s[0] for s in seen]
+        assert all(a != b for a, b in itertools.pairwise(actions))
+        assert len({s[1] for s in seen}) > 2  # cards came and went on the table
+
+        page.locator("section.step:not([hidden]) a.prev").first.click()
+        expect(shown.get_by_test_id("action")).to_have_text(seen[-2][0])
+        page.screenshot(path=tmp_path / "replay.png", full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.screenshot(path=tmp_path / "replay-phone.png", full_page=True)
+        browser.close()
+    assert errors == [] and outside == []
+    assert (tmp_path / "replay.png").stat().st_size > 10_000

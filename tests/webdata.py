@@ -1,0 +1,69 @@
+"""An arena to look at: bots and real recorded matches in a fresh store, for the web tests."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import Match, Rules, to_record
+from arena.store.store import Store
+
+ORGANIZER = "organizer-secret"
+
+
+def played(rules: Rules, seats: list[str], seed: int) -> dict[str, Any]:
+    """A finished match record from random play (seeded)."""
+    match = Match(rules, seats, seed=seed)
+    choose = random.Random(seed)
+    while not match.is_over:
+        match.apply(choose.choice(match.legal_actions()))
+    return to_record(match)
+
+
+def has_covered_card(record: dict[str, Any]) -> bool:
+    return any(a.get("covered") for h in record["hands"] for a in h["actions"])
+
+
+@dataclass
+class Arena:
+    """What :func:`fill` recorded: match ids by kind."""
+
+    ids: dict[str, str] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def fill(store: Store) -> Arena:
+    """Three bots in paulista/1 (one match with covered cards and bot faults), a 2x2 match
+    in paulista/2, a match not played yet, and a retired-looking bot with no games."""
+    bots = {name: store.register_bot(name, owner="ana")[0] for name in ("alpha", "beta", "gamma")}
+    store.register_bot("idle")
+    arena = Arena()
+    rules = Rules()
+    pairs = [("alpha", "beta"), ("beta", "alpha"), ("alpha", "gamma"), ("gamma", "beta")]
+    seed = 0
+    for k, seats in enumerate(pairs):
+        match_id = f"m-{k}"
+        record = played(rules, list(seats), seed)
+        if k == 0:  # the first one shows covered cards: seek a seed that covers one
+            while not has_covered_card(record):
+                seed += 1
+                record = played(rules, list(seats), seed)
+            arena.ids["covered"] = match_id
+            record["faults"] = {
+                "alpha": {"timeouts": 2, "rejected": 1, "disconnects": 1, "substituted": 3},
+                "beta": {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0},
+            }
+        store.create_match(match_id, rules, [bots[s].id for s in seats], seed=seed)
+        store.finish_match(match_id, record)
+        arena.records[match_id] = record
+        seed += 1
+    teams = Rules.parse("paulista:team_size=2")
+    seats = ["alpha", "beta", "alpha", "beta"]
+    store.create_match("m-team", teams, [bots[s].id for s in seats], seed=7)
+    arena.records["m-team"] = played(teams, seats, 7)
+    store.finish_match("m-team", arena.records["m-team"])
+    arena.ids["team"] = "m-team"
+    store.create_match("m-later", rules, [bots["alpha"].id, bots["gamma"].id], seed=99)
+    arena.ids["scheduled"] = "m-later"
+    return arena
