@@ -39,7 +39,7 @@ bench: install ## engine hands/s; referee against gRPC ping-pong; recordings aga
 	$(PY) -m referee.bench
 	$(PY) -m arena.store.bench
 
-demo: install ## play and print a seeded match between two random players
+demo: install ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
 	$(VENV)/bin/arena demo
 
 clean: ## remove the virtual environment and caches

@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
+
+    # gRPC's fork handlers only warn here: the embedded servers are started by fork+exec
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -159,6 +163,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(run=cmd_beat)
 
+    p = sub.add_parser(
+        "demo",
+        help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
+    )
+    p.add_argument("--matches", type=int, default=4, help="per pairing and leg (default 4)")
+    p.add_argument("--web-port", type=int, default=8080, help="the web pages' port (8080)")
+    p.set_defaults(run=cmd_demo)
+
     p = sub.add_parser("play", help="play and print a seeded match between two random players")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--seed", type=int, default=2026)
@@ -251,6 +263,12 @@ def cmd_db_migrate(args: argparse.Namespace) -> int:
     names = ", ".join(f"{m.version:04d}_{m.name}" for m in applied) or "nothing to apply"
     print(f"schema version {version} ({names})")
     return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from arena.demo import run_demo
+
+    return run_demo(args.matches, args.web_port)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ import secrets
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,10 +69,12 @@ class Settings:
         needed)."""
         if self.database_url:
             return self.database_url
-        import pgserver  # only where no server is configured
-
         self.home.mkdir(parents=True, exist_ok=True)
-        server = pgserver.get_server(self.home / "pgdata", cleanup_mode=None)
+        with warnings.catch_warnings():  # platformdirs: "XDG_RUNTIME_DIR is not set"
+            warnings.simplefilter("ignore")
+            import pgserver  # only where no server is configured
+
+            server = pgserver.get_server(self.home / "pgdata", cleanup_mode=None)
         log.info("using the embedded PostgreSQL in %s", self.home / "pgdata")
         return str(server.get_uri())
 
@@ -138,6 +141,22 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
     return url
 
 
+def embedded_redis_running(home: Path) -> bool:
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    client = redis.Redis(
+        unix_socket_path=str(redis_socket(home)),
+        socket_connect_timeout=1,
+        retry=Retry(NoBackoff(), 0),
+    )
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False
+
+
 def stop_embedded_redis(home: Path) -> bool:
     """Stop the embedded Redis of ``home``; False when it was not running."""
     import redis
@@ -148,5 +167,27 @@ def stop_embedded_redis(home: Path) -> bool:
     except redis.ConnectionError:
         return True  # the server closes the connection as it stops
     except redis.ResponseError:
+        return False
+    return True
+
+
+def embedded_postgres_running(home: Path) -> bool:
+    pid_file = home / "pgdata" / "postmaster.pid"
+    try:
+        os.kill(int(pid_file.read_text().split()[0]), 0)
+    except (OSError, ValueError, IndexError):
+        return False
+    return True
+
+
+def stop_embedded_postgres(home: Path) -> bool:
+    """Ask the embedded PostgreSQL of ``home`` for a fast shutdown (SIGINT); False when it
+    was not running."""
+    import signal
+
+    pid_file = home / "pgdata" / "postmaster.pid"
+    try:
+        os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+    except (OSError, ValueError, IndexError):
         return False
     return True

@@ -1,0 +1,107 @@
+"""``arena demo``: the whole service on this machine, on embedded defaults.
+
+It starts the embedded PostgreSQL and Redis (unless they run already), ``arena serve``,
+a Celery worker, the scheduler and the web pages as child processes, launches the house
+bots as processes that connect over gRPC, registers them, plays a duplicate double round
+robin under ``paulista`` with a progress bar, prints the standings and the ratings, and
+stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings``,
+``arena tournament show`` and ``arena web``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.settings import (
+    Settings,
+    embedded_postgres_running,
+    embedded_redis_running,
+    stop_embedded_postgres,
+    stop_embedded_redis,
+)
+
+BOTS = {
+    "house-random": "house:random",
+    "house-heuristic": "house:heuristic",
+    "house-mc": "house:mc",
+}
+WEB_PORT = 8080
+
+
+def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
+    from arena import cli  # the progress bar and the tables of the tournament commands
+    from arena.store.migrate import migrate
+
+    settings = Settings.from_env()
+    home = settings.home
+    began = time.monotonic()
+    ours_pg = settings.database_url is None and not embedded_postgres_running(home)
+    ours_redis = settings.broker_url is None and not embedded_redis_running(home)
+    print(f"Truco Arena demo; data in {home}")
+    _step("PostgreSQL", "embedded" if settings.database_url is None else "configured")
+    url = settings.database()
+    migrate(url)
+    _step("broker", "embedded Redis" if settings.broker_url is None else settings.broker_url)
+    broker = settings.broker()
+    address = free_address()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
+        "ARENA_HOME": str(home),
+        "ARENA_DATABASE_URL": url,
+        "ARENA_BROKER_URL": broker,
+        "ARENA_REFEREE_ADDRESS": address,
+        "ARENA_ADMIN_TOKEN": settings.admin_token(),
+        "ARENA_QUEUE": settings.queue,
+    }
+    web = f"http://127.0.0.1:{web_port}"
+    try:
+        with Processes(env, home / "logs") as processes:
+            _step("referee", address)
+            processes.start("serve", "serve")
+            wait_serving(address)
+            processes.start("worker", "worker", "--concurrency", "16")
+            processes.start("beat", "beat")
+            processes.start("web", "web", "--port", str(web_port))
+            _step("worker, scheduler, web pages", f"{web}/ (live while the demo runs)")
+            organizer = Organizer(address, settings.admin_token())
+            for name, house in BOTS.items():
+                token = organizer.bot_token(name)
+                bot_env = {"ARENA_ADDRESS": address, "ARENA_TOKEN": token}
+                processes.start(name, "bot", "run", house, "--concurrency", "8", env=bot_env)
+            organizer.wait_connected(BOTS)
+            _step("bots connected", ", ".join(BOTS))
+            name = f"demo-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+            definition = api.TournamentDefinition(
+                name=name, rules="paulista", bots=list(BOTS), format="double-round-robin",
+                matches=matches, duplicate=True, decision_ms=1000,
+            )  # fmt: skip
+            organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
+            run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
+            print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista\n")
+            cli._ENDPOINT[:] = [(address, settings.admin_token())]
+            code = cli._watch(run.id)
+            print()
+            cli.cmd_ratings(_Args(pool="paulista/1", json=False))
+            organizer.close()
+    finally:
+        if ours_redis:
+            stop_embedded_redis(home)
+        if ours_pg:
+            stop_embedded_postgres(home)
+    print(f"\nDone in {time.monotonic() - began:.0f} s; every process it started is stopped.")
+    print("Look again at any time (nothing needs to be running):")
+    print(f"  arena tournament show {run.id}    arena ratings    arena matches")
+    print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
+    return code
+
+
+class _Args:
+    def __init__(self, **kw: object) -> None:
+        self.__dict__.update(kw)
+
+
+def _step(what: str, detail: str) -> None:
+    print(f"  {what:<30} {detail}")
