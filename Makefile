@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test lint proto proto-check bench demo clean
+.PHONY: help install test lint proto proto-check bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -38,6 +38,11 @@ bench: install ## engine hands/s; referee against gRPC ping-pong; recordings aga
 	$(PY) -m arena.bench
 	$(PY) -m referee.bench
 	$(PY) -m arena.store.bench
+
+faults: install ## inject faults into real runs, then load (minutes); ends with the tally line
+	@rm -f .faults-summary
+	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest tests/test_faults.py; \
+	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
 demo: install ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
 	$(VENV)/bin/arena demo

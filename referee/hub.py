@@ -15,7 +15,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -155,6 +155,10 @@ class Hub:
         self.matches: dict[str, MatchRunner] = {}
         self._arrived = asyncio.Condition()
         self._busy: Counter[str] = Counter()  # matches each bot is seated in, by playing()
+        # The referee's own latency: from a bot's action arriving to the next request of
+        # its match being queued (seconds; the latest ones, for the load tests).
+        self.latencies: deque[float] = deque(maxlen=1_000_000)
+        self._replied: dict[str, float] = {}
         self._freed = asyncio.Condition()
 
     async def attach(self, session: Session) -> None:
@@ -206,6 +210,10 @@ class Hub:
                     await session.ended.wait()
 
     def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        if asks and self._replied and message.HasField("decision"):
+            arrived = self._replied.pop(message.decision.match_id, None)
+            if arrived is not None:
+                self.latencies.append(time.perf_counter() - arrived)
         session = self.sessions.get(bot)
         if session is not None:
             session.send(message, asks=asks)
@@ -223,6 +231,9 @@ class Hub:
                 )
             )
             return
+        self._replied[reply.match_id] = time.perf_counter()
+        if len(self._replied) > 2 * len(self.matches) + 64:  # forget ended matches
+            self._replied = {k: v for k, v in self._replied.items() if k in self.matches}
         match.submit(session.bot, reply.request_id, reply.action)
 
     async def wait_for(self, bots: Iterable[str], timeout_s: float) -> None:

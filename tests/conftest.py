@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -58,3 +59,24 @@ def store(database: str) -> Iterator[Store]:
     s = Store(database)
     yield s
     s.close()
+
+
+@pytest.fixture
+def arena_factory(database: str, tmp_path: Path) -> Iterator[Any]:
+    """Makes arenas (tests/arenaproc.py) on a fresh database; stops them afterwards."""
+    from tests.arenaproc import arenas
+
+    with arenas(database, tmp_path / "home") as make:
+        yield make
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """`make faults` ends with the tally of tests/test_faults.py."""
+    from tests import faultlog
+
+    lines = faultlog.NOTES + ([faultlog.line()] if faultlog.TALLY["injected"] else [])
+    for line in lines:
+        terminalreporter.write_line(line)
+    summary = os.environ.get("ARENA_FAULTS_SUMMARY")
+    if summary and lines:  # printed by `make faults` after pytest's own last line
+        Path(summary).write_text("\n".join(lines) + "\n")

@@ -30,6 +30,7 @@ from workers.app import app
 
 log = logging.getLogger(__name__)
 
+_ONE_OFF = Definition("one-off", bots=("a", "b"))  # the clock of a match outside a run
 STALL_S = 120  # a run with matches to play and no progress this long gets them sent again
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
@@ -77,12 +78,12 @@ def play_match(self: Any, match_id: str) -> str:
         if match.status in ("finished", "failed"):
             log.info("match %s was %s before; not playing it again", match_id, match.status)
         else:
-            d = Definition.from_json(definition) if definition else None
+            clock = (Definition.from_json(definition) if definition else None) or _ONE_OFF
             store().set_status(match_id, "running")
             record = referee().run_match(
                 match_id, match.rules, seats, match.seed,
-                decision_ms=d.decision_ms if d else 1000,
-                time_bank_ms=d.time_bank_ms if d else 10_000,
+                decision_ms=clock.decision_ms, time_bank_ms=clock.time_bank_ms,
+                reconnect_grace_ms=clock.reconnect_grace_ms,
             )  # fmt: skip
             done = store().finish_match(match_id, record)
             log.info(

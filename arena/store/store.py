@@ -81,6 +81,7 @@ class Store:
             min_size=1,
             max_size=max_size,
             kwargs={"row_factory": dict_row},
+            check=ConnectionPool.check_connection,  # a restarted server's broken ones go
             open=True,
         )
 

@@ -191,20 +191,22 @@ class GetRatingHistoryResponse(_message.Message):
     def __init__(self, changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms")
+    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     rules: str
     seats: _containers.RepeatedScalarFieldContainer[str]
     seed: int
     decision_ms: int
     time_bank_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+    reconnect_grace_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("record_json",)
@@ -213,7 +215,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +228,7 @@ class TournamentDefinition(_message.Message):
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -238,7 +241,8 @@ class TournamentDefinition(_message.Message):
     time_bank_ms: int
     seed: int
     schedule: str
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ...) -> None: ...
+    reconnect_grace_ms: int
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")

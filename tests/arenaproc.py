@@ -1,0 +1,217 @@
+"""Truco Arena's processes for end-to-end tests: `arena serve`, Celery workers and house
+bots, each a process of its own, on one database and broker; and the audit that says
+whether a run lost or double-counted anything."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from celery import Celery
+
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.settings import Settings, stop_embedded_redis
+from arena.store.store import Store
+
+ADMIN = "organizer-secret"
+MACHINE_REDIS = ("127.0.0.1", 6379)
+MACHINE_RABBITMQ = ("127.0.0.1", 5672)
+
+
+def answers(address: tuple[str, int]) -> bool:
+    try:
+        socket.create_connection(address, timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def broker_url(kind: str) -> str | None:
+    if kind == "embedded":
+        return None
+    if kind == "redis":
+        if not answers(MACHINE_REDIS):
+            pytest.skip("no Redis at 127.0.0.1:6379 (.ci/run starts the machine's)")
+        return "redis://127.0.0.1:6379/3"
+    if not answers(MACHINE_RABBITMQ):
+        pytest.skip("no RabbitMQ at 127.0.0.1:5672 (.ci/run starts the machine's)")
+    return "amqp://guest:guest@127.0.0.1:5672//"
+
+
+class Arena:
+    """`arena serve`, workers and house bots as processes, on one broker and database."""
+
+    def __init__(self, database: str, home: Path, broker: str | None, **extra: str) -> None:
+        self.address = free_address()
+        env = {
+            "ARENA_HOME": str(home),
+            "ARENA_DATABASE_URL": database,
+            "ARENA_REFEREE_ADDRESS": self.address,
+            "ARENA_ADMIN_TOKEN": ADMIN,
+            "ARENA_QUEUE": f"arena-test-{uuid.uuid4().hex[:8]}",  # runs never share a queue
+            **extra,
+        }
+        if broker:
+            env["ARENA_BROKER_URL"] = broker
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | env
+        self.processes = Processes(self.env, home / "logs")
+        self.processes.start("serve", "serve")
+        wait_serving(self.address)
+        self.organizer = Organizer(self.address, ADMIN)
+        self.store = Store(database, max_size=2)
+        self.tokens: dict[str, str] = {}
+        self.houses: dict[str, str] = {}
+
+    def bots(self, **houses: str) -> None:
+        for name, house in houses.items():
+            self.tokens[name] = self.organizer.bot_token(name)
+            self.houses[name] = house
+            self.bot(name)
+        self.organizer.wait_connected(houses)
+
+    def bot(self, name: str) -> None:
+        """Start (or start again) a registered house bot's process."""
+        env = {"ARENA_ADDRESS": self.address, "ARENA_TOKEN": self.tokens[name]}
+        self.processes.start(name, "bot", "run", self.houses[name], "--concurrency", "8", env=env)
+
+    def sweep(self, minutes_later: float = 10) -> None:
+        """Send the scheduler's task with the clock moved on, as if a run had stalled."""
+        later = (datetime.now(UTC) + timedelta(minutes=minutes_later)).isoformat()
+        sender = Celery("test", broker=self.broker(), set_as_current=False)
+        sender.send_task("arena.dispatch_due", kwargs={"now": later}, queue=self.env["ARENA_QUEUE"])
+
+    def broker(self) -> str:
+        return self.env.get("ARENA_BROKER_URL") or Settings.from_env(self.env).broker()
+
+    def worker(self, name: str = "worker") -> None:
+        self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info")
+
+    def tournament(self, name: str, bots: list[str], **fields: Any) -> Any:
+        definition = api.TournamentDefinition(name=name, bots=bots, **fields)
+        request = api.CreateTournamentRequest(definition=definition)
+        return self.organizer.call("CreateTournament", request)
+
+    def start(self, name: str) -> int:
+        request = api.StartTournamentRequest(tournament=name)
+        return int(self.organizer.call("StartTournament", request).id)
+
+    def wait_progress(self, run_id: int, finished: int, timeout_s: float = 120.0) -> None:
+        """Until at least ``finished`` matches of the run are recorded."""
+        deadline = time.monotonic() + timeout_s
+        while self.store.run_progress(run_id)["finished"] < finished:
+            assert time.monotonic() < deadline, self.processes.log("worker")
+            time.sleep(0.05)  # polling the database, where progress lives
+
+    def wait_run(self, run_id: int, timeout_s: float = 180.0) -> Any:
+        """Until the run ends (asks every 100 ms); its last state."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            run = self.organizer.call("GetRun", api.GetRunRequest(id=run_id))
+            if run.status in ("finished", "failed"):
+                return run
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"run {run_id} is {run.status}, {run.finished}/{run.total} after "
+                    f"{timeout_s:.0f} s\n{self.processes.log('worker')}"
+                )
+            time.sleep(0.1)  # polling the API: progress lives in the database
+
+    def close(self) -> None:
+        self.organizer.close()
+        self.store.close()
+        self.processes.stop()
+
+
+@contextlib.contextmanager
+def arenas(database: str, home: Path) -> Iterator[Any]:
+    """A maker of Arenas on ``database`` under ``home``; all are stopped on exit."""
+    made: list[Arena] = []
+
+    def make(broker: str | None, **extra: str) -> Arena:
+        made.append(Arena(database, home, broker, **extra))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for a in made:
+            a.close()
+        stop_embedded_redis(home)
+
+
+def recorded_exactly_once(database: str, run_id: int) -> tuple[int, int]:
+    """(matches finished, rating events) of the run; each match must have one event per
+    bot and every bot's games must equal its events."""
+    with psycopg.connect(database) as conn:
+        finished = conn.execute(
+            "SELECT count(*) FROM matches WHERE run_id = %s AND status = 'finished'", (run_id,)
+        ).fetchone()
+        events = conn.execute(
+            "SELECT count(*) FROM rating_events e JOIN matches m ON m.id = e.match_id"
+            " WHERE m.run_id = %s",
+            (run_id,),
+        ).fetchone()
+        per_match = conn.execute(
+            "SELECT max(n) FROM (SELECT count(*) AS n FROM rating_events"
+            " GROUP BY match_id, bot_id) x"
+        ).fetchone()
+        games = conn.execute(
+            "SELECT bool_and(r.games = (SELECT count(*) FROM rating_events e"
+            " WHERE e.bot_id = r.bot_id AND e.pool = r.pool)) FROM ratings r"
+        ).fetchone()
+    assert per_match is not None and per_match[0] == 1
+    assert games is not None and games[0] is True
+    assert finished is not None and events is not None
+    return finished[0], events[0]
+
+
+def audit(database: str, run_id: int) -> dict[str, float]:
+    """What a run lost or counted twice: ``lost`` matches not recorded, ``double`` extra
+    rating events (more than one per bot and match, or games that disagree with the
+    events), ``drift`` the largest gap between a bot's Elo and the chain of its rating
+    events, or between the pool's total and 1500 a bot (1v1 conserves the total)."""
+    with psycopg.connect(database) as conn:
+        total, finished = conn.execute(
+            "SELECT total, (SELECT count(*) FROM matches WHERE run_id = r.id"
+            " AND status = 'finished') FROM runs r WHERE id = %s",
+            (run_id,),
+        ).fetchone() or (0, 0)
+        extra = conn.execute(
+            "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rating_events"
+            " GROUP BY match_id, bot_id) x"
+        ).fetchone()
+        games_off = conn.execute(
+            "SELECT coalesce(sum(abs(r.games - (SELECT count(*) FROM rating_events e"
+            " WHERE e.bot_id = r.bot_id AND e.pool = r.pool))), 0) FROM ratings r"
+        ).fetchone()
+        events = conn.execute(
+            "SELECT bot_id, pool, before, after FROM rating_events ORDER BY id"
+        ).fetchall()
+        ratings = conn.execute("SELECT bot_id, pool, elo FROM ratings").fetchall()
+    assert extra is not None and games_off is not None
+    chain: dict[tuple[int, str], float] = {}
+    drift = 0.0
+    for bot, pool, before, after in events:
+        drift = max(drift, abs(chain.get((bot, pool), 1500.0) - before))
+        chain[bot, pool] = after
+    pools: dict[str, list[float]] = {}
+    for bot, pool, elo in ratings:
+        drift = max(drift, abs(chain.get((bot, pool), 1500.0) - elo))
+        pools.setdefault(pool, []).append(elo)
+    for elos in pools.values():
+        drift = max(drift, abs(sum(elos) - 1500.0 * len(elos)))
+    return {
+        "lost": total - finished,
+        "double": int(extra[0]) + int(games_off[0]),
+        "drift": round(drift, 6),
+    }

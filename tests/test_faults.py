@@ -1,0 +1,225 @@
+"""Faults injected on the real servers in the middle of a tournament run: a worker killed,
+the referee killed and restarted, PostgreSQL restarted, the broker restarted, a bot
+killed and restarted. Each time the run must complete with every match recorded once
+and every rating equal to the chain of its rating events (tests/arenaproc.py's audit).
+Then the load test: 64 matches at once for a while, with the referee's own latency per
+decision, no timeout and flat memory.
+
+`make test` runs the short version; `make faults` (ARENA_FAULTS=full) runs longer runs
+and a longer load, and ends with the line
+`faults: N injected, N survived, R records lost, D double-counted, E Elo drift`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from arena.bots import house_bot
+from arena.clock import TimeControl
+from arena.engine import Rules
+from arena.service import wait_serving
+from arena.settings import embedded_redis, stop_embedded_redis
+from referee.local import bot_processes, local_arena
+from referee.runner import MatchRunner
+from tests import faultlog
+from tests.arenaproc import Arena, arenas, audit, broker_url
+
+FULL = os.environ.get("ARENA_FAULTS") == "full"
+MATCHES = 8 if FULL else 4  # per pairing: three bots make 3 * MATCHES matches a run
+LOAD_S = 180.0 if FULL else 15.0
+BOTS = {"ana": "house:random", "bia": "house:mc", "caio": "house:heuristic"}  # mc: slow
+
+
+def survive(arena: Arena, database: str, run_id: int) -> Any:
+    """After the fault: the scheduler's sweep (with its clock moved on, as if the run had
+    stalled) and the run's end; the audit goes to the tally and must find nothing."""
+    arena.sweep()
+    run = arena.wait_run(run_id, timeout_s=300)
+    found = audit(database, run_id)
+    ok = run.status == "finished" and found == {"lost": 0, "double": 0, "drift": 0.0}
+    faultlog.record(ok, int(found["lost"]), int(found["double"]), found["drift"])
+    assert run.status == "finished", run.error
+    assert found == {"lost": 0, "double": 0, "drift": 0.0}
+    return run
+
+
+def start(arena: Arena, **fields: Any) -> int:
+    arena.worker()
+    arena.bots(**BOTS)
+    arena.tournament("t", list(BOTS), matches=MATCHES, **fields)
+    return arena.start("t")
+
+
+@pytest.mark.parametrize("broker", ["embedded", "rabbitmq"])
+def test_a_worker_killed_mid_run(broker: str, arena_factory: Any, database: str) -> None:
+    # Redis gives an unacknowledged task back after the visibility timeout, RabbitMQ as soon
+    # as the dead worker's connection closes. Redis can also lose a task the killed worker
+    # had just popped (kombu takes it off the queue and marks it unacknowledged in two
+    # steps): the scheduler's sweep sends the matches of a stalled run again.
+    arena = arena_factory(broker_url(broker), ARENA_BROKER_VISIBILITY_S="4")
+    run_id = start(arena)
+    arena.wait_progress(run_id, 2)
+    arena.processes.kill("worker")
+    assert arena.store.run_progress(run_id)["finished"] < 3 * MATCHES, "too late to kill"
+    arena.worker("worker-2")
+    survive(arena, database, run_id)
+
+
+def test_the_referee_killed_mid_run_and_restarted(arena_factory: Any, database: str) -> None:
+    arena = arena_factory(None)
+    run_id = start(arena)
+    arena.wait_progress(run_id, 2)
+    arena.processes.kill("serve")  # matches in play are lost; their tasks retry, from seed
+    assert arena.store.run_progress(run_id)["finished"] < 3 * MATCHES, "too late to kill"
+    arena.processes.start("serve", "serve")
+    wait_serving(arena.address)
+    arena.organizer.close()
+    arena.organizer = type(arena.organizer)(arena.address, arena.env["ARENA_ADMIN_TOKEN"])
+    arena.organizer.wait_connected(BOTS)  # the bots' SDK reconnects by itself
+    survive(arena, database, run_id)
+
+
+def test_the_broker_restarted_mid_run(arena_factory: Any, database: str, tmp_path: Path) -> None:
+    arena = arena_factory(None, ARENA_BROKER_VISIBILITY_S="4")
+    run_id = start(arena)
+    arena.wait_progress(run_id, 2)
+    home = tmp_path / "home"
+    assert stop_embedded_redis(home)
+    assert arena.store.run_progress(run_id)["finished"] < 3 * MATCHES, "too late to stop"
+    embedded_redis(home)  # the queue was kept on disk (append-only file)
+    survive(arena, database, run_id)
+
+
+@pytest.fixture
+def own_postgres(tmp_path: Path) -> Iterator[Any]:
+    """A PostgreSQL of this test's own (embedded), so that it may be restarted."""
+    import pgserver
+
+    server = pgserver.get_server(tmp_path / "pg", cleanup_mode="stop")
+    yield server
+    server.cleanup()
+
+
+def test_postgres_restarted_mid_run(own_postgres: Any, tmp_path: Path) -> None:
+    from pgserver._commands import pg_ctl
+
+    url = own_postgres.get_uri()
+    with arenas(url, tmp_path / "home") as make:
+        arena = make(None)
+        run_id = start(arena)
+        arena.wait_progress(run_id, 2)
+        restart = ["-w", "-m", "fast", "restart"]  # every connection breaks
+        pg_ctl(restart, pgdata=own_postgres.pgdata, user=own_postgres.system_user)
+        assert arena.store.run_progress(run_id)["finished"] < 3 * MATCHES, "too late"
+        survive(arena, url, run_id)
+
+
+def test_a_bot_killed_mid_run_and_restarted(arena_factory: Any, database: str) -> None:
+    arena = arena_factory(None)
+    run_id = start(arena, reconnect_grace_ms=1500)
+    arena.wait_progress(run_id, 2)
+    arena.processes.kill("bia")
+    # its seats are held for the grace, then a house bot plays for it...
+    deadline = time.monotonic() + 60
+    while substituted(database, "bia") == 0:
+        assert time.monotonic() < deadline, arena.processes.log("serve")
+        time.sleep(0.05)  # polling the records for the stand-in
+    arena.bot("bia")  # ...until it comes back and takes its seats again
+    arena.organizer.wait_connected(["bia"])
+    run = survive(arena, database, run_id)
+    faults = match_faults(database, run.id)
+    for name in ("ana", "caio"):  # bia's absence is no fault of the others'
+        assert all(sum(f.get(name, {}).values()) == 0 for f in faults)
+    assert sum(f.get("bia", {}).get("disconnects", 0) for f in faults) >= 1
+    again = arena.wait_run(arena.start("t"))  # back in its seats: no stand-in any more
+    assert all(sum(f.get("bia", {}).values()) == 0 for f in match_faults(database, again.id))
+
+
+def match_faults(database: str, run_id: int) -> list[dict[str, dict[str, int]]]:
+    with psycopg.connect(database) as conn:
+        rows = conn.execute("SELECT faults FROM matches WHERE run_id = %s", (run_id,))
+        return [r[0] for r in rows]
+
+
+def substituted(database: str, bot: str) -> int:
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT coalesce(sum((faults -> %s ->> 'substituted')::int), 0) FROM matches",
+            (bot,),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+# ---- load ---------------------------------------------------------------------------------
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_64_matches_at_once_keep_their_clocks_and_memory() -> None:
+    """An in-process referee, four `random` bot processes each seated in 32 matches at
+    once, 64 matches at a time for LOAD_S seconds: no timeout, the referee's own latency
+    per decision (action in to next request out), and memory that does not grow."""
+    result = asyncio.run(_load(LOAD_S, at_once=64))
+    p50, p99 = (statistics.quantiles(result["latencies"], n=100)[k] * 1e6 for k in (49, 98))
+    samples = result["rss"]
+    grown = samples[-1] - samples[len(samples) // 4]
+    faultlog.NOTES.append(
+        f"load: 64 matches at once for {LOAD_S:.0f} s: {result['matches']} matches, "
+        f"{len(result['latencies'])} decisions ({len(result['latencies']) / LOAD_S:.0f}/s), "
+        f"referee latency p50 {p50:.0f} us, p99 {p99:.0f} us, timeouts {result['timeouts']}, "
+        f"RSS {samples[len(samples) // 4]:.0f} -> {samples[-1]:.0f} MB"
+    )
+    assert result["timeouts"] == 0
+    assert result["matches"] >= 64
+    assert grown < max(20.0, 0.25 * samples[len(samples) // 4]), samples
+
+
+async def _load(seconds: float, at_once: int) -> dict[str, Any]:
+    bots = bot_processes(["house:random"] * 4)
+    for bot in bots:
+        bot.argv += ["--concurrency", "32"]
+    rules, clock = Rules(), TimeControl(decision_ms=1000)
+    out: dict[str, Any] = {"matches": 0, "timeouts": 0, "rss": []}
+    async with local_arena(bots) as hub:
+        hub.latencies.clear()
+        names = [b.name for b in bots]
+        counter = itertools.count()
+        stop_at = asyncio.get_running_loop().time() + seconds
+
+        async def lane(k: int) -> None:
+            a, b = names[(k % 2) * 2], names[(k % 2) * 2 + 1]
+            while asyncio.get_running_loop().time() < stop_at:
+                n = next(counter)
+                seats = [a, b] if n % 2 else [b, a]
+                runner = MatchRunner(
+                    hub, f"load-{n}", rules, seats, seed=n, clock=clock,
+                    stand_in=lambda: house_bot("heuristic"),
+                )  # fmt: skip
+                record = await runner.run()
+                out["matches"] += 1
+                out["timeouts"] += sum(f["timeouts"] for f in record["faults"].values())
+
+        async def sample() -> None:
+            while asyncio.get_running_loop().time() < stop_at:
+                out["rss"].append(rss_mb())
+                await asyncio.sleep(seconds / 20)  # a sampling period, not a synchronisation
+
+        await asyncio.gather(sample(), *(lane(k) for k in range(at_once)))
+        out["latencies"] = list(hub.latencies)
+    out["rss"].append(rss_mb())
+    return out
