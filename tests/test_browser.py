@@ -1,6 +1,6 @@
 """The pages in a real browser: headless Chromium (Debian's, at /usr/bin/chromium) driven by
 Playwright against a real uvicorn server. Leaderboard -> a bot -> one of its matches ->
-step through the replay -> screenshots."""
+step through the replay -> screenshots; tournaments -> a run -> a bot of its table."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ import uvicorn
 
 from arena.store.migrate import migrate
 from arena.store.store import Store
+from arena.tournament import Definition
 from arena.web import create_app
-from tests.webdata import ORGANIZER, fill
+from tests.webdata import ORGANIZER, fill, play_run, start_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -28,6 +29,8 @@ def site(database: str) -> Iterator[str]:
     migrate(database)
     store = Store(database)
     fill(store)
+    run_id, ids = start_run(store, Definition("weekly", bots=("alpha", "beta", "gamma"), seed=3))
+    play_run(store, run_id, ids)
     server = uvicorn.Server(
         uvicorn.Config(create_app(store, organizer_token=ORGANIZER), log_level="warning")
     )
@@ -75,7 +78,7 @@ def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_
         expect(page.locator("svg.chart")).to_be_visible()
         page.locator("table.recent a.result.won, table.recent a.result.lost").first.click()
 
-        expect(page).to_have_url(re.compile(r"/matches/m-\d+$"))
+        expect(page).to_have_url(re.compile(r"/matches/[\w-]+$"))
         expect(page.locator("h1")).to_contain_text("alpha")
         shown = page.locator("section.step:not([hidden])")
         expect(shown).to_have_count(1)
@@ -116,3 +119,36 @@ def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_
         browser.close()
     assert errors == [] and outside == []
     assert (tmp_path / "replay.png").stat().st_size > 10_000
+
+
+def test_a_visitor_opens_a_tournament_run_and_follows_a_bot(site: str, tmp_path: Path) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        page.goto(site + "/")
+        page.locator("header nav a", has_text="Tournaments").click()
+        expect(page.locator("h1")).to_have_text("Tournaments")
+        page.locator("table.runs a.run").first.click()
+
+        expect(page).to_have_url(re.compile(r"/runs/\d+$"))
+        expect(page.locator("h1")).to_contain_text("weekly")
+        expect(page.locator("table.standings tbody tr")).to_have_count(3)
+        expect(page.locator("table.crosstable td.heat")).to_have_count(6)
+        expect(page.get_by_test_id("progress")).to_contain_text("6 finished")
+        assert page.locator("meta[http-equiv=refresh]").count() == 0  # finished: no reload
+        page.screenshot(path=tmp_path / "run.png", full_page=True)
+        first = page.locator("table.standings tbody tr").first.locator("a.bot")
+        name = first.inner_text()
+        first.click()
+
+        expect(page).to_have_url(re.compile(rf"/bots/{name}\?pool=paulista%2F1$"))
+        expect(page.locator("h1")).to_contain_text(name)
+        browser.close()
+    assert errors == []

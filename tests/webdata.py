@@ -8,6 +8,7 @@ from typing import Any
 
 from arena.engine import Match, Rules, to_record
 from arena.store.store import Store
+from arena.tournament import Definition
 
 ORGANIZER = "organizer-secret"
 
@@ -67,3 +68,21 @@ def fill(store: Store) -> Arena:
     store.create_match("m-later", rules, [bots["alpha"].id, bots["gamma"].id], seed=99)
     arena.ids["scheduled"] = "m-later"
     return arena
+
+
+def start_run(store: Store, definition: Definition) -> tuple[int, list[str]]:
+    """A tournament and a planned run of it: the run's id and its match ids."""
+    run = store.create_run(store.create_tournament(definition))
+    assert run is not None
+    return run.id, store.plan_run(run.id)
+
+
+def play_run(store: Store, run_id: int, match_ids: list[str]) -> None:
+    """Play the matches by random play (real records) and finish the run."""
+    for k, match_id in enumerate(match_ids):
+        found = store.match(match_id)
+        assert found is not None
+        row, seats = found
+        store.set_status(match_id, "running")
+        store.finish_match(match_id, played(Rules.parse(row.rules), seats, row.seed + k))
+    assert store.finish_run(run_id)

@@ -261,3 +261,11 @@ GROUP BY o.name ORDER BY count(DISTINCT m.id) DESC, o.name;
 -- The rating change each of the given matches made to the bot.
 SELECT e.match_id, e.before, e.after FROM rating_events e JOIN bots b ON b.id = e.bot_id
 WHERE b.name = %(name)s AND e.match_id = ANY(%(match_ids)s::text[]);
+
+-- name: run_matches
+-- A run's matches, the latest played first (then those not started, by number).
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m WHERE m.run_id = %(id)s
+ORDER BY coalesce(m.finished_at, m.started_at) DESC NULLS LAST, m.id DESC
+LIMIT %(limit)s;

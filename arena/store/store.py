@@ -447,6 +447,16 @@ class Store:
             ).fetchone()
         return done is not None
 
+    def run_matches(self, run_id: int, limit: int = 100) -> list[tuple[MatchRow, list[str]]]:
+        """A run's matches and the bot at each seat, the latest played first."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["run_matches"], {"id": run_id, "limit": limit}).fetchall()
+        out = []
+        for row in rows:
+            names = row.pop("seat_names")
+            out.append((MatchRow(**row), names))
+        return out
+
     def run_unfinished(self, run_id: int) -> list[str]:
         """The ids of the run's matches neither finished nor failed."""
         with self._transaction() as conn:

@@ -53,8 +53,25 @@ def match_url(match_id: str, hand: int | None = None, step: int | None = None) -
 
 
 def run_url(run_id: int | None) -> str | None:
-    """The page of a tournament run: none yet (tournaments come with their own pages)."""
-    return None
+    """The page of a tournament run (None for a match outside any run)."""
+    return None if run_id is None else f"/runs/{run_id}"
+
+
+def duration(seconds: float | None) -> str:
+    """``1h 05m``, ``3m 20s`` or ``12s``."""
+    if seconds is None:
+        return ""
+    s = max(round(seconds), 0)
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s}s"
+
+
+def heat(share: float) -> str:
+    """The background of a crosstable cell: red for no wins through yellow to green."""
+    return f"hsl({round(120 * share)}, 65%, 82%)"
 
 
 def _templates() -> Jinja2Templates:
@@ -71,9 +88,11 @@ def _templates() -> Jinja2Templates:
         bot_url=bot_url,
         match_url=match_url,
         run_url=run_url,
+        heat=heat,
     )
     env.filters["signed"] = lambda x: f"{x:+.0f}" if round(x) else "±0"
     env.filters["when"] = lambda iso: iso[:16].replace("T", " ") if iso else ""
+    env.filters["duration"] = duration
     return Jinja2Templates(env=env)
 
 
@@ -153,6 +172,8 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
         ("/bots", _bots, "bots.html"),
         ("/bots/{name}", _bot, "bot.html"),
         ("/matches/{id}", _match, "match.html"),
+        ("/tournaments", _tournaments, "tournaments.html"),
+        ("/runs/{id}", _run, "run.html"),
     ]
     routes: list[Any] = [
         Route("/", front),
@@ -210,3 +231,11 @@ def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     return pages.record(store, request.path_params["id"], organizer=organizer)
+
+
+def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    return pages.tournaments(store)
+
+
+def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    return pages.run(store, request.path_params["id"])

@@ -6,24 +6,29 @@ page renders it. Nothing here writes to the store. :class:`NotFound` says what i
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.engine import RulesError, TrucoError
 from arena.engine.record import public_record
 from arena.engine.rules import PRESET_NAMES, Rules
 from arena.rating import half_intervals, is_provisional
-from arena.store.rows import MatchRow
-from arena.store.store import Store
+from arena.store.rows import MatchRow, RunRow
+from arena.store.store import Store, pool_of
+from arena.tournament import next_firing
 from arena.web.replay import replay_hand, teams
 
 DEFAULT_POOL = "paulista/1"
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
 RECENT = 20  # matches listed on a bot's page
 POOL_RECENT = 10  # matches listed under a leaderboard
+TOURNAMENT_RUNS = 10  # runs listed under each tournament
+RUN_MATCHES = 100  # matches listed on a run's page
+REFRESH_S = 5  # how often the page of a run being played reloads itself
 
 
 class NotFound(LookupError):
-    """No such pool, bot or match: the message says which."""
+    """No such pool, bot, match or run: the message says which."""
 
 
 def check_pool(pool: str) -> str:
@@ -234,3 +239,154 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
     if row.record is None:
         raise NotFound(f"match {match_id} has no record yet ({row.status})")
     return row.record if organizer else public_record(row.record)
+
+
+# ---- tournaments ----------------------------------------------------------------------------
+
+
+def _pool_of(definition: dict[str, Any]) -> str | None:
+    """The rating pool a definition's matches are played in (its rules' pool)."""
+    try:
+        return pool_of(Rules.parse(definition.get("rules", "paulista")))
+    except (RulesError, ValueError):
+        return None
+
+
+def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
+    if not cron:
+        return None
+    try:
+        upcoming: str | None = next_firing(cron, now).isoformat()
+    except ValueError:
+        upcoming = None
+    return {"cron": cron, "next": upcoming}
+
+
+def _definition(d: dict[str, Any]) -> dict[str, Any]:
+    """What a page shows of a tournament definition."""
+    return {
+        "rules": d.get("rules"),
+        "format": d.get("format"),
+        "bots": list(d.get("bots") or []),
+        "pool": d.get("pool"),
+        "challenger": d.get("challenger"),
+        "matches": d.get("matches"),
+        "duplicate": d.get("duplicate"),
+        "decision_ms": d.get("decision_ms"),
+        "time_bank_ms": d.get("time_bank_ms"),
+        "seed": d.get("seed"),
+        "schedule": d.get("schedule"),
+    }
+
+
+def _run_summary(run: RunRow, tournament: str) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "tournament": tournament,
+        "tournament_id": run.tournament_id,
+        "status": run.status,
+        "error": run.error,
+        "seed": run.seed,
+        "participants": run.participants,
+        "total": run.total,
+        "fired_for": None if run.fired_for is None else run.fired_for.isoformat(),
+        "created_at": run.created_at.isoformat(),
+        "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
+    }
+
+
+def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
+    """Every tournament: its definition, its schedule with the next firing, and its latest
+    runs."""
+    now = now or datetime.now(UTC)
+    out = []
+    for t, extra in store.tournaments():
+        out.append(
+            {
+                "id": t.id,
+                "name": t.name,
+                "definition": _definition(t.definition),
+                "pool": _pool_of(t.definition),
+                "schedule": _schedule(t.schedule, now),
+                "created_at": t.created_at.isoformat(),
+                "run_count": int(extra["runs"]),
+                "last_run": extra["last_run"],
+                "last_status": extra["last_status"],
+                "runs": [
+                    _run_summary(r, name) for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
+                ],
+            }
+        )
+    return {"tournaments": out}
+
+
+def _progress(store: Store, run: RunRow, matches_in_run: int, now: datetime) -> dict[str, Any]:
+    counts = store.run_progress(run.id)
+    total = run.total or matches_in_run
+    done = int(counts["finished"]) + int(counts["failed"])
+    out: dict[str, Any] = {
+        "total": total,
+        "finished": int(counts["finished"]),
+        "failed": int(counts["failed"]),
+        "running": int(counts["running"]),
+        "percent": round(100 * done / total, 1) if total else 0.0,
+        "per_minute": None,
+        "eta_s": None,
+    }
+    started = counts["first_started"]
+    if run.status == "running" and started is not None and done:
+        elapsed = (now - started).total_seconds()
+        if elapsed > 0:
+            per_s = done / elapsed
+            out["per_minute"] = round(60 * per_s, 2)
+            out["eta_s"] = round((total - done) / per_s)
+    return out
+
+
+def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> list[dict[str, Any]]:
+    """One row per bot (in standings order): its wins and losses against each bot, with
+    its share of the wins (None where the two never met)."""
+    rows = []
+    for a in order:
+        cells: list[dict[str, Any] | None] = []
+        for b in order:
+            wl = cross.get(a, {}).get(b)
+            if a == b or not wl or not sum(wl):
+                cells.append(None)
+            else:
+                cells.append(
+                    {"opponent": b, "wins": wl[0], "losses": wl[1], "share": wl[0] / sum(wl)}
+                )
+        rows.append({"bot": a, "cells": cells})
+    return rows
+
+
+def run(store: Store, run_id: str, now: datetime | None = None) -> dict[str, Any]:
+    """A tournament run: its progress, its standings (live while it runs) and crosstable,
+    its definition and schedule, and its matches."""
+    now = now or datetime.now(UTC)
+    found = store.run(int(run_id)) if run_id.isdigit() else None
+    if found is None:
+        raise NotFound(f"no tournament run {run_id!r}")
+    row, name = found
+    live = row.standings is None
+    table = store.run_standings(row) if live else row.standings
+    assert table is not None
+    standings_rows = [
+        {**r, "faults_total": sum(r.get("faults", {}).values())} for r in table["table"]
+    ]
+    order = [r["bot"] for r in standings_rows]
+    matches = store.run_matches(row.id, limit=RUN_MATCHES)
+    active = row.status in ("starting", "running")
+    return {
+        "run": _run_summary(row, name),
+        "pool": _pool_of(row.definition),
+        "definition": _definition(row.definition),
+        "schedule": _schedule(row.definition.get("schedule"), now),
+        "progress": _progress(store, row, len(matches), now),
+        "live": live,
+        "refresh": REFRESH_S if active else None,
+        "standings": standings_rows,
+        "crosstable": _crosstable(order, table["crosstable"]),
+        "matches": [summary(m, names) for m, names in matches],
+    }
