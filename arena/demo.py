@@ -80,7 +80,8 @@ def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
             )  # fmt: skip
             organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
-            print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista\n")
+            print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
+            print(f"Follow it at {web}/runs/{run.id}\n")
             cli._ENDPOINT[:] = [(address, settings.admin_token())]
             code = cli._watch(run.id)
             print()
@@ -95,6 +96,7 @@ def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
     print("Look again at any time (nothing needs to be running):")
     print(f"  arena tournament show {run.id}    arena ratings    arena matches")
     print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
+    print(f"              and {web}/runs/{run.id}  (this tournament's table)")
     return code
 
 

@@ -252,10 +252,10 @@ def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[st
             fit = None
     rated = {r.player: r for r in fit.ratings} if fit else {}
     for bot, row in rows.items():
-        r = rated.get(bot)
-        row["elo"] = None if r is None else round(r.elo, 1)
-        row["elo_low"] = None if r is None else round(r.low, 1)
-        row["elo_high"] = None if r is None else round(r.high, 1)
+        fitted = rated.get(bot)
+        row["elo"] = None if fitted is None else round(fitted.elo, 1)
+        row["elo_low"] = None if fitted is None else round(fitted.low, 1)
+        row["elo_high"] = None if fitted is None else round(fitted.high, 1)
     table = sorted(
         rows.values(),
         key=lambda r: (
