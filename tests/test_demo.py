@@ -1,0 +1,73 @@
+"""`arena demo` on embedded defaults only (no database, broker or referee configured): it
+plays its tournament, prints the table and the ratings, stops everything it started, and
+leaves data that the read commands and every kind of web page then show."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from arena.service import free_address
+from arena.settings import (
+    Settings,
+    embedded_postgres_running,
+    embedded_redis_running,
+    stop_embedded_postgres,
+)
+from arena.store.store import Store
+from arena.web import create_app
+
+
+def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(home)
+    port = free_address().rsplit(":", 1)[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "demo", "--matches", "2", "--web-port", port],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "12 of 12 matches recorded" in out and "crosstable" in out and "paulista/1" in out
+    assert f"http://127.0.0.1:{port}/pools/paulista/1" in out
+    for bot in ("house-random", "house-heuristic", "house-mc"):
+        assert bot in out
+    # it stopped what it started, the embedded servers included
+    assert not embedded_postgres_running(home) and not embedded_redis_running(home)
+    leftover = subprocess.run(["pgrep", "-f", str(home)], capture_output=True, text=True)
+    assert leftover.stdout == ""
+
+    # nothing is running now: the read commands start what they need
+    read = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "ratings", "--json"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.count('"games": 8') == 3  # each bot: 2 opponents x 2 legs x 2
+    run_id = re.search(r"run (\d+)", out)
+    assert run_id is not None
+    shown = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "tournament", "show", run_id[1]],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shown.returncode == 0 and "finished" in shown.stdout
+
+    store = Store(Settings.from_env(env).database())
+    try:
+        web = TestClient(create_app(store, organizer_token="x"))
+        match = store.matches(limit=1)[0][0]
+        for path in (
+            "/pools/paulista/1", "/bots/house-mc", f"/matches/{match.id}", f"/runs/{run_id[1]}",
+            "/tournaments",
+        ):  # fmt: skip
+            for page in (path, "/api" + path):
+                assert web.get(page).status_code == 200, page
+    finally:
+        store.close()
+        stop_embedded_postgres(home)
