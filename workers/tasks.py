@@ -72,13 +72,13 @@ def start_run(self: Any, run_id: int) -> int:
 def play_match(self: Any, match_id: str) -> str:
     run_id = None
     try:
-        match, seats, definition = store().match_to_play(match_id)
+        # the match, marked running in the same statement (unless finished or failed)
+        match, seats, definition = store().match_to_play(match_id, claim=True)
         run_id = match.run_id
         if match.status in ("finished", "failed"):
             log.info("match %s was %s before; not playing it again", match_id, match.status)
         else:
             d = Definition.from_json(definition) if definition else None
-            store().set_status(match_id, "running")
             record = referee().run_match(
                 match_id, match.rules, seats, match.seed,
                 decision_ms=d.decision_ms if d else 1000,
@@ -95,7 +95,7 @@ def play_match(self: Any, match_id: str) -> str:
         else:
             log.warning("match %s: %s; trying again", match_id, e)
             raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
-    if run_id is not None and not store().run_unfinished(run_id):
+    if run_id is not None and store().run_done(run_id):
         finish_run.delay(run_id)
     return match_id
 
