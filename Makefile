@@ -34,10 +34,11 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine hands/s; referee against gRPC ping-pong; recordings against bare SQL
+bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches
 	$(PY) -m arena.bench
 	$(PY) -m referee.bench
 	$(PY) -m arena.store.bench
+	$(PY) -m workers.bench
 
 faults: install ## inject faults into real runs, then load (minutes); ends with the tally line
 	@rm -f .faults-summary

@@ -170,11 +170,20 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert match.run_id == run.id and set(seats) == {"ana", "bia"}
     assert definition == t.definition
     assert not store.finish_run(run.id)  # matches are left to play
+    # a worker claims a match: it gets the row as it was, and the match is running now
+    claimed, _, _ = store.match_to_play(ids[0], claim=True)
+    assert claimed.status == "scheduled" and claimed.started_at is None
+    again, _, _ = store.match_to_play(ids[0], claim=True)  # a redelivered task
+    assert again.status == "running" and again.started_at is not None
+    assert not store.run_done(run.id)
 
     for k, match_id in enumerate(ids):
         record = played(Rules.preset("paulista"), seed=k)
         store.finish_match(match_id, record)
     assert store.plan_run(run.id) == []
+    assert store.run_done(run.id)
+    finished_before, _, _ = store.match_to_play(ids[0], claim=True)  # claims nothing now
+    assert store.match_to_play(ids[0])[0].status == finished_before.status == "finished"
     assert store.finish_run(run.id)
     assert not store.finish_run(run.id)  # once
     finished = store.run(run.id)

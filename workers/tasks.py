@@ -73,13 +73,13 @@ def start_run(self: Any, run_id: int) -> int:
 def play_match(self: Any, match_id: str) -> str:
     run_id = None
     try:
-        match, seats, definition = store().match_to_play(match_id)
+        # the match, marked running in the same statement (unless finished or failed)
+        match, seats, definition = store().match_to_play(match_id, claim=True)
         run_id = match.run_id
         if match.status in ("finished", "failed"):
             log.info("match %s was %s before; not playing it again", match_id, match.status)
         else:
             clock = (Definition.from_json(definition) if definition else None) or _ONE_OFF
-            store().set_status(match_id, "running")
             record = referee().run_match(
                 match_id, match.rules, seats, match.seed,
                 decision_ms=clock.decision_ms, time_bank_ms=clock.time_bank_ms,
@@ -89,6 +89,9 @@ def play_match(self: Any, match_id: str) -> str:
             log.info(
                 "match %s %s", match_id, "recorded" if done.recorded else "was recorded before"
             )
+    except ValueError as e:  # the referee refused the match: trying again would not help
+        log.error("match %s: %s", match_id, e)
+        store().set_status(match_id, "failed")
     except (StoreError, Unreachable) as e:
         if self.request.retries >= MAX_RETRIES:
             log.error("match %s failed after %d tries: %s", match_id, self.request.retries + 1, e)
@@ -96,7 +99,7 @@ def play_match(self: Any, match_id: str) -> str:
         else:
             log.warning("match %s: %s; trying again", match_id, e)
             raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
-    if run_id is not None and not store().run_unfinished(run_id):
+    if run_id is not None and store().run_done(run_id):
         finish_run.delay(run_id)
     return match_id
 

@@ -166,6 +166,11 @@ SELECT m.id, m.winner, m.faults,
           GROUP BY t ORDER BY t) AS points
 FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 
+-- name: run_done
+-- No match of the run is left to play (cheaper than listing them, once per match).
+SELECT NOT EXISTS (SELECT 1 FROM matches
+                   WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')) AS done;
+
 -- name: run_unfinished
 SELECT id FROM matches WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')
 ORDER BY id;
@@ -191,6 +196,19 @@ WHERE (r.status = 'starting' AND r.created_at < %(now)s - interval '1 minute')
 ORDER BY r.id;
 
 -- name: match_to_play
+SELECT m.*, r.definition,
+    ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m LEFT JOIN runs r ON r.id = m.run_id WHERE m.id = %(id)s;
+
+-- name: claim_match
+-- What match_to_play gives, and the match marked running (started now) unless it was
+-- finished or failed: one statement for a worker about to play it. The SELECT sees the
+-- row as it was before the UPDATE, so status is the one the match had.
+WITH claimed AS (
+    UPDATE matches SET status = 'running', started_at = now()
+    WHERE id = %(id)s AND status NOT IN ('finished', 'failed')
+)
 SELECT m.*, r.definition,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names

@@ -80,7 +80,9 @@ class Store:
             conninfo,
             min_size=1,
             max_size=max_size,
-            kwargs={"row_factory": dict_row},
+            # autocommit: a transaction is opened explicitly (_transaction), and a single
+            # statement (_statement) is its own transaction, without BEGIN and COMMIT
+            kwargs={"row_factory": dict_row, "autocommit": True},
             check=ConnectionPool.check_connection,  # a restarted server's broken ones go
             open=True,
         )
@@ -92,6 +94,15 @@ class Store:
     def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
         try:
             with self.pool.connection() as conn, conn.transaction():
+                yield conn
+        except psycopg.OperationalError as e:
+            raise StoreError(f"the database is unreachable: {e}") from e
+
+    @contextmanager
+    def _statement(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection for one statement, atomic by itself: one round trip, not three."""
+        try:
+            with self.pool.connection() as conn:
                 yield conn
         except psycopg.OperationalError as e:
             raise StoreError(f"the database is unreachable: {e}") from e
@@ -438,7 +449,7 @@ class Store:
         run = found[0]
         if run.status != "running":
             return False
-        if self.run_unfinished(run_id):
+        if not self.run_done(run_id):
             return False
         table = self.run_standings(run)
         with self._transaction() as conn:
@@ -462,6 +473,12 @@ class Store:
         with self._transaction() as conn:
             return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
 
+    def run_done(self, run_id: int) -> bool:
+        """True when none of the run's matches is left to play (finished or failed)."""
+        with self._statement() as conn:
+            row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
+        return bool(row and row["done"])
+
     def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
         """Runs that need a push at ``now``: (id, status, matches left to play)."""
         params = {"now": now, "stall_s": stall_s}
@@ -469,10 +486,15 @@ class Store:
             rows = conn.execute(Q["stalled_runs"], params).fetchall()
         return [(r["id"], r["status"], r["unfinished"]) for r in rows]
 
-    def match_to_play(self, match_id: str) -> tuple[MatchRow, list[str], dict[str, Any] | None]:
-        """A match, the bot at each seat, and its run's definition (None outside a run)."""
-        with self._transaction() as conn:
-            row = conn.execute(Q["match_to_play"], {"id": match_id}).fetchone()
+    def match_to_play(
+        self, match_id: str, *, claim: bool = False
+    ) -> tuple[MatchRow, list[str], dict[str, Any] | None]:
+        """A match, the bot at each seat, and its run's definition (None outside a run).
+        With ``claim``, the match is also marked running (started now) unless it was
+        finished or failed, in the same statement; the row returned is as it was before."""
+        with self._statement() as conn:
+            query = Q["claim_match"] if claim else Q["match_to_play"]
+            row = conn.execute(query, {"id": match_id}).fetchone()
         if row is None:
             raise StoreError(f"no match {match_id!r}")
         names, definition = row.pop("seat_names"), row.pop("definition")

@@ -1,0 +1,257 @@
+"""Tournament throughput through Celery, PostgreSQL and the referee, next to the same
+matches played locally (``arena match``'s code path), measured in the same run.
+
+``python -m workers.bench`` (part of ``make bench``) plays ``--matches`` matches between
+two ``house:random`` bots, 16 at once, twice:
+
+- **tournament**: ``arena serve``, ``arena worker --concurrency 16`` and two bot processes
+  (``arena bot run house:random --concurrency 16``), each a process of its own, on a
+  fresh PostgreSQL database and a broker; a round robin of the two bots, started with
+  StartTournament. Its rate is measured from the run's first match start to its last match
+  finish, as the store records them (``started_at``, ``finished_at``); the rate from
+  StartTournament until the run is seen finished is printed too. A short warm-up run
+  before it starts the worker's threads, channels and connections.
+- **local**: :func:`referee.local.play_local` with two ``house:random`` bots (which
+  declare a concurrency of 16), from its first match start to its last match finish;
+  played before and after the tournament, and the two rates averaged, so that a load
+  that comes and goes on the machine weighs on both sides alike.
+
+The goal: orchestration costs at most 20%, a tournament rate at least 80% of the local one.
+
+The database server is ``ARENA_DATABASE_URL``'s, else the machine's (127.0.0.1:5432),
+else the embedded one; the bench makes a scratch database and drops it afterwards. The
+broker is the embedded Redis under a temporary ``ARENA_HOME`` (stopped afterwards), or
+``--broker URL``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+import referee.local
+from arena.clock import TimeControl
+from arena.engine import Rules
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.settings import Settings, stop_embedded_redis
+from arena.store.store import Store
+from referee.runner import MatchRunner
+
+GOAL = 0.80
+CONCURRENCY = 16  # the worker's threads and each bot's declared concurrency (its default)
+MATCHES = 600
+WARM_UP = 32
+DECISION_MS = 30_000  # nothing times out, however loaded the machine
+TIME_BANK_MS = 60_000
+MACHINE_DATABASE = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@dataclass
+class Rate:
+    matches: int
+    seconds: float
+    wall_seconds: float = 0.0  # tournament: StartTournament until seen finished
+
+    @property
+    def per_s(self) -> float:
+        return self.matches / self.seconds
+
+
+# ---- servers ------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def scratch_database(home: Path) -> Iterator[str]:
+    """A fresh database on ``ARENA_DATABASE_URL``'s server, else the machine's, else the
+    embedded one under ``home``; dropped (and the embedded server stopped) afterwards."""
+    embedded = None
+    admin = os.environ.get("ARENA_DATABASE_URL") or MACHINE_DATABASE
+    try:
+        with psycopg.connect(admin, connect_timeout=3):
+            pass
+    except psycopg.OperationalError:
+        admin = Settings(home, None, "", None).database()
+        import pgserver
+
+        embedded = pgserver.get_server(home / "pgdata")
+    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_conninfo(admin, dbname=name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if embedded is not None:
+            embedded.cleanup_mode = "delete"
+            embedded.cleanup()
+
+
+# ---- the tournament ----------------------------------------------------------------------
+
+
+def tournament_rate(database: str, home: Path, broker: str | None, matches: int) -> Rate:
+    address = free_address()
+    admin = secrets.token_urlsafe(16)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
+        "ARENA_HOME": str(home),
+        "ARENA_DATABASE_URL": database,
+        "ARENA_REFEREE_ADDRESS": address,
+        "ARENA_ADMIN_TOKEN": admin,
+        "ARENA_QUEUE": f"arena-bench-{uuid.uuid4().hex[:8]}",
+    }
+    if broker:
+        env["ARENA_BROKER_URL"] = broker
+    with Processes(env, home / "logs") as processes:
+        processes.start("serve", "serve")
+        wait_serving(address)
+        organizer = Organizer(address, admin)
+        store = Store(database, max_size=1)
+        try:
+            bots = ["bench-a", "bench-b"]
+            for name in bots:
+                token = organizer.bot_token(name)
+                bot_env = {"ARENA_ADDRESS": address, "ARENA_TOKEN": token}
+                processes.start(
+                    name, "bot", "run", "house:random", "--concurrency", str(CONCURRENCY),
+                    env=bot_env,
+                )  # fmt: skip
+            organizer.wait_connected(bots)
+            processes.start("worker", "worker", "--concurrency", str(CONCURRENCY))
+            play(organizer, processes, store, "warm-up", bots, WARM_UP)
+            start = time.monotonic()
+            run_id = play(organizer, processes, store, "bench", bots, matches)
+            wall = time.monotonic() - start
+            progress = store.run_progress(run_id)
+            _check(database, run_id)
+            first: datetime = progress["first_started"]
+            last: datetime = progress["last_finished"]
+            return Rate(matches, (last - first).total_seconds(), wall)
+        finally:
+            store.close()
+            organizer.close()
+
+
+def play(
+    organizer: Organizer,
+    processes: Processes,
+    store: Store,
+    name: str,
+    bots: list[str],
+    matches: int,
+) -> int:
+    """Create and start a round robin of ``matches`` matches; its run id once finished.
+    Polls the store, not GetRun: GetRun computes the standings so far at every call."""
+    definition = api.TournamentDefinition(
+        name=name, bots=bots, matches=matches, decision_ms=DECISION_MS,
+        time_bank_ms=TIME_BANK_MS, seed=1,
+    )  # fmt: skip
+    organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
+    run_id = int(organizer.call("StartTournament", api.StartTournamentRequest(tournament=name)).id)
+    deadline = time.monotonic() + 600
+    while (found := store.run(run_id)) is None or found[0].status not in ("finished", "failed"):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"run {name} did not end in 600 s\n{processes.log('worker')}")
+        time.sleep(0.05)  # polling the database: nothing tells us when a run ends
+    run = organizer.call("GetRun", api.GetRunRequest(id=run_id))
+    if (run.status, run.finished) != ("finished", matches):
+        raise RuntimeError(
+            f"run {name} ended {run.status} with {run.finished}/{run.total} finished, "
+            f"{run.failed} failed\n{processes.log('worker')}"
+        )
+    return run_id
+
+
+def _check(database: str, run_id: int) -> None:
+    """Every match finished, and no bot timed out or was replaced."""
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT count(*), coalesce(sum((f.value ->> 'timeouts')::int"
+            " + (f.value ->> 'substituted')::int), 0)"
+            " FROM matches m LEFT JOIN LATERAL jsonb_each(m.faults) f ON true"
+            " WHERE m.run_id = %s AND m.status = 'finished'",
+            (run_id,),
+        ).fetchone()
+    assert row is not None
+    if row[1]:
+        raise RuntimeError(f"{row[1]} timeouts or stand-ins in the tournament")
+
+
+# ---- local matches -----------------------------------------------------------------------
+
+
+def local_rate(matches: int) -> Rate:
+    """``play_local`` timed from its first match start to its last match finish (the
+    bots' start-up and connection are left out, as in the tournament)."""
+    times: list[float] = []
+
+    class Timed(MatchRunner):
+        async def run(self) -> dict[str, Any]:
+            times.append(time.monotonic())
+            record = await super().run()
+            times.append(time.monotonic())
+            return record
+
+    clock = TimeControl(decision_ms=DECISION_MS, time_bank_ms=TIME_BANK_MS)
+    saved = vars(referee.local)["MatchRunner"]
+    vars(referee.local)["MatchRunner"] = Timed  # play_local makes its runners from this name
+    try:
+        summary = asyncio.run(
+            referee.local.play_local(
+                Rules(), ["house:random", "house:random"], games=matches, seed=1, clock=clock
+            )
+        )
+    finally:
+        vars(referee.local)["MatchRunner"] = saved
+    faults = sum(f["timeouts"] + f["substituted"] for f in summary.faults.values())
+    if faults:
+        raise RuntimeError(f"{faults} timeouts or stand-ins in the local matches")
+    return Rate(matches, max(times) - min(times))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="tournament matches/s against local matches")
+    parser.add_argument("--matches", type=int, default=MATCHES, help="matches in each measure")
+    parser.add_argument("--broker", help="a Celery broker URL (default: an embedded Redis)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        home = Path(folder) / "home"
+        try:
+            with scratch_database(home) as database:
+                before = local_rate(args.matches)
+                tournament = tournament_rate(database, home, args.broker, args.matches)
+                after = local_rate(args.matches)
+        finally:
+            if not args.broker:
+                stop_embedded_redis(home)
+    local = (before.per_s + after.per_s) / 2
+    ratio = tournament.per_s / local
+    print(f"{f'matches/s ({CONCURRENCY} at once)':<26} {'tournament':>10} {'local':>8}")
+    print(f"{f'random vs random, {args.matches}':<26} {tournament.per_s:10.1f} {local:8.1f}")
+    print(f"local: {before.per_s:.1f} before the tournament, {after.per_s:.1f} after")
+    print(
+        f"tournament: first match start to last finish {tournament.seconds:.1f} s; "
+        f"StartTournament to finished {tournament.wall_seconds:.1f} s "
+        f"({args.matches / tournament.wall_seconds:.1f}/s)"
+    )
+    verdict = "met" if ratio >= GOAL else "MISSED"
+    print(f"tournament / local: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
+
+
+if __name__ == "__main__":
+    main()
