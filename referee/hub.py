@@ -15,7 +15,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -145,6 +145,22 @@ class Session:
         return False
 
 
+LATENCY_MAX_US = 10_000
+
+
+def percentile_us(counts: list[int], q: float) -> int:
+    """The ``q`` quantile (0 to 1) of latencies counted per microsecond."""
+    total = sum(counts)
+    if total == 0:
+        raise ValueError("no latencies counted")
+    seen = 0
+    for us, n in enumerate(counts):
+        seen += n
+        if seen >= q * total:
+            return us
+    return len(counts) - 1
+
+
 class Hub:
     """Sessions by bot, running matches by id."""
 
@@ -156,8 +172,9 @@ class Hub:
         self._arrived = asyncio.Condition()
         self._busy: Counter[str] = Counter()  # matches each bot is seated in, by playing()
         # The referee's own latency: from a bot's action arriving to the next request of
-        # its match being queued (seconds; the latest ones, for the load tests).
-        self.latencies: deque[float] = deque(maxlen=1_000_000)
+        # its match being queued, counted in whole microseconds (the last count is 10 ms
+        # or more): constant memory however long it runs.
+        self.latency_us = [0] * (LATENCY_MAX_US + 1)
         self._replied: dict[str, float] = {}
         self._freed = asyncio.Condition()
 
@@ -213,7 +230,8 @@ class Hub:
         if asks and self._replied and message.HasField("decision"):
             arrived = self._replied.pop(message.decision.match_id, None)
             if arrived is not None:
-                self.latencies.append(time.perf_counter() - arrived)
+                us = int((time.perf_counter() - arrived) * 1e6)
+                self.latency_us[us if us < LATENCY_MAX_US else LATENCY_MAX_US] += 1
         session = self.sessions.get(bot)
         if session is not None:
             session.send(message, asks=asks)

@@ -201,3 +201,13 @@ def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens(database: str) ->
     finally:
         serve.kill()
         serve.wait()
+
+
+def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:
+    from referee.hub import percentile_us
+
+    counts = [0] * 11
+    counts[2], counts[5], counts[10] = 50, 49, 1
+    assert [percentile_us(counts, q) for q in (0.5, 0.99, 1.0)] == [2, 5, 10]
+    with pytest.raises(ValueError):
+        percentile_us([0, 0], 0.5)
