@@ -156,7 +156,12 @@ def _parser() -> argparse.ArgumentParser:
     _tournament_parsers(sub)
 
     p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
-    p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=32,
+        help="tasks at once (default 32); each bot's own concurrency still caps its matches",
+    )
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(run=cmd_worker)
     p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")

@@ -62,7 +62,7 @@ def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
             _step("referee", address)
             processes.start("serve", "serve")
             wait_serving(address)
-            processes.start("worker", "worker", "--concurrency", "16")
+            processes.start("worker", "worker")
             processes.start("beat", "beat")
             processes.start("web", "web", "--port", str(web_port))
             _step("worker, scheduler, web pages", f"{web}/ (live while the demo runs)")

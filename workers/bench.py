@@ -132,7 +132,9 @@ def tournament_rate(database: str, home: Path, broker: str | None, matches: int)
                     env=bot_env,
                 )  # fmt: skip
             organizer.wait_connected(bots)
-            processes.start("worker", "worker", "--concurrency", str(CONCURRENCY))
+            # more worker threads than matches at once: the spare ones wait in the referee
+            # for a free bot slot (Hub.playing), so a new match starts the moment one ends
+            processes.start("worker", "worker", "--concurrency", str(2 * CONCURRENCY))
             play(organizer, processes, store, "warm-up", bots, WARM_UP)
             start = time.monotonic()
             run_id = play(organizer, processes, store, "bench", bots, matches)
