@@ -24,7 +24,7 @@ SELECT status FROM matches WHERE id = %(id)s;
 -- lock, then re-checking the WHERE clause) gets no row back.
 UPDATE matches m
 SET status = 'finished', record = %(record)s, winner = %(winner)s, score = %(score)s,
-    faults = %(faults)s, finished_at = now()
+    points = %(points)s, faults = %(faults)s, finished_at = now()
 WHERE m.id = %(id)s AND m.status <> 'finished'
 RETURNING m.id, m.pool, m.rated,
     ARRAY(SELECT bot_id FROM match_seats WHERE match_id = m.id ORDER BY seat) AS seat_bots;
@@ -157,13 +157,9 @@ FROM matches WHERE run_id = %(id)s;
 
 -- name: run_results
 -- Every finished match of a run, with the hand points each team won.
-SELECT m.id, m.winner, m.faults,
+SELECT m.id, m.winner, m.faults, m.points,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
-          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
-    ARRAY(SELECT coalesce(sum((h -> 'result' -> 'points' ->> t)::int), 0)
-          FROM generate_series(0, 1) t
-          LEFT JOIN jsonb_array_elements(m.record -> 'hands') h ON true
-          GROUP BY t ORDER BY t) AS points
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 
 -- name: run_done

@@ -37,6 +37,7 @@ class MatchRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    points: list[int] | None  # hand points won by each team, once finished
 
 
 @dataclass(frozen=True, slots=True)

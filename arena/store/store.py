@@ -27,7 +27,7 @@ from arena import rating
 from arena.engine import Rules
 from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import Definition, Result, plan, standings
+from arena.tournament import Definition, Result, hand_points, plan, standings
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +203,7 @@ class Store:
             "record": Jsonb(record),
             "winner": winner,
             "score": record["result"]["score"],
+            "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
         }
         with self._transaction() as conn:
