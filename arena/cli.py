@@ -377,24 +377,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    import psycopg
-
     from arena.settings import Settings
-    from arena.store.migrate import migrate
-    from arena.store.store import Store, StoreTokens
+    from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
     from referee.hub import Hub, MemoryTokens
     from referee.server import create_server
 
     settings = Settings.from_env()
     address = args.address or settings.referee_address
-    try:
-        url = settings.database()
-        migrate(url)
-        store = Store(url)
-    except psycopg.Error as e:
-        print(f"arena serve: cannot use the database: {e}".strip(), file=sys.stderr)
-        return 1
+    store = _open_store("serve", settings)
     tokens = MemoryTokens(fallback=StoreTokens(store))
     for item in args.token:
         bot, eq, token = item.partition("=")
@@ -430,25 +421,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_web(args: argparse.Namespace) -> int:
-    import signal
-
+def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
+    """The store on the settings' database, migrated; SystemExit (1) saying why not."""
     import psycopg
-    import uvicorn
 
-    from arena.settings import Settings
     from arena.store.migrate import migrate
     from arena.store.store import Store
-    from arena.web import create_app
 
-    settings = Settings.from_env()
     try:
         url = settings.database()
         migrate(url)
-        store = Store(url)
+        return Store(url, max_size=max_size)
     except psycopg.Error as e:
-        print(f"arena web: cannot use the database: {e}".strip(), file=sys.stderr)
-        return 1
+        raise SystemExit(f"arena {command}: cannot use the database: {e}".strip()) from None
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    import signal
+
+    import uvicorn
+
+    from arena.settings import Settings
+    from arena.web import create_app
+
+    settings = Settings.from_env()
+    store = _open_store("web", settings)
     app = create_app(store, organizer_token=settings.admin_token())
     server = uvicorn.Server(
         uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
@@ -519,15 +516,12 @@ def _in_process_arena(settings: Any) -> str:
     import asyncio
     import threading
 
-    from arena.store.migrate import migrate
-    from arena.store.store import Store, StoreTokens
+    from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
     from referee.hub import Hub, MemoryTokens
     from referee.server import create_server
 
-    url = settings.database()
-    migrate(url)
-    store = Store(url, max_size=2)
+    store = _open_store("(in-process Arena API)", settings, max_size=2)
     started: list[str] = []
     ready = threading.Event()
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +21,11 @@ from starlette.testclient import TestClient
 from arena.engine import Rules
 from arena.engine.record import public_record
 from arena.engine.rules import PRESET_NAMES
-from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.web import create_app
 from arena.web.app import COOKIE
 from arena.web.replay import replay_hand
 from tests.webdata import ORGANIZER, Arena, fill, played
-
-
-@pytest.fixture
-def store(database: str) -> Iterator[Store]:
-    migrate(database)
-    s = Store(database)
-    yield s
-    s.close()
 
 
 @pytest.fixture
