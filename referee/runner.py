@@ -22,15 +22,10 @@ from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, to_record, view
 from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, hand_to_pb, view_to_pb
+from arena.wire import ViewEncoder, action_from_pb, hand_to_pb
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
-
-
-def _ring(wake: asyncio.Future[None]) -> None:
-    if not wake.done():
-        wake.set_result(None)
 
 
 @dataclass
@@ -73,6 +68,8 @@ class MatchRunner:
         self._stand_ins: dict[str, Bot] = {}
         self._mail: deque[tuple[str, str, int, Any]] = deque()
         self._wake: asyncio.Future[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
+        self._views = ViewEncoder()
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
         self._away: dict[str, float] = {}  # bot -> loop time it left
         self._request: _Request | None = None
@@ -100,19 +97,31 @@ class MatchRunner:
 
     def _post(self, item: tuple[str, str, int, Any]) -> None:
         self._mail.append(item)
+        self._ring()
+
+    def _ring(self) -> None:
         if self._wake is not None and not self._wake.done():
             self._wake.set_result(None)
 
-    async def _next(self, timeout_s: float) -> tuple[str, str, int, Any] | None:
-        """The next event, or None after ``timeout_s`` (no task per wait: this is hot)."""
+    def _rang(self) -> None:
+        self._alarm = None
+        self._ring()
+
+    async def _next(self, until: float) -> tuple[str, str, int, Any] | None:
+        """The next event, or None at loop time ``until`` or earlier (no task per wait:
+        this is hot). One alarm serves many waits: it stays set while it rings no later
+        than ``until``, and a caller woken early looks at the time and waits again."""
         if not self._mail:
             loop = asyncio.get_running_loop()
+            alarm = self._alarm
+            if alarm is None or alarm.when() > until:
+                if alarm is not None:
+                    alarm.cancel()
+                self._alarm = loop.call_at(until, self._rang)
             self._wake = wake = loop.create_future()
-            alarm = loop.call_later(max(0.0, timeout_s), _ring, wake)
             try:
                 await wake
             finally:
-                alarm.cancel()
                 self._wake = None
         return self._mail.popleft() if self._mail else None
 
@@ -137,6 +146,8 @@ class MatchRunner:
             self._announce_end()
         finally:
             del self.hub.matches[self.match_id]
+            if self._alarm is not None:
+                self._alarm.cancel()
         return self.record()
 
     def record(self) -> dict[str, Any]:
@@ -169,7 +180,7 @@ class MatchRunner:
                     self.match.apply(self.match.default_action(), seat)
                     return
                 wake = request.deadline if grace_end is None else min(request.deadline, grace_end)
-                event = await self._next(wake - now)
+                event = await self._next(wake)
                 if event is None:
                     continue
                 kind, sender, request_id, payload = event
@@ -234,7 +245,7 @@ class MatchRunner:
         decision.request_id = request.request_id
         decision.deadline_ms = max(0, int(left * 1000))
         decision.time_bank_ms = int(self._bank[request.seat] * 1000)
-        view_to_pb(view(self.match, request.seat), decision.view)
+        self._views.encode(view(self.match, request.seat), decision.view)
         self.hub.send(self.seat_bots[request.seat], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
