@@ -15,6 +15,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from arena.bots.base import Bot
@@ -43,6 +44,21 @@ class _Request:
     deadline: float  # loop time
 
 
+@lru_cache(maxsize=64)
+def _match_terms(rules: Rules, clock: TimeControl) -> bytes:
+    """The encoded part of MatchStarted that only the rules and the clock decide (the
+    rules' text and parameters take tens of microseconds to write out)."""
+    return pb.MatchStarted(
+        rules=str(rules),
+        clock=pb.Clock(
+            decision_ms=clock.decision_ms,
+            time_bank_ms=clock.time_bank_ms,
+            reconnect_grace_ms=clock.reconnect_grace_ms,
+        ),
+        parameters=rules.parameter_texts(),
+    ).SerializeToString()
+
+
 class MatchRunner:
     """Plays one match; ``await run()`` returns its record."""
 
@@ -69,6 +85,7 @@ class MatchRunner:
         self._mail: deque[tuple[str, str, int, Any]] = deque()
         self._wake: asyncio.Future[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
+        self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
         self._views = ViewEncoder()
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
         self._away: dict[str, float] = {}  # bot -> loop time it left
@@ -112,7 +129,7 @@ class MatchRunner:
         this is hot). One alarm serves many waits: it stays set while it rings no later
         than ``until``, and a caller woken early looks at the time and waits again."""
         if not self._mail:
-            loop = asyncio.get_running_loop()
+            loop = self._running()
             alarm = self._alarm
             if alarm is None or alarm.when() > until:
                 if alarm is not None:
@@ -128,9 +145,10 @@ class MatchRunner:
     # ---- the match -----------------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
+        self._loop = asyncio.get_running_loop()
         self.hub.matches[self.match_id] = self
         try:
-            now = asyncio.get_running_loop().time()
+            now = self._loop.time()
             for bot in self.bots:
                 if bot in self.hub.sessions:
                     self._send_start(bot, resumed=False)
@@ -158,7 +176,7 @@ class MatchRunner:
         return record
 
     async def _decide(self, seat: int) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._running()
         bot = self.seat_bots[seat]
         start = loop.time()
         self._last_request_id += 1
@@ -208,7 +226,7 @@ class MatchRunner:
         self.faults[bot].rejected += 1
         left = 0  # a reply to no open request of this bot has no deadline to report
         if bot == self.seat_bots[request.seat]:
-            left = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
+            left = max(0, int((request.deadline - self._running().time()) * 1000))
         self.hub.send(
             bot,
             pb.RefereeMessage(
@@ -228,6 +246,9 @@ class MatchRunner:
         self.faults[bot].substituted += 1
         self.match.apply(stand_in.decide(view(self.match, seat)), seat)
 
+    def _running(self) -> asyncio.AbstractEventLoop:
+        return self._loop or asyncio.get_running_loop()
+
     @property
     def _grace_s(self) -> float:
         return self.clock.reconnect_grace_ms / 1000
@@ -238,7 +259,7 @@ class MatchRunner:
     # ---- messages ------------------------------------------------------------------
 
     def _send_request(self, request: _Request) -> None:
-        left = request.deadline - asyncio.get_running_loop().time()
+        left = request.deadline - self._running().time()
         message = pb.RefereeMessage()
         decision = message.decision  # filled in place: no copies of the view
         decision.match_id = self.match_id
@@ -249,20 +270,13 @@ class MatchRunner:
         self.hub.send(self.seat_bots[request.seat], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
-        clock = self.clock
         started = pb.MatchStarted(
             match_id=self.match_id,
             seats=[s for s, b in enumerate(self.seat_bots) if b == bot],
-            rules=str(self.match.rules),
             seat_names=self.seat_bots,
-            clock=pb.Clock(
-                decision_ms=clock.decision_ms,
-                time_bank_ms=clock.time_bank_ms,
-                reconnect_grace_ms=clock.reconnect_grace_ms,
-            ),
             resumed=resumed,
-            parameters=self.match.rules.parameter_texts(),
         )
+        started.MergeFromString(_match_terms(self.match.rules, self.clock))
         self.hub.send(bot, pb.RefereeMessage(match_started=started))
 
     def _announce_hands(self) -> None:
