@@ -15,6 +15,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from arena.bots.base import Bot
@@ -22,15 +23,10 @@ from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, to_record, view
 from arena.engine.view import seen_hand
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, hand_to_pb, view_to_pb
+from arena.wire import ViewEncoder, action_from_pb, hand_to_pb
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
-
-
-def _ring(wake: asyncio.Future[None]) -> None:
-    if not wake.done():
-        wake.set_result(None)
 
 
 @dataclass
@@ -46,6 +42,21 @@ class _Request:
     seat: int
     request_id: int
     deadline: float  # loop time
+
+
+@lru_cache(maxsize=64)
+def _match_terms(rules: Rules, clock: TimeControl) -> bytes:
+    """The encoded part of MatchStarted that only the rules and the clock decide (the
+    rules' text and parameters take tens of microseconds to write out)."""
+    return pb.MatchStarted(
+        rules=str(rules),
+        clock=pb.Clock(
+            decision_ms=clock.decision_ms,
+            time_bank_ms=clock.time_bank_ms,
+            reconnect_grace_ms=clock.reconnect_grace_ms,
+        ),
+        parameters=rules.parameter_texts(),
+    ).SerializeToString()
 
 
 class MatchRunner:
@@ -73,6 +84,9 @@ class MatchRunner:
         self._stand_ins: dict[str, Bot] = {}
         self._mail: deque[tuple[str, str, int, Any]] = deque()
         self._wake: asyncio.Future[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
+        self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
+        self._views = ViewEncoder()
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
         self._away: dict[str, float] = {}  # bot -> loop time it left
         self._request: _Request | None = None
@@ -100,28 +114,41 @@ class MatchRunner:
 
     def _post(self, item: tuple[str, str, int, Any]) -> None:
         self._mail.append(item)
+        self._ring()
+
+    def _ring(self) -> None:
         if self._wake is not None and not self._wake.done():
             self._wake.set_result(None)
 
-    async def _next(self, timeout_s: float) -> tuple[str, str, int, Any] | None:
-        """The next event, or None after ``timeout_s`` (no task per wait: this is hot)."""
+    def _rang(self) -> None:
+        self._alarm = None
+        self._ring()
+
+    async def _next(self, until: float) -> tuple[str, str, int, Any] | None:
+        """The next event, or None at loop time ``until`` or earlier (no task per wait:
+        this is hot). One alarm serves many waits: it stays set while it rings no later
+        than ``until``, and a caller woken early looks at the time and waits again."""
         if not self._mail:
-            loop = asyncio.get_running_loop()
+            loop = self._running()
+            alarm = self._alarm
+            if alarm is None or alarm.when() > until:
+                if alarm is not None:
+                    alarm.cancel()
+                self._alarm = loop.call_at(until, self._rang)
             self._wake = wake = loop.create_future()
-            alarm = loop.call_later(max(0.0, timeout_s), _ring, wake)
             try:
                 await wake
             finally:
-                alarm.cancel()
                 self._wake = None
         return self._mail.popleft() if self._mail else None
 
     # ---- the match -----------------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
+        self._loop = asyncio.get_running_loop()
         self.hub.matches[self.match_id] = self
         try:
-            now = asyncio.get_running_loop().time()
+            now = self._loop.time()
             for bot in self.bots:
                 if bot in self.hub.sessions:
                     self._send_start(bot, resumed=False)
@@ -137,6 +164,8 @@ class MatchRunner:
             self._announce_end()
         finally:
             del self.hub.matches[self.match_id]
+            if self._alarm is not None:
+                self._alarm.cancel()
         return self.record()
 
     def record(self) -> dict[str, Any]:
@@ -147,7 +176,7 @@ class MatchRunner:
         return record
 
     async def _decide(self, seat: int) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._running()
         bot = self.seat_bots[seat]
         start = loop.time()
         self._last_request_id += 1
@@ -169,7 +198,7 @@ class MatchRunner:
                     self.match.apply(self.match.default_action(), seat)
                     return
                 wake = request.deadline if grace_end is None else min(request.deadline, grace_end)
-                event = await self._next(wake - now)
+                event = await self._next(wake)
                 if event is None:
                     continue
                 kind, sender, request_id, payload = event
@@ -197,7 +226,7 @@ class MatchRunner:
         self.faults[bot].rejected += 1
         left = 0  # a reply to no open request of this bot has no deadline to report
         if bot == self.seat_bots[request.seat]:
-            left = max(0, int((request.deadline - asyncio.get_running_loop().time()) * 1000))
+            left = max(0, int((request.deadline - self._running().time()) * 1000))
         self.hub.send(
             bot,
             pb.RefereeMessage(
@@ -217,6 +246,9 @@ class MatchRunner:
         self.faults[bot].substituted += 1
         self.match.apply(stand_in.decide(view(self.match, seat)), seat)
 
+    def _running(self) -> asyncio.AbstractEventLoop:
+        return self._loop or asyncio.get_running_loop()
+
     @property
     def _grace_s(self) -> float:
         return self.clock.reconnect_grace_ms / 1000
@@ -227,31 +259,24 @@ class MatchRunner:
     # ---- messages ------------------------------------------------------------------
 
     def _send_request(self, request: _Request) -> None:
-        left = request.deadline - asyncio.get_running_loop().time()
+        left = request.deadline - self._running().time()
         message = pb.RefereeMessage()
         decision = message.decision  # filled in place: no copies of the view
         decision.match_id = self.match_id
         decision.request_id = request.request_id
         decision.deadline_ms = max(0, int(left * 1000))
         decision.time_bank_ms = int(self._bank[request.seat] * 1000)
-        view_to_pb(view(self.match, request.seat), decision.view)
+        self._views.encode(view(self.match, request.seat), decision.view)
         self.hub.send(self.seat_bots[request.seat], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
-        clock = self.clock
         started = pb.MatchStarted(
             match_id=self.match_id,
             seats=[s for s, b in enumerate(self.seat_bots) if b == bot],
-            rules=str(self.match.rules),
             seat_names=self.seat_bots,
-            clock=pb.Clock(
-                decision_ms=clock.decision_ms,
-                time_bank_ms=clock.time_bank_ms,
-                reconnect_grace_ms=clock.reconnect_grace_ms,
-            ),
             resumed=resumed,
-            parameters=self.match.rules.parameter_texts(),
         )
+        started.MergeFromString(_match_terms(self.match.rules, self.clock))
         self.hub.send(bot, pb.RefereeMessage(match_started=started))
 
     def _announce_hands(self) -> None:

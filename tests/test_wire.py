@@ -9,7 +9,7 @@ import pytest
 from arena.engine import PRESETS, Action, Card, MalformedAction, Match, Rules, view
 from arena.engine.view import manilhas
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import action_from_pb, action_to_pb, view_from_pb, view_to_pb
+from arena.wire import ViewEncoder, action_from_pb, action_to_pb, view_from_pb, view_to_pb
 
 
 @pytest.mark.parametrize("rules", [*PRESETS.values(), Rules.parse("paulista:team_size=3")])
@@ -24,6 +24,31 @@ def test_every_view_of_a_match_round_trips(rules: Rules) -> None:
                 assert view_from_pb(wire) == seen
                 assert list(wire.manilhas) == [str(c) for c in seen.manilhas]
             match.apply(choose.choice(match.legal_actions()))
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [rules.replace(team_size=size) for rules in PRESETS.values() for size in (1, 2, 3, 4)],
+    ids=str,
+)
+def test_the_view_encoder_writes_what_view_to_pb_writes(rules: Rules) -> None:
+    """The encoder keeps a hand's fixed part and the finished rounds between calls: after
+    any sequence of views, of any seat, its message equals one built afresh."""
+    for seed in range(3):
+        match = Match(rules, seed=seed)
+        choose = random.Random(seed)
+        encoder = ViewEncoder()
+        while not match.is_over:
+            for seat in choose.sample(range(match.n), choose.randint(1, match.n)):
+                seen = view(match, seat)
+                fresh = view_to_pb(seen)
+                into = pb.RefereeMessage()
+                encoded = encoder.encode(seen, into.decision.view)
+                assert encoded == fresh
+                assert pb.View.FromString(encoded.SerializeToString()) == fresh
+            match.apply(choose.choice(match.legal_actions()))
+        for seat in range(match.n):  # the same hand, now over: its score and last hand moved
+            assert encoder.encode(view(match, seat)) == view_to_pb(view(match, seat))
 
 
 def test_every_action_round_trips() -> None:

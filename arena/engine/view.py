@@ -168,7 +168,7 @@ def view(match: Match, seat: int) -> View:
         if shows_partners
         else ()
     )
-    asked = match.to_act == seat
+    to_act = match.to_act
     return View(
         seat=seat,
         rules=rules,
@@ -190,8 +190,8 @@ def view(match: Match, seat: int) -> View:
         raised_by=None if hand.last_raiser < 0 else hand.last_raiser,
         score=(match.score[0], match.score[1]),
         games=(match.games[0], match.games[1]),
-        to_act=match.to_act,
-        legal=tuple(match.legal_actions()) if asked else (),
+        to_act=to_act,
+        legal=tuple(match.legal_actions()) if to_act == seat else (),
         last_hand=last_hand(match),
     )
 
@@ -224,5 +224,5 @@ def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:
 
 def _seen(plays: Any) -> tuple[SeenPlay, ...]:
     return tuple(
-        SeenPlay(p.seat, None, True) if p.covered else SeenPlay(p.seat, p.card) for p in plays
+        [SeenPlay(p.seat, None, True) if p.covered else SeenPlay(p.seat, p.card) for p in plays]
     )
