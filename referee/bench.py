@@ -11,8 +11,9 @@ matches (or lanes):
 
 In the first two the clients are the same two processes (``python -m referee.bench
 client``): raw stubs, a random legal action per request, so the difference between the
-two rates is the referee's own cost. The goal is a referee rate at least 70% of the
-ping-pong rate.
+two rates is the referee's own cost. The two are measured in pairs of short slices, one
+right after the other, several rounds; the ratio is the median of the rounds' ratios. The
+goal is a referee rate at least 70% of the ping-pong rate.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ import asyncio
 import contextlib
 import os
 import random
+import statistics
 import sys
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -198,23 +199,33 @@ def _sdk_argv() -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description="referee throughput against ping-pong")
     parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "client"])
-    parser.add_argument("--seconds", type=float, default=4.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per slice")
+    parser.add_argument("--rounds", type=int, default=5, help="paired slices per concurrency")
     args = parser.parse_args()
     if args.mode == "client":
         client()
         return
-    measure: list[tuple[str, Callable[[int], Awaitable[float]]]] = [
-        ("ping-pong", lambda c: ping_pong_rate(c, args.seconds)),
-        ("referee", lambda c: referee_rate(c, args.seconds, _client_argv())),
-        ("referee + SDK bots", lambda c: referee_rate(c, args.seconds, _sdk_argv())),
-    ]
-    print(f"{'decisions/s':<22} {'1 match':>10} {'16 matches':>11}")
-    rates: dict[str, list[float]] = {}
-    for label, run in measure:
-        rates[label] = [asyncio.run(run(c)) for c in (1, 16)]
-        print(f"{label:<22} {rates[label][0]:10.0f} {rates[label][1]:11.0f}")
-    for i, c in enumerate((1, 16)):
-        ratio = rates["referee"][i] / rates["ping-pong"][i]
+    # On a shared machine the load drifts from second to second: each round measures the
+    # ping-pong and then the referee back to back, and the ratio is the median of the
+    # rounds' ratios, so both sides of each ratio saw the same machine.
+    print(f"{'decisions/s':<22} {'1 match':>10} {'16 matches':>11}   (medians of {args.rounds})")
+    rates: dict[str, list[float]] = {"ping-pong": [], "referee": []}
+    ratios: list[float] = []
+    for c in (1, 16):
+        pairs = []
+        for _ in range(args.rounds):
+            bare = asyncio.run(ping_pong_rate(c, args.seconds))
+            ours = asyncio.run(referee_rate(c, args.seconds, _client_argv()))
+            pairs.append((bare, ours))
+        rates["ping-pong"].append(statistics.median(b for b, _ in pairs))
+        rates["referee"].append(statistics.median(r for _, r in pairs))
+        ratios.append(statistics.median(r / b for b, r in pairs))
+        spread = ", ".join(f"{r / b:.0%}" for b, r in pairs)
+        print(f"  rounds at {c:>2}: {spread}", file=sys.stderr)
+    sdk = [asyncio.run(referee_rate(c, args.seconds, _sdk_argv())) for c in (1, 16)]
+    for label, row in (*rates.items(), ("referee + SDK bots", sdk)):
+        print(f"{label:<22} {row[0]:10.0f} {row[1]:11.0f}")
+    for c, ratio in zip((1, 16), ratios, strict=True):
         verdict = "met" if ratio >= GOAL else "MISSED"
         print(f"referee / ping-pong at {c:>2}: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
 
