@@ -486,9 +486,13 @@ def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:
 
     from arena.proto.truco.v1 import arena_pb2_grpc
 
-    address, admin, settings = _arena_endpoint()
+    try:
+        address, admin, settings = _arena_endpoint()
+        channel = settings.channel(address)
+    except ValueError as e:  # an unreadable CA file
+        raise SystemExit(f"arena: {e}") from None
     metadata = [("authorization", f"Bearer {admin}")] if organizer else []
-    with settings.channel(address) as channel:
+    with channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             return getattr(stub, method)(request, metadata=metadata, timeout=30)

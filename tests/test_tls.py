@@ -103,3 +103,5 @@ def test_a_whole_match_over_tls_with_a_self_signed_certificate(
         with open_channel(address, ca_file=str(cert)) as channel:
             assert health(channel) == health_pb2.HealthCheckResponse.SERVING
         assert processes.running["alpha"].poll() is None  # the bots still play on
+        missing = arena("bot", "list", extra={**env, "ARENA_CA_FILE": str(tmp_path / "none")})
+        assert missing.returncode != 0 and "cannot read the CA file" in missing.stderr
