@@ -104,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="BOT=TOKEN",
         help="also accept this bot with this token (besides the registered bots)",
     )
+    p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
+                   "($ARENA_TLS_CERT)")  # fmt: skip
+    p.add_argument("--tls-key", metavar="FILE", help="its private key, PEM ($ARENA_TLS_KEY)")
     p.set_defaults(run=cmd_serve)
 
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
@@ -143,6 +146,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="house:random, house:heuristic or house:mc")
     p.add_argument("--address", help="the referee (default $ARENA_ADDRESS)")
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
+    p.add_argument(
+        "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
+    )
     p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
     p.add_argument("--seed", type=int, help="seed the bot's random choices")
     p.add_argument("--budget-ms", type=int, help="mc only: thinking time per decision (30)")
@@ -377,6 +384,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
+    from arena.channel import server_credentials
     from arena.settings import Settings
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
@@ -385,6 +393,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     address = args.address or settings.referee_address
+    cert, key = args.tls_cert or settings.tls_cert, args.tls_key or settings.tls_key
+    if bool(cert) != bool(key):
+        print("arena serve: TLS needs both --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    try:
+        credentials = server_credentials(cert, key) if cert and key else None
+    except OSError as e:
+        print(f"arena serve: cannot read the certificate or key: {e}", file=sys.stderr)
+        return 1
     store = _open_store("serve", settings)
     tokens = MemoryTokens(fallback=StoreTokens(store))
     for item in args.token:
@@ -401,9 +418,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         arena = ArenaServicer(store, settings.admin_token(), start_run=start_run)
-        server = create_server(address, Hub(tokens), arena)
+        server = create_server(address, Hub(tokens), arena, credentials)
         await server.start()
-        log.warning("referee listening on %s", address)
+        log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -471,9 +488,13 @@ def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:
 
     from arena.proto.truco.v1 import arena_pb2_grpc
 
-    address, admin = _arena_endpoint()
+    try:
+        address, admin, settings = _arena_endpoint()
+        channel = settings.channel(address)
+    except ValueError as e:  # an unreadable CA file
+        raise SystemExit(f"arena: {e}") from None
     metadata = [("authorization", f"Bearer {admin}")] if organizer else []
-    with grpc.insecure_channel(address) as channel:
+    with channel:
         stub = arena_pb2_grpc.ArenaStub(channel)
         try:
             return getattr(stub, method)(request, metadata=metadata, timeout=30)
@@ -483,14 +504,16 @@ def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:
             ) from None
 
 
-_ENDPOINT: list[tuple[str, str]] = []
+_ENDPOINT: list[tuple[str, str, Any]] = []
 
 
-def _arena_endpoint() -> tuple[str, str]:
-    """The Arena API to ask, and the organizer's token: ``$ARENA_REFEREE_ADDRESS`` when
-    set; else a referee answering at the default address; else an Arena API started in
-    this process on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL), so
-    that reading and organizing work with no server running."""
+def _arena_endpoint() -> tuple[str, str, Any]:
+    """The Arena API to ask, the organizer's token, and the settings to reach it with:
+    ``$ARENA_REFEREE_ADDRESS`` when set; else a referee answering at the default address;
+    else an Arena API started in this process on the store (``$ARENA_DATABASE_URL`` or the
+    embedded PostgreSQL, plaintext on loopback), so that reading and organizing work with
+    no server running."""
+    import dataclasses
     import os
 
     import grpc
@@ -502,12 +525,13 @@ def _arena_endpoint() -> tuple[str, str]:
     settings = Settings.from_env()
     address = settings.referee_address
     if not os.environ.get("ARENA_REFEREE_ADDRESS"):
-        with grpc.insecure_channel(address) as channel:
+        with settings.channel(address) as channel:
             try:
                 grpc.channel_ready_future(channel).result(timeout=0.3)
             except grpc.FutureTimeoutError:
                 address = _in_process_arena(settings)
-    _ENDPOINT.append((address, settings.admin_token()))
+                settings = dataclasses.replace(settings, ca_file=None, tls=False)
+    _ENDPOINT.append((address, settings.admin_token(), settings))
     return _ENDPOINT[0]
 
 
@@ -668,7 +692,10 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         if settings and name != "mc":
             raise ValueError("--budget-ms is a setting of house:mc only")
         bot = house_bot(name, seed=args.seed, **settings)
-        run(bot, args.address, args.token, concurrency=args.concurrency)
+        run(
+            bot, args.address, args.token, concurrency=args.concurrency, ca_file=args.ca_file,
+            tls=args.tls,
+        )  # fmt: skip
     except (ValueError, BotError) as e:
         print(f"arena bot run: {e}", file=sys.stderr)
         return 1

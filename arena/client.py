@@ -1,8 +1,9 @@
 """A client of the Arena API for the workers: play a match on the referee (RunMatch).
 
 One channel per process, made on first use (after a worker process forks), shared by
-its threads. An unreachable or restarting referee is :class:`Unreachable`, which the
-tasks retry; a refused request is a ValueError."""
+its threads, with TLS when ``ca_file`` or ``tls`` say so. An unreachable or restarting
+referee is :class:`Unreachable`, which the tasks retry; a refused request is a
+ValueError."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import grpc
 
+from arena.channel import open_channel
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 
@@ -31,8 +33,11 @@ class Unreachable(RuntimeError):
 
 
 class RefereeClient:
-    def __init__(self, address: str, admin_token: str) -> None:
+    def __init__(
+        self, address: str, admin_token: str, ca_file: str | None = None, tls: bool = False
+    ) -> None:
         self.address = address
+        self._secure = (ca_file, tls)
         self._metadata = [("authorization", f"Bearer {admin_token}")]
         self._lock = threading.Lock()
         self._stub: Any = None
@@ -40,7 +45,8 @@ class RefereeClient:
     def _arena(self) -> Any:
         with self._lock:
             if self._stub is None:
-                self._stub = arena_pb2_grpc.ArenaStub(grpc.insecure_channel(self.address))
+                channel = open_channel(self.address, *self._secure)
+                self._stub = arena_pb2_grpc.ArenaStub(channel)
             return self._stub
 
     def run_match(

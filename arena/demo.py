@@ -82,7 +82,7 @@ def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
             print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
             print(f"Follow it at {web}/runs/{run.id}\n")
-            cli._ENDPOINT[:] = [(address, settings.admin_token())]
+            cli._ENDPOINT[:] = [(address, settings.admin_token(), settings)]
             code = cli._watch(run.id)
             print()
             cli.cmd_ratings(_Args(pool="paulista/1", json=False))

@@ -12,6 +12,10 @@ class MyBot:
 run(MyBot())  # connects to $ARENA_ADDRESS with $ARENA_TOKEN
 ```
 
+Over the internet the referee speaks TLS: set ``ARENA_CA_FILE`` to its CA certificate
+(a self-signed referee), or ``ARENA_TLS=1`` to trust the system's roots (or pass
+``ca_file`` / ``tls``).
+
 ``run`` opens one stream to the referee, answers every decision request of every match
 the bot is seated in, and reconnects with backoff when the connection drops (the
 referee holds the bot's seats meanwhile). ``view`` is an :class:`arena.engine.View`:
@@ -34,6 +38,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from arena.bots.base import Bot
+from arena.channel import open_channel, tls_from_env
 from arena.engine import Action, View
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
@@ -72,19 +77,24 @@ def run(
     reconnect: bool = True,
     max_matches: int | None = None,
     concurrency: int | None = None,
+    ca_file: str | None = None,
+    tls: bool | None = None,
 ) -> Stats:
     """Play until stopped (or until ``max_matches`` have ended). ``concurrency``, when
-    given, overrides the bot's own. Raises BotError when the referee refuses the bot,
-    and ValueError when no address or token is given."""
+    given, overrides the bot's own. ``ca_file`` (default ``$ARENA_CA_FILE``) or ``tls``
+    (default ``$ARENA_TLS``) connect over TLS. Raises BotError when the referee refuses
+    the bot, and ValueError when no address or token is given."""
     address = address or os.environ.get("ARENA_ADDRESS", "")
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not address or not token:
         raise ValueError("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
+    env_ca_file, env_tls = tls_from_env()
+    secure = (ca_file or env_ca_file, env_tls if tls is None else tls)
     stats = Stats()
     backoff = 0.1
     while True:
         try:
-            if _session(bot, address, token, stats, max_matches, concurrency):
+            if _session(bot, address, secure, token, stats, max_matches, concurrency):
                 return stats
             backoff = 0.1
         except grpc.RpcError as e:
@@ -101,6 +111,7 @@ def run(
 def _session(
     bot: Bot,
     address: str,
+    secure: tuple[str | None, bool],
     token: str,
     stats: Stats,
     max_matches: int | None,
@@ -126,7 +137,7 @@ def _session(
             yield message
 
     views: dict[tuple[str, int], View] = {}
-    with grpc.insecure_channel(address) as channel:
+    with open_channel(address, *secure) as channel:
         stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
         try:
             for message in stream:

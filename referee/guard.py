@@ -1,0 +1,91 @@
+"""Slowing down token guessing: refusals of bad tokens are held longer and longer for
+each peer address that keeps sending them.
+
+Tokens are 32 random bytes, so guessing one is hopeless; this makes trying expensive too
+and keeps a misconfigured bot from spinning. After ``FREE_FAILURES`` bad tokens from one
+address, each refusal waits ``FIRST_DELAY_S``, doubling up to ``MAX_DELAY_S``. An address
+is forgotten after ``FORGET_AFTER_S`` without a failure; at most ``MAX_ADDRESSES`` are
+remembered (the quietest are forgotten first). While ``MAX_WAITING`` refusals of one
+address are being held, its further hellos are refused at once, without looking at their
+token. A good token is never delayed, whatever its address did before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+FREE_FAILURES = 3
+FIRST_DELAY_S = 0.1
+MAX_DELAY_S = 5.0
+FORGET_AFTER_S = 300.0
+MAX_ADDRESSES = 10_000
+MAX_WAITING = 16
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    last: float = 0.0
+    waiting: int = 0  # refusals being held now
+
+
+class FailedTokens:
+    """Bad-token failures by peer address."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._by_address: OrderedDict[str, _Failures] = OrderedDict()  # quietest first
+
+    def busy(self, address: str) -> bool:
+        """Too many refusals of this address are held already: refuse the next at once."""
+        failures = self._by_address.get(address)
+        return failures is not None and failures.waiting >= MAX_WAITING
+
+    def delay_s(self, address: str) -> float:
+        """Count one more failure of ``address``; how long to hold its refusal."""
+        now = self._clock()
+        self._forget_quiet(now)
+        failures = self._by_address.pop(address, None) or _Failures()
+        failures.count += 1
+        failures.last = now
+        self._by_address[address] = failures
+        while len(self._by_address) > MAX_ADDRESSES:
+            self._by_address.popitem(last=False)
+        over = failures.count - FREE_FAILURES
+        return 0.0 if over <= 0 else min(MAX_DELAY_S, FIRST_DELAY_S * 2 ** (over - 1))
+
+    async def hold(self, address: str) -> None:
+        """Count a failure of ``address`` and wait out its delay."""
+        delay = self.delay_s(address)
+        if delay <= 0:
+            return
+        failures = self._by_address[address]
+        failures.waiting += 1
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            failures.waiting -= 1
+
+    def __len__(self) -> int:
+        return len(self._by_address)
+
+    def _forget_quiet(self, now: float) -> None:
+        while self._by_address:
+            address, failures = next(iter(self._by_address.items()))
+            if now - failures.last < FORGET_AFTER_S or failures.waiting:
+                return
+            del self._by_address[address]
+
+
+def peer_address(peer: str) -> str:
+    """The address part of a gRPC peer: ``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``,
+    ``ipv6:[::1]:5678`` -> ``::1``; anything else whole."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return peer
+    host = rest.rpartition(":")[0] or rest
+    return host.strip("[]")

@@ -1,0 +1,278 @@
+"""Hostile clients of the referee, each run as a process of its own by tests/test_hostile.py.
+
+Run as ``python tests/hostile.py KIND [options]`` with ARENA_ADDRESS (and, for the kinds
+that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout and exits
+0 when the referee answered as it should have, 1 otherwise:
+
+- ``garbage``: ``--count`` TCP connections that send random bytes (not HTTP/2); each must
+  be closed by the referee within ``--within-s``.
+- ``mute-tcp``: one TCP connection that sends half the HTTP/2 preface, then nothing; it
+  must be closed within ``--within-s``.
+- ``silent``: a Play stream that never says hello; prints the status it ends with.
+- ``oversized``: says hello, plays ``--after`` decisions, then sends a message larger than
+  the referee's limit; prints the status.
+- ``guess``: ``--count`` hellos with random tokens, one after another; prints the status
+  of each and how long its refusal took.
+- ``reconnect``: with its token, ``--count`` times: open a stream, say hello, read the
+  welcome, drop the stream, as fast as it can.
+- ``hijack``: plays its own seats, and after each of its answers sends one for the
+  request id that comes next (another seat's); meanwhile it sends actions for
+  ``--target`` (a match it is not in), about 30 a second, until its ``--matches``
+  matches have ended.
+- ``deaf``: says hello, then sends ``--count`` actions for a match that does not exist,
+  each with a 60 KB match id (every rejection echoes it), 40 a second, reading nothing;
+  then reads to the end and prints the status the stream ended with.
+- ``thief``: connects with a stolen token and plays until its stream is taken back
+  (ABORTED), then tries once more with the same token; prints both statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import secrets
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.proto.truco.v1 import bot_pb2_grpc
+
+ADDRESS = os.environ.get("ARENA_ADDRESS", "")
+TOKEN = os.environ.get("ARENA_TOKEN", "")
+MAX_MESSAGE_BYTES = 64 * 1024  # the referee's limit (referee.server.MAX_MESSAGE_BYTES)
+
+
+def say(**fields: object) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+class Stream:
+    """A raw Play stream with a queue for what to send."""
+
+    def __init__(self, token: str | None = TOKEN, hand_results: bool = False) -> None:
+        self.outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+        self.channel = grpc.insecure_channel(
+            ADDRESS, options=[("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES)]
+        )
+        if token is not None:
+            hello = pb.Hello(token=token, protocol_version=1, hand_results=hand_results)
+            self.send(pb.BotMessage(hello=hello))
+        self.call = bot_pb2_grpc.RefereeStub(self.channel).Play(iter(self.outbox.get, None))
+
+    def send(self, message: pb.BotMessage) -> None:
+        self.outbox.put(message)
+
+    def action(self, match_id: str, request_id: int, action: pb.Action) -> None:
+        reply = pb.ActionReply(match_id=match_id, request_id=request_id, action=action)
+        self.send(pb.BotMessage(action=reply))
+
+    def __iter__(self) -> Iterator[pb.RefereeMessage]:
+        return iter(self.call)
+
+    def status(self) -> tuple[str, str]:
+        """Read to the end; the status the stream ended with."""
+        try:
+            for _ in self.call:
+                pass
+        except grpc.RpcError as e:
+            return e.code().name, e.details() or ""
+        return "OK", ""
+
+    def close(self) -> None:
+        self.outbox.put(None)
+        self.call.cancel()
+        self.channel.close()
+
+
+def closed_within(sock: socket.socket, within_s: float) -> float | None:
+    """Seconds until the peer closed the connection (reading and discarding what it
+    sends), or None if it was still open after ``within_s``."""
+    start = time.monotonic()
+    sock.settimeout(0.2)
+    while (elapsed := time.monotonic() - start) < within_s:
+        try:
+            if not sock.recv(65536):
+                return elapsed
+        except TimeoutError:
+            continue
+        except OSError:  # reset by the peer
+            return elapsed
+    return None
+
+
+def tcp_connection() -> socket.socket:
+    host, _, port = ADDRESS.rpartition(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def garbage(count: int, within_s: float) -> bool:
+    ok = True
+    for i in range(count):
+        with tcp_connection() as sock:
+            with contextlib.suppress(OSError):  # closed before it all went: fine
+                sock.sendall(secrets.token_bytes(1024 * (1 + i % 64)))
+            took = closed_within(sock, within_s)
+        say(connection=i, closed_after_s=took)
+        ok = ok and took is not None
+    return ok
+
+
+def mute_tcp(within_s: float) -> bool:
+    with tcp_connection() as sock:
+        sock.sendall(b"PRI * HTTP/2.0\r\n")
+        took = closed_within(sock, within_s)
+    say(closed_after_s=took)
+    return took is not None
+
+
+def silent() -> bool:
+    stream = Stream(token=None)
+    code, details = stream.status()
+    say(code=code, details=details)
+    stream.close()
+    return code == "DEADLINE_EXCEEDED"
+
+
+def oversized(after: int) -> bool:
+    stream = Stream()
+    decisions = 0
+    for message in stream:
+        if message.WhichOneof("kind") != "decision":
+            continue
+        request = message.decision
+        decisions += 1
+        if decisions > after:
+            stream.action("x" * (2 * MAX_MESSAGE_BYTES), request.request_id, request.view.legal[0])
+            break
+        stream.action(request.match_id, request.request_id, request.view.legal[0])
+    code, details = stream.status()
+    say(code=code, details=details, decisions=decisions)
+    stream.close()
+    return code == "RESOURCE_EXHAUSTED"
+
+
+def guess(count: int) -> bool:
+    ok = True
+    for i in range(count):
+        start = time.monotonic()
+        stream = Stream(token=secrets.token_urlsafe(32))
+        code, details = stream.status()
+        say(attempt=i, code=code, details=details, seconds=time.monotonic() - start)
+        stream.close()
+        ok = ok and code == "UNAUTHENTICATED"
+    return ok
+
+
+def reconnect(count: int) -> bool:
+    welcomed = 0
+    for _ in range(count):
+        stream = Stream()
+        try:
+            welcomed += next(iter(stream)).HasField("welcome")
+        except grpc.RpcError as e:  # taken over before the welcome came: also an answer
+            if e.code() != grpc.StatusCode.ABORTED:
+                raise
+        stream.close()
+    say(reconnects=count, welcomed=welcomed)
+    return welcomed > 0
+
+
+def hijack(target: str, matches: int) -> bool:
+    stream = Stream()
+    stop = threading.Event()
+
+    def meddle() -> None:  # a match it is not in, about 30 times a second
+        while target and not stop.wait(0.03):
+            stream.action(target, 1, pb.Action(type=pb.ACTION_TYPE_FOLD))
+
+    threading.Thread(target=meddle, daemon=True).start()
+    ended = rejected = 0
+    for message in stream:
+        kind = message.WhichOneof("kind")
+        if kind == "decision":
+            request = message.decision
+            legal = request.view.legal[0]
+            stream.action(request.match_id, request.request_id, legal)
+            # the next request is another seat's: answer it first
+            stream.action(request.match_id, request.request_id + 1, legal)
+        elif kind == "rejected":
+            rejected += 1
+        elif kind == "match_ended":
+            ended += 1
+            if ended == matches:
+                break
+    stop.set()
+    say(matches=ended, rejected=rejected)
+    stream.close()
+    return rejected > 0
+
+
+def deaf(count: int) -> bool:
+    stream = Stream()
+    for i in range(count):  # within the rate limit (50 a second)
+        stream.action("m" * 60_000, i, pb.Action(type=pb.ACTION_TYPE_FOLD))
+        time.sleep(0.025)
+    # a client learns how its stream ended only after reading what came before the end
+    code, details = stream.status()
+    say(code=code, details=details)
+    stream.close()
+    return code == "RESOURCE_EXHAUSTED"
+
+
+def thief() -> bool:
+    stream = Stream()
+    welcome = next(iter(stream)).welcome
+    say(welcomed_as=welcome.bot)
+    code, details = "OK", ""
+    try:
+        for message in stream.call:
+            if message.WhichOneof("kind") == "decision":
+                request = message.decision
+                stream.action(request.match_id, request.request_id, request.view.legal[0])
+    except grpc.RpcError as e:
+        code, details = e.code().name, e.details() or ""
+    say(code=code, details=details)
+    stream.close()
+    again = Stream()
+    second, second_details = again.status()
+    say(again=second, details=second_details)
+    again.close()
+    return code == "ABORTED" and second == "UNAUTHENTICATED"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind")
+    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--within-s", type=float, default=10.0)
+    parser.add_argument("--after", type=int, default=3)
+    parser.add_argument("--target", default="")
+    parser.add_argument("--matches", type=int, default=1)
+    args = parser.parse_args()
+    kinds = {
+        "garbage": lambda: garbage(args.count, args.within_s),
+        "mute-tcp": lambda: mute_tcp(args.within_s),
+        "silent": silent,
+        "oversized": lambda: oversized(args.after),
+        "guess": lambda: guess(args.count),
+        "reconnect": lambda: reconnect(args.count),
+        "hijack": lambda: hijack(args.target, args.matches),
+        "deaf": lambda: deaf(args.count),
+        "thief": thief,
+    }
+    sys.exit(0 if kinds[args.kind]() else 1)
+
+
+if __name__ == "__main__":
+    main()
