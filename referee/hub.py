@@ -97,6 +97,7 @@ class Session:
     close_reason: str = ""
     closed: bool = False
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # the stream is over
+    writing_since: float | None = None  # loop time the message being written was begun
     _credits: int = 0  # replies the bot is owed room for
     _tokens: float = RATE_BURST
     _refilled: float = 0.0

@@ -43,6 +43,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             return
         reader = asyncio.create_task(self._read(context, session))
         loop = asyncio.get_running_loop()
+        watch = loop.call_later(WRITE_STALL_S / 4, self._watch_writes, session, loop)
         try:
             await self.hub.attach(session)
             outbox = session.outbox
@@ -50,19 +51,28 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 message = await outbox.get() if outbox.empty() else outbox.get_nowait()
                 if message is None:
                     break
-                # a write waits while the bot's flow-control window is full; past the
-                # alarm the session ends (the write itself cannot be cancelled: gRPC ends
-                # the call once it is taken, or when keepalive finds the connection dead)
-                alarm = loop.call_later(WRITE_STALL_S, self._not_reading, session)
-                try:
-                    await context.write(message)
-                finally:
-                    alarm.cancel()
+                # a write waits while the bot's flow-control window is full; one stuck
+                # longer than WRITE_STALL_S ends the session (_watch_writes; the write
+                # itself cannot be cancelled: gRPC ends the call once it is taken, or when
+                # keepalive finds the connection dead)
+                session.writing_since = loop.time()
+                await context.write(message)
+                session.writing_since = None
         finally:
+            watch.cancel()
             reader.cancel()
             self.hub.detach(session)
         if session.close_code is not None:
             await context.abort(session.close_code, session.close_reason)
+
+    def _watch_writes(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
+        """Every quarter of WRITE_STALL_S (one timer a stream, not one a message): cut a
+        bot off whose stream has taken nothing for WRITE_STALL_S."""
+        since = session.writing_since
+        if since is not None and loop.time() - since > WRITE_STALL_S:
+            self._not_reading(session)
+        elif not session.closed:
+            loop.call_later(WRITE_STALL_S / 4, self._watch_writes, session, loop)
 
     def _not_reading(self, session: Session) -> None:
         session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)
