@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -42,6 +41,7 @@ class _Request:
     seat: int
     request_id: int
     deadline: float  # loop time
+    opened: float  # loop time
 
 
 @lru_cache(maxsize=64)
@@ -82,7 +82,6 @@ class MatchRunner:
         self.faults = {bot: Faults() for bot in self.bots}
         self._stand_in = stand_in
         self._stand_ins: dict[str, Bot] = {}
-        self._mail: deque[tuple[str, str, int, Any]] = deque()
         self._wake: asyncio.Future[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
         self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
@@ -95,14 +94,23 @@ class MatchRunner:
         self.decisions = 0
 
     # ---- called by the hub ---------------------------------------------------------
+    #
+    # An action that answers the open request is applied at once, in the stream reader's
+    # turn of the event loop, and the next request goes out in the same turn: the match's
+    # own task wakes only for the clocks (a deadline, a grace running out) and the end.
 
     def submit(self, bot: str, request_id: int, action: pb.Action) -> None:
-        self._post(("action", bot, request_id, action))
+        request = self._request
+        if request is None:
+            self._reject(bot, request_id, "no request of this match is open", None)
+        elif self._accept(request, bot, request_id, action):
+            self._settle(request)
+            self._advance()
 
     def bot_left(self, bot: str) -> None:
         self.faults[bot].disconnects += 1
-        self._away[bot] = asyncio.get_running_loop().time()
-        self._post(("left", bot, 0, None))
+        self._away[bot] = self._running().time()
+        self._ring()  # its grace may end before the open request's deadline
 
     def bot_returned(self, bot: str) -> None:
         self._away.pop(bot, None)
@@ -112,10 +120,6 @@ class MatchRunner:
         if request is not None and self.seat_bots[request.seat] == bot:
             self._send_request(request)
 
-    def _post(self, item: tuple[str, str, int, Any]) -> None:
-        self._mail.append(item)
-        self._ring()
-
     def _ring(self) -> None:
         if self._wake is not None and not self._wake.done():
             self._wake.set_result(None)
@@ -124,23 +128,21 @@ class MatchRunner:
         self._alarm = None
         self._ring()
 
-    async def _next(self, until: float) -> tuple[str, str, int, Any] | None:
-        """The next event, or None at loop time ``until`` or earlier (no task per wait:
-        this is hot). One alarm serves many waits: it stays set while it rings no later
-        than ``until``, and a caller woken early looks at the time and waits again."""
-        if not self._mail:
-            loop = self._running()
-            alarm = self._alarm
-            if alarm is None or alarm.when() > until:
-                if alarm is not None:
-                    alarm.cancel()
-                self._alarm = loop.call_at(until, self._rang)
-            self._wake = wake = loop.create_future()
-            try:
-                await wake
-            finally:
-                self._wake = None
-        return self._mail.popleft() if self._mail else None
+    async def _sleep(self, until: float) -> None:
+        """Until loop time ``until`` or a ring, whichever is first (no task per wait: one
+        alarm serves many; it stays set while it rings no later than ``until``, and a
+        sleeper woken early looks at the clocks and sleeps again)."""
+        loop = self._running()
+        alarm = self._alarm
+        if alarm is None or alarm.when() > until:
+            if alarm is not None:
+                alarm.cancel()
+            self._alarm = loop.call_at(until, self._rang)
+        self._wake = wake = loop.create_future()
+        try:
+            await wake
+        finally:
+            self._wake = None
 
     # ---- the match -----------------------------------------------------------------
 
@@ -155,12 +157,13 @@ class MatchRunner:
                 else:  # absent from the start: its seats are held as after a disconnect
                     self.faults[bot].disconnects += 1
                     self._away[bot] = now
-            match = self.match
-            while not match.is_over:
-                seat = match.to_act
-                assert seat is not None  # a seeded match deals by itself
-                await self._decide(seat)
-                self._announce_hands()
+            self._advance()
+            while not self.match.is_over:
+                request = self._request
+                assert request is not None  # _advance leaves one open until the end
+                await self._sleep(self._due(request))
+                if self._request is request:
+                    self._check_clocks(request)
             self._announce_end()
         finally:
             del self.hub.matches[self.match_id]
@@ -175,40 +178,60 @@ class MatchRunner:
         record["faults"] = {bot: asdict(f) for bot, f in sorted(self.faults.items())}
         return record
 
-    async def _decide(self, seat: int) -> None:
-        loop = self._running()
+    def _advance(self) -> None:
+        """After an action: the finished hands' news, then the next request (or the end).
+        A seat whose bot is away past its grace is played by the stand-in at once."""
+        match = self.match
+        while True:
+            self._announce_hands()
+            if match.is_over:
+                self._ring()  # the match's task sends the end
+                return
+            seat = match.to_act
+            assert seat is not None  # a seeded match deals by itself
+            bot = self.seat_bots[seat]
+            now = self._running().time()
+            left_at = self._away.get(bot)
+            if left_at is not None and now >= left_at + self._grace_s:
+                self._substitute(seat, bot)
+                continue
+            self._last_request_id += 1
+            request = _Request(seat, self._last_request_id, now + self._allowance(seat), now)
+            self._request = request
+            self.decisions += 1
+            if left_at is None:
+                self._send_request(request)
+            return
+
+    def _due(self, request: _Request) -> float:
+        """When the clocks next need looking at: the deadline, or an absent bot's grace."""
+        left_at = self._away.get(self.seat_bots[request.seat])
+        if left_at is None:
+            return request.deadline
+        return min(request.deadline, left_at + self._grace_s)
+
+    def _check_clocks(self, request: _Request) -> None:
+        now = self._running().time()
+        seat = request.seat
         bot = self.seat_bots[seat]
-        start = loop.time()
-        self._last_request_id += 1
-        request = _Request(seat, self._last_request_id, start + self._allowance(seat))
-        self._request = request
-        self.decisions += 1
-        if bot not in self._away:
-            self._send_request(request)
-        try:
-            while True:
-                now = loop.time()
-                left_at = self._away.get(bot)
-                grace_end = None if left_at is None else left_at + self._grace_s
-                if grace_end is not None and now >= grace_end:
-                    self._substitute(seat, bot)
-                    return
-                if now >= request.deadline:
-                    self.faults[bot].timeouts += 1
-                    self.match.apply(self.match.default_action(), seat)
-                    return
-                wake = request.deadline if grace_end is None else min(request.deadline, grace_end)
-                event = await self._next(wake)
-                if event is None:
-                    continue
-                kind, sender, request_id, payload = event
-                if kind == "action" and self._accept(request, sender, request_id, payload):
-                    return
-        finally:
-            self._request = None
-            overrun = loop.time() - start - self.clock.decision_ms / 1000
-            if overrun > 0:
-                self._bank[seat] = max(0.0, self._bank[seat] - overrun)
+        left_at = self._away.get(bot)
+        if left_at is not None and now >= left_at + self._grace_s:
+            self._settle(request)
+            self._substitute(seat, bot)
+        elif now >= request.deadline:
+            self._settle(request)
+            self.faults[bot].timeouts += 1
+            self.match.apply(self.match.default_action(), seat)
+        else:
+            return
+        self._advance()
+
+    def _settle(self, request: _Request) -> None:
+        """The request is answered (or its time is up): charge any overrun to the bank."""
+        self._request = None
+        overrun = self._running().time() - request.opened - self.clock.decision_ms / 1000
+        if overrun > 0:
+            self._bank[request.seat] = max(0.0, self._bank[request.seat] - overrun)
 
     def _accept(self, request: _Request, bot: str, request_id: int, payload: pb.Action) -> bool:
         """Apply the bot's action if it answers the open request legally."""
@@ -223,9 +246,13 @@ class MatchRunner:
                 return True
             except TrucoError as e:
                 reason = str(e)
+        self._reject(bot, request_id, reason, request)
+        return False
+
+    def _reject(self, bot: str, request_id: int, reason: str, request: _Request | None) -> None:
         self.faults[bot].rejected += 1
         left = 0  # a reply to no open request of this bot has no deadline to report
-        if bot == self.seat_bots[request.seat]:
+        if request is not None and bot == self.seat_bots[request.seat]:
             left = max(0, int((request.deadline - self._running().time()) * 1000))
         self.hub.send(
             bot,
@@ -236,7 +263,6 @@ class MatchRunner:
             ),
             asks=True,
         )
-        return False
 
     def _substitute(self, seat: int, bot: str) -> None:
         stand_in = self._stand_ins.get(bot)
