@@ -183,7 +183,7 @@ class Hub:
         # or more): constant memory however long it runs.
         self.latency_us = [0] * (LATENCY_MAX_US + 1)
         self._replied: dict[str, float] = {}
-        self._freed = asyncio.Condition()
+        self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches."""
@@ -207,9 +207,9 @@ class Hub:
         )
         for match in mine:
             match.bot_returned(session.bot)
-        for waiters in (self._arrived, self._freed):
-            async with waiters:
-                waiters.notify_all()
+        async with self._arrived:
+            self._arrived.notify_all()
+        self._grant()  # its concurrency may seat waiting matches
 
     def detach(self, session: Session) -> None:
         """The stream ended; if it was the bot's live one, its matches hold its seats."""
@@ -276,22 +276,40 @@ class Hub:
     async def playing(self, bots: Iterable[str]) -> AsyncIterator[None]:
         """Seat ``bots`` in one more match once each has a free slot of the concurrency
         it declared. All are taken at once, so two matches never hold half of each
-        other's bots. A bot that is not connected is not waited for (the match runner
-        holds its seats)."""
-        wanted = set(bots)
-
-        def free() -> bool:
-            return all(
-                b not in self.sessions or self._busy[b] < self.sessions[b].concurrency
-                for b in wanted
-            )
-
-        async with self._freed:
-            await self._freed.wait_for(free)
-            self._busy.update(wanted)
+        other's bots; waiters are served first come, first served, each woken only when
+        its seats are granted. A bot that is not connected is not waited for (the match
+        runner holds its seats)."""
+        wanted = frozenset(bots)
+        granted = asyncio.get_running_loop().create_future()
+        self._waiting.append((wanted, granted))
+        self._grant()
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():  # granted as it was cancelled
+                self._release(wanted)
+            else:
+                self._waiting.remove((wanted, granted))
+            raise
         try:
             yield
         finally:
-            async with self._freed:
-                self._busy.subtract(wanted)
-                self._freed.notify_all()
+            self._release(wanted)
+
+    def _free(self, bots: frozenset[str]) -> bool:
+        return all(
+            b not in self.sessions or self._busy[b] < self.sessions[b].concurrency for b in bots
+        )
+
+    def _release(self, bots: frozenset[str]) -> None:
+        self._busy.subtract(bots)
+        self._grant()
+
+    def _grant(self) -> None:
+        """Seat the waiters whose bots are all free now, in the order they came."""
+        for entry in list(self._waiting):
+            bots, granted = entry
+            if self._free(bots):
+                self._waiting.remove(entry)
+                self._busy.update(bots)
+                granted.set_result(None)

@@ -211,3 +211,38 @@ def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:
     assert [percentile_us(counts, q) for q in (0.5, 0.99, 1.0)] == [2, 5, 10]
     with pytest.raises(ValueError):
         percentile_us([0, 0], 0.5)
+
+
+def test_matches_wait_for_free_seats_within_each_bots_concurrency() -> None:
+    from referee.hub import Hub, MemoryTokens, Session
+
+    async def scenario() -> list[str]:
+        hub = Hub(MemoryTokens())
+        for bot, concurrency in (("a", 1), ("b", 2), ("c", 1)):
+            hub.sessions[bot] = Session.open(bot, concurrency, "test")
+        order: list[str] = []
+        release = {name: asyncio.Event() for name in ("ab1", "ab2", "bc", "cancelled")}
+
+        async def match(name: str, *bots: str) -> None:
+            async with hub.playing(bots):
+                order.append(name)
+                await release[name].wait()
+
+        first = asyncio.create_task(match("ab1", "a", "b"))
+        second = asyncio.create_task(match("ab2", "a", "b"))  # a is busy: waits
+        third = asyncio.create_task(match("bc", "b", "c"))  # b has a second slot: plays
+        gone = asyncio.create_task(match("cancelled", "a", "c"))
+        await asyncio.sleep(0)  # let each reach its wait (one loop turn, no timing)
+        assert order == ["ab1", "bc"]
+        gone.cancel()
+        release["ab1"].set()
+        await first
+        await asyncio.sleep(0)
+        assert order == ["ab1", "bc", "ab2"]  # the cancelled waiter took nothing
+        release["ab2"].set()
+        release["bc"].set()
+        await asyncio.gather(second, third, return_exceptions=True)
+        assert sum(hub._busy.values()) == 0 and hub._waiting == []
+        return order
+
+    asyncio.run(scenario())
