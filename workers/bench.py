@@ -35,7 +35,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ class Rate:
     matches: int
     seconds: float
     wall_seconds: float = 0.0  # tournament: StartTournament until seen finished
+    cpu_ms: dict[str, float] = field(default_factory=dict)  # per match, by process kind
 
     @property
     def per_s(self) -> float:
@@ -73,6 +74,33 @@ class Rate:
 
 
 # ---- servers ------------------------------------------------------------------------------
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system, all threads) the processes have used so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def postgres() -> list[int]:
+    """Every PostgreSQL server process on the machine (the bench's database is one of
+    them; the others are idle)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 @contextlib.contextmanager
@@ -136,14 +164,25 @@ def tournament_rate(database: str, home: Path, broker: str | None, matches: int)
             # for a free bot slot (Hub.playing), so a new match starts the moment one ends
             processes.start("worker", "worker", "--concurrency", str(2 * CONCURRENCY))
             play(organizer, processes, store, "warm-up", bots, WARM_UP)
+            pids = {
+                "referee": [processes.running["serve"].pid],
+                "bots": [processes.running[b].pid for b in bots],
+                "worker": [processes.running["worker"].pid],
+            }
+            redis_pid = home / "redis" / "redis.pid"
+            if redis_pid.exists():
+                pids["redis"] = [int(redis_pid.read_text())]
+            before = {kind: cpu_s(p) for kind, p in pids.items()} | {"postgres": cpu_s(postgres())}
             start = time.monotonic()
             run_id = play(organizer, processes, store, "bench", bots, matches)
             wall = time.monotonic() - start
+            after = {kind: cpu_s(p) for kind, p in pids.items()} | {"postgres": cpu_s(postgres())}
+            cpu = {kind: 1000 * (after[kind] - before[kind]) / matches for kind in before}
             progress = store.run_progress(run_id)
             _check(database, run_id)
             first: datetime = progress["first_started"]
             last: datetime = progress["last_finished"]
-            return Rate(matches, (last - first).total_seconds(), wall)
+            return Rate(matches, (last - first).total_seconds(), wall, cpu)
         finally:
             store.close()
             organizer.close()
@@ -252,6 +291,8 @@ def main() -> None:
         f"({args.matches / tournament.wall_seconds:.1f}/s)"
     )
     verdict = "met" if ratio >= GOAL else "MISSED"
+    costs = ", ".join(f"{kind} {ms:.1f}" for kind, ms in tournament.cpu_ms.items())
+    print(f"tournament CPU per match (ms): {costs}")
     print(f"tournament / local: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
 
 
