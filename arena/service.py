@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -25,9 +26,24 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 
 
 def free_address() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{s.getsockname()[1]}"
+    """A free loopback address for a server, with a port below the kernel's range of
+    ephemeral ports: outgoing connections never take it, so a server may stop and start
+    again on it (a client retrying a connection to a dead port in that range can end up
+    connected to itself, and the port is then taken)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    ports = list(range(max(1024, low - 12_000), low))
+    random.shuffle(ports)
+    for port in ports:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return f"127.0.0.1:{port}"
+    raise OSError("no free port below the ephemeral range")
 
 
 class Processes:
@@ -89,8 +105,21 @@ class Processes:
 def wait_serving(
     address: str, timeout_s: float = 60.0, ca_file: str | None = None, tls: bool = False
 ) -> None:
-    with open_channel(address, ca_file, tls) as channel:
-        grpc.channel_ready_future(channel).result(timeout=timeout_s)
+    """Until a server answers at ``address``. Each try is a channel of its own that shares
+    no connection state with this process's other channels: a server that has just come
+    back is not waited for through their reconnection backoff."""
+    options = [("grpc.use_local_subchannel_pool", 1), ("grpc.initial_reconnect_backoff_ms", 100)]
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with open_channel(address, ca_file, tls, options) as channel:
+            try:
+                left = deadline - time.monotonic()
+                grpc.channel_ready_future(channel).result(timeout=max(0.1, min(2.0, left)))
+                return
+            except grpc.FutureTimeoutError:
+                if time.monotonic() >= deadline:
+                    message = f"no server answered at {address} in {timeout_s:.0f} s"
+                    raise TimeoutError(message) from None
 
 
 class Organizer:
@@ -107,7 +136,9 @@ class Organizer:
         self.channel.close()
 
     def call(self, method: str, request: Any, timeout_s: float = 30.0) -> Any:
-        return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout_s)
+        return getattr(self.stub, method)(
+            request, metadata=self.metadata, timeout=timeout_s, wait_for_ready=True
+        )
 
     def bot_token(self, name: str) -> str:
         """Register the bot, or give it a new token when it exists."""

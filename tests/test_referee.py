@@ -260,6 +260,7 @@ def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
 
     from arena.bots import house_bot
     from arena.sdk import run
+    from arena.service import free_address
     from referee.hub import Hub, MemoryTokens
     from referee.server import create_server
 
@@ -267,7 +268,7 @@ def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
     token = tokens.issue("comeback")
 
     async def scenario() -> list[str]:
-        first = create_server("127.0.0.1:0", Hub(tokens))
+        first = create_server(free_address(), Hub(tokens))  # a port to come back to
         await first.start()
         port = first.port
         bot = house_bot("random")
