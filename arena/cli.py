@@ -179,7 +179,7 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
     )
-    p.add_argument("--matches", type=int, default=4, help="per pairing and leg (default 4)")
+    p.add_argument("--matches", type=int, default=8, help="per pairing and leg (default 8)")
     p.add_argument("--web-port", type=int, default=8080, help="the web pages' port (8080)")
     p.set_defaults(run=cmd_demo)
 

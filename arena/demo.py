@@ -32,7 +32,7 @@ BOTS = {
 WEB_PORT = 8080
 
 
-def run_demo(matches: int = 4, web_port: int = WEB_PORT) -> int:
+def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
     from arena import cli  # the progress bar and the tables of the tournament commands
     from arena.store.migrate import migrate
 
