@@ -147,7 +147,9 @@ def test_garbage_bytes_mute_connections_and_streams_without_hello_are_closed(
 
 def test_an_oversized_message_ends_the_stream_and_only_its_match_notices() -> None:
     async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
-        async with scene(hostile("big", "oversized", "--after", "3")) as s:
+        # after one answer: a bot playing the first legal action may see as few as 2
+        # requests in a whole match (2.6% of matches with 4 or fewer, none with fewer than 2)
+        async with scene(hostile("big", "oversized", "--after", "1")) as s:
             own = asyncio.ensure_future(s.runner("own", ["big", "good-b"], HOSTILE).run())
             good = await s.good_matches_while([s.bots[-1]])
             outcome = await s.outcome(s.bots[-1])
@@ -155,7 +157,7 @@ def test_an_oversized_message_ends_the_stream_and_only_its_match_notices() -> No
 
     own, good, (status, [seen]) = asyncio.run(scenario())
     assert status == 0 and seen["code"] == "RESOURCE_EXHAUSTED", seen
-    assert seen["decisions"] == 4  # three answered, the fourth never
+    assert seen["decisions"] == 2  # one answered, the second never
     faults = own["faults"]["big"]
     assert faults["disconnects"] == 1 and faults["substituted"] > 0
     assert own["faults"]["good-b"] == CLEAN
