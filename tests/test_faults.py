@@ -13,8 +13,10 @@ and a longer load, and ends with the line
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,9 +106,13 @@ def test_the_broker_restarted_mid_run(arena_factory: Any, database: str, tmp_pat
 def own_postgres(tmp_path: Path) -> Iterator[Any]:
     """A PostgreSQL of this test's own (embedded), so that it may be restarted."""
     import pgserver
+    from pgserver._commands import pg_ctl
 
     server = pgserver.get_server(tmp_path / "pg", cleanup_mode="stop")
     yield server
+    # the test restarted it, so pgserver's own clean-up would stop a process long gone
+    with contextlib.suppress(subprocess.CalledProcessError):
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
     server.cleanup()
 
 
