@@ -411,13 +411,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 2
         tokens.add(bot, token)
 
-    def start_run(run_id: int) -> None:  # the broker is needed only when a run starts
-        from workers.app import run_starter
-
-        run_starter(settings)(run_id)
-
     async def serve() -> None:
-        arena = ArenaServicer(store, settings.admin_token(), start_run=start_run)
+        arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
         server = create_server(address, Hub(tokens), arena, credentials)
         await server.start()
         log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
@@ -436,6 +431,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _run_starter(settings: Any) -> Any:
+    """Hands a run (by id) to the workers; the broker is reached when a run first starts."""
+    made: list[Any] = []
+
+    def start(run_id: int) -> None:
+        if not made:
+            from workers.app import run_starter
+
+            made.append(run_starter(settings))
+        made[0](run_id)
+
+    return start
 
 
 def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
@@ -549,13 +558,8 @@ def _in_process_arena(settings: Any) -> str:
     started: list[str] = []
     ready = threading.Event()
 
-    def start_run(run_id: int) -> None:
-        from workers.app import run_starter
-
-        run_starter(settings)(run_id)
-
     async def serve() -> None:
-        arena = ArenaServicer(store, settings.admin_token(), start_run=start_run)
+        arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
         server = create_server("127.0.0.1:0", Hub(MemoryTokens(fallback=StoreTokens(store))), arena)
         await server.start()
         started.append(server.address)

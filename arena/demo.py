@@ -10,6 +10,7 @@ stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 from datetime import UTC, datetime
@@ -82,10 +83,10 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
             print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
             print(f"Follow it at {web}/runs/{run.id}\n")
-            cli._ENDPOINT[:] = [(address, settings.admin_token(), settings)]
+            os.environ.update(env)  # the tournament and ratings commands ask this arena
             code = cli._watch(run.id)
             print()
-            cli.cmd_ratings(_Args(pool="paulista/1", json=False))
+            cli.cmd_ratings(argparse.Namespace(pool="paulista/1", json=False))
             organizer.close()
     finally:
         if ours_redis:
@@ -98,11 +99,6 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
     print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
     print(f"              and {web}/runs/{run.id}  (this tournament's table)")
     return code
-
-
-class _Args:
-    def __init__(self, **kw: object) -> None:
-        self.__dict__.update(kw)
 
 
 def _step(what: str, detail: str) -> None:

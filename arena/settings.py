@@ -196,13 +196,18 @@ def stop_embedded_redis(home: Path) -> bool:
     return True
 
 
-def embedded_postgres_running(home: Path) -> bool:
+def _signal_postmaster(home: Path, signum: int) -> bool:
+    """Send ``signum`` to the embedded PostgreSQL of ``home``; False when none runs."""
     pid_file = home / "pgdata" / "postmaster.pid"
     try:
-        os.kill(int(pid_file.read_text().split()[0]), 0)
+        os.kill(int(pid_file.read_text().split()[0]), signum)
     except (OSError, ValueError, IndexError):
         return False
     return True
+
+
+def embedded_postgres_running(home: Path) -> bool:
+    return _signal_postmaster(home, 0)
 
 
 def stop_embedded_postgres(home: Path) -> bool:
@@ -210,9 +215,4 @@ def stop_embedded_postgres(home: Path) -> bool:
     was not running."""
     import signal
 
-    pid_file = home / "pgdata" / "postmaster.pid"
-    try:
-        os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
-    except (OSError, ValueError, IndexError):
-        return False
-    return True
+    return _signal_postmaster(home, signal.SIGINT)

@@ -192,11 +192,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         for k, (match_id, seats) in enumerate(plan):
             try:
                 await asyncio.to_thread(self.store.set_status, match_id, "running")
-                runner = MatchRunner(
-                    self.hub, match_id, rules, seats, seed=base + k // 2, clock=clock,
-                    stand_in=lambda: house_bot("heuristic"),
-                )  # fmt: skip
-                record = await runner.run()
+                record = await self._match(match_id, rules, seats, base + k // 2, clock)
                 await asyncio.to_thread(self.store.finish_match, match_id, record)
             except Exception:
                 log.exception("match %s failed", match_id)
@@ -275,17 +271,24 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.INTERNAL, f"match {match_id} failed: {e}")
         return api.RunMatchResponse(record_json=json.dumps(record))
 
+    async def _match(
+        self, match_id: str, rules: Rules, seats: list[str], seed: int, clock: TimeControl
+    ) -> dict[str, Any]:
+        """Play one match once its bots have free seats; its record."""
+        assert self.hub is not None
+        async with self.hub.playing(seats):
+            runner = MatchRunner(
+                self.hub, match_id, rules, seats, seed=seed, clock=clock,
+                stand_in=lambda: house_bot("heuristic"),
+            )  # fmt: skip
+            return await runner.run()
+
     async def _run_match(
         self, match_id: str, rules: Rules, seats: list[str], seed: int, clock: TimeControl
     ) -> dict[str, Any]:
-        assert self.hub is not None
+        """RunMatch's play: registered while it plays, its record kept a while after."""
         try:
-            async with self.hub.playing(seats):
-                runner = MatchRunner(
-                    self.hub, match_id, rules, seats, seed=seed, clock=clock,
-                    stand_in=lambda: house_bot("heuristic"),
-                )  # fmt: skip
-                record = await runner.run()
+            record = await self._match(match_id, rules, seats, seed, clock)
             self._ended[match_id] = record
             while len(self._ended) > KEPT_RECORDS:
                 self._ended.popitem(last=False)

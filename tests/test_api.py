@@ -4,7 +4,6 @@ same against a running `arena serve`."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
@@ -21,6 +20,7 @@ import pytest
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.settings import stop_embedded_postgres
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from referee.api import ArenaServicer
@@ -221,16 +221,7 @@ def test_registered_bots_play_through_arena_serve_and_are_rated(
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-        stop_embedded(tmp_path / "home" / "pgdata")
-
-
-def stop_embedded(pgdata: Any) -> None:
-    """The embedded server outlives `arena serve` on purpose (every arena process shares
-    it); a test stops the one it made: SIGINT to the postmaster is a fast shutdown."""
-    pid_file = pgdata / "postmaster.pid"
-    if pid_file.exists():
-        with contextlib.suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+        stop_embedded_postgres(tmp_path / "home")  # it outlives `arena serve` on purpose
 
 
 def test_rotating_a_token_retires_the_old_one(arena: Any) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 from celery import group
 
 from arena.client import RefereeClient, Unreachable
+from arena.clock import TimeControl
 from arena.settings import Settings
 from arena.store.store import Store, StoreError
 from arena.tournament import Definition, due_firing
@@ -30,7 +31,6 @@ from workers.app import app
 
 log = logging.getLogger(__name__)
 
-_ONE_OFF = Definition("one-off", bots=("a", "b"))  # the clock of a match outside a run
 STALL_S = 120  # a run with matches to play and no progress this long gets them sent again
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
@@ -80,7 +80,7 @@ def play_match(self: Any, match_id: str) -> str:
         if match.status in ("finished", "failed"):
             log.info("match %s was %s before; not playing it again", match_id, match.status)
         else:
-            clock = (Definition.from_json(definition) if definition else None) or _ONE_OFF
+            clock = Definition.from_json(definition).time_control() if definition else TimeControl()
             record = referee().run_match(
                 match_id, match.rules, seats, match.seed,
                 decision_ms=clock.decision_ms, time_bank_ms=clock.time_bank_ms,
