@@ -7,7 +7,6 @@ ValueError."""
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
@@ -59,8 +58,8 @@ class RefereeClient:
         decision_ms: int,
         time_bank_ms: int,
         reconnect_grace_ms: int = 60_000,
-    ) -> dict[str, Any]:
-        """Have the referee play the match; its record."""
+    ) -> str:
+        """Have the referee play the match; its record, as JSON text."""
         request = api.RunMatchRequest(
             match_id=match_id,
             rules=rules,
@@ -79,5 +78,5 @@ class RefereeClient:
             if e.code() in RETRIED:
                 raise Unreachable(f"{where}: {e.details()} ({e.code().name})") from None
             raise ValueError(f"{where} refused match {match_id}: {e.details()}") from None
-        record: dict[str, Any] = json.loads(reply.record_json)
+        record: str = reply.record_json
         return record

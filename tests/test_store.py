@@ -3,6 +3,7 @@ that lose no update when matches sharing bots finish at the same time."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import random
 from typing import Any
@@ -51,6 +52,33 @@ def test_bad_bot_names_are_refused_clearly(store: Store, name: str, message: str
         store.register_bot(name)
 
 
+def test_a_record_sent_as_json_text_is_kept_as_sent(store: Store) -> None:
+    a, _ = store.register_bot("alpha")
+    b, _ = store.register_bot("beta")
+    store.create_match("m1", Rules(), [a.id, b.id], seed=3)
+    record = played(Rules(), 3)
+    assert store.finish_match("m1", json.dumps(record)).recorded
+    found = store.match("m1")
+    assert found is not None and found[0].record == record and found[0].status == "finished"
+    assert found[0].winner == record["result"]["winner"]
+    with pytest.raises(json.JSONDecodeError):
+        store.finish_match("m1", "{not json")
+
+
+def test_a_connection_the_server_closed_is_replaced_unnoticed(store: Store, database: str) -> None:
+    """The pool checks a connection it hands out with a round trip only when the server
+    wrote to it while it sat idle; a server ending it does (then closes it)."""
+    store.register_bot("alpha")
+    with psycopg.connect(database, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert row is not None and row[0] >= 1  # the store's idle connection, at least
+    found = store.bot("alpha")  # not an error: the broken connection was left out
+    assert found is not None and found.name == "alpha"
+
+
 def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
@@ -63,8 +91,8 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     half = rating.K / 2  # equal ratings: the winner takes half of K
     assert first.recorded
     assert first.changes == {winner.id: (1500, 1500 + half), loser.id: (1500, 1500 - half)}
-    again = store.finish_match("m1", record)
-    assert (again.recorded, again.changes) == (False, {})
+    again = store.finish_match("m1", json.dumps(record))  # as the referee sends it: JSON text
+    assert (again.recorded, again.changes, again.run_done) == (False, {}, False)
     assert count(database, "SELECT count(*) FROM rating_events") == 2
     board = store.leaderboard(pool_of(rules))
     assert [(s.name, s.rating.elo, s.rating.games) for s in board] == [

@@ -177,11 +177,15 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert again.status == "running" and again.started_at is not None
     assert not store.run_done(run.id)
 
-    for k, match_id in enumerate(ids):
-        record = played(Rules.preset("paulista"), seed=k)
-        store.finish_match(match_id, record)
+    # each finish says whether the run has matches left: only the last says it has none
+    done = [
+        store.finish_match(m, played(Rules.preset("paulista"), seed=k)) for k, m in enumerate(ids)
+    ]
+    assert [f.run_done for f in done] == [False] * 5 + [True]
     assert store.plan_run(run.id) == []
     assert store.run_done(run.id)
+    again = store.finish_match(ids[0], played(Rules.preset("paulista"), seed=0))
+    assert (again.recorded, again.run_done) == (False, True)  # a redelivered task finds it so
     finished_before, _, _ = store.match_to_play(ids[0], claim=True)  # claims nothing now
     assert store.match_to_play(ids[0])[0].status == finished_before.status == "finished"
     assert store.finish_run(run.id)
@@ -198,7 +202,7 @@ def test_a_scheduled_time_makes_one_run_however_often_it_fires(store: Store) -> 
     store.register_bot("ana")
     store.register_bot("bia")
     t = store.create_tournament(Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
-    when = at("2026-11-30 03:00")
+    when = next_firing("0 3 * * *", t.fired_at)  # a firing after the tournament was made
     assert store.create_run(t, fired_for=when) is not None
     assert store.create_run(t, fired_for=when) is None
     again = store.tournament("nightly")

@@ -11,6 +11,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from celery import Celery
 
 from tests.arenaproc import broker_url
@@ -71,3 +72,30 @@ def test_the_cli_creates_starts_and_shows_a_tournament(arena_factory: Any, datab
          "--matches", "3"], env=arena.env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert refused.returncode == 1 and "at least two bots" in refused.stderr
+
+
+def test_the_redis_channel_keeps_one_client_and_loses_no_message(tmp_path: Any) -> None:
+    """workers.broker: one redis-py client per channel for the unacked bookkeeping, acks
+    and publishes (kombu makes one per command), made again with a new pool."""
+    from workers.app import app
+
+    url = broker_url("redis")
+    queue = f"arena-test-{time.monotonic_ns()}"
+    with app.connection_for_write(url) as conn:
+        channel = conn.default_channel
+        assert type(channel).__module__ == "workers.broker"
+        first = channel._create_client()
+        assert channel._create_client() is first
+        with conn.SimpleQueue(queue) as q:
+            for k in range(50):
+                q.put({"k": k})
+            got = []
+            for _ in range(50):
+                message = q.get(timeout=5)
+                got.append(message.payload["k"])
+                message.ack()
+            assert got == list(range(50))
+            with pytest.raises(q.Empty):  # none left over, none delivered twice
+                q.get(block=False)
+        channel._pool = None  # as a reconnection leaves it
+        assert channel._create_client() is not first

@@ -11,7 +11,9 @@ from celery import Celery
 from celery.schedules import crontab
 
 from arena.settings import Settings
+from workers import broker
 
+broker.install()
 app = Celery("arena", include=["workers.tasks"])
 app.conf.update(
     task_acks_late=True,  # a task is acknowledged when done: a killed worker's comes back

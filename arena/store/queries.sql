@@ -17,7 +17,7 @@ INSERT INTO match_seats (match_id, seat, bot_id) VALUES (%(match_id)s, %(seat)s,
 ON CONFLICT DO NOTHING;
 
 -- name: match_status
-SELECT status FROM matches WHERE id = %(id)s;
+SELECT status, run_id FROM matches WHERE id = %(id)s;
 
 -- name: finish_match
 -- Claims and finishes the match in one statement: a second finisher (waiting on the row
@@ -26,7 +26,7 @@ UPDATE matches m
 SET status = 'finished', record = %(record)s, winner = %(winner)s, score = %(score)s,
     points = %(points)s, faults = %(faults)s, finished_at = now()
 WHERE m.id = %(id)s AND m.status <> 'finished'
-RETURNING m.id, m.pool, m.rated,
+RETURNING m.id, m.pool, m.rated, m.run_id,
     ARRAY(SELECT bot_id FROM match_seats WHERE match_id = m.id ORDER BY seat) AS seat_bots;
 
 -- name: lock_ratings

@@ -9,9 +9,12 @@ update or deadlocking. psycopg errors become :class:`StoreError` here, at one bo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import logging
 import secrets
+import select
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,6 +54,7 @@ class Finish:
 
     recorded: bool
     changes: dict[int, tuple[float, float]]  # bot id -> (Elo before, after)
+    run_done: bool = False  # the match is a run's, and none of its matches is left to play
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ class Store:
             # autocommit: a transaction is opened explicitly (_transaction), and a single
             # statement (_statement) is its own transaction, without BEGIN and COMMIT
             kwargs={"row_factory": dict_row, "autocommit": True},
-            check=ConnectionPool.check_connection,  # a restarted server's broken ones go
+            check=_check,  # a restarted server's broken ones go
             open=True,
         )
 
@@ -97,6 +101,15 @@ class Store:
                 yield conn
         except psycopg.OperationalError as e:
             raise StoreError(f"the database is unreachable: {e}") from e
+
+    @contextmanager
+    def _pipelined(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection in pipeline mode: a statement is sent at once and its result
+        waited for only when fetched, so statements that need no answer in between travel
+        in one round trip. Use :func:`_begin` in it for a transaction: the connection's
+        ``transaction()`` waits at its start and end."""
+        with self._statement() as conn, conn.pipeline():
+            yield conn
 
     @contextmanager
     def _statement(self) -> Iterator[psycopg.Connection[Any]]:
@@ -193,29 +206,40 @@ class Store:
                     Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": bot_id}
                 )
 
-    def finish_match(self, match_id: str, record: dict[str, Any]) -> Finish:
-        """Write the record and result and apply the Elo change, once per match."""
+    def finish_match(self, match_id: str, record: dict[str, Any] | str) -> Finish:
+        """Write the record and result and apply the Elo change, once per match. The
+        record may come as JSON text, as the referee sends it: it is then written as it
+        is, not decoded and encoded again. Three round trips: the match claimed and
+        finished, the ratings locked, then the ratings applied, the commit, and whether
+        the match's run has any match left to play."""
+        text = record if isinstance(record, str) else None
+        if text is not None:
+            record = json.loads(text)
+        assert isinstance(record, dict)
         winner = record.get("result", {}).get("winner")
         if winner not in (0, 1):
             raise StoreError(f"match {match_id}: the record has no winner")
         params = {
             "id": match_id,
-            "record": Jsonb(record),
+            "record": Jsonb(record) if text is None else Jsonb(text, dumps=str),
             "winner": winner,
             "score": record["result"]["score"],
             "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
         }
-        with self._transaction() as conn:
-            match = conn.execute(Q["finish_match"], params).fetchone()
-            if match is None:
-                status = conn.execute(Q["match_status"], {"id": match_id}).fetchone()
-                if status is None:
-                    raise StoreError(f"no match {match_id!r}")
-                log.info("match %s was recorded before; nothing changes", match_id)
-                return Finish(False, {})
-            changes = self._rate(conn, match, winner) if match["rated"] else {}
-        return Finish(True, changes)
+        with self._pipelined() as conn:
+            with _begin(conn):
+                match = conn.execute(Q["finish_match"], params).fetchone()
+                if match is None:
+                    match = conn.execute(Q["match_status"], {"id": match_id}).fetchone()
+                    if match is None:
+                        raise StoreError(f"no match {match_id!r}")
+                    log.info("match %s was recorded before; nothing changes", match_id)
+                    changes = None
+                else:
+                    changes = self._rate(conn, match, winner) if match["rated"] else {}
+            run_done = match["run_id"] is not None and self._run_done(conn, match["run_id"])
+        return Finish(changes is not None, changes or {}, run_done)
 
     def _rate(
         self, conn: psycopg.Connection[Any], match: dict[str, Any], winner: int
@@ -477,7 +501,11 @@ class Store:
     def run_done(self, run_id: int) -> bool:
         """True when none of the run's matches is left to play (finished or failed)."""
         with self._statement() as conn:
-            row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
+            return self._run_done(conn, run_id)
+
+    @staticmethod
+    def _run_done(conn: psycopg.Connection[Any], run_id: int) -> bool:
+        row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
         return bool(row and row["done"])
 
     def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
@@ -555,3 +583,26 @@ def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
     name = row.pop("tournament")
     return RunRow(**row), name
     # ---- what the web pages read -------------------------------------------------------
+
+
+def _check(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out. A round trip to the server costs as
+    much as the statement it guards, so it is made only when the server has written to
+    the connection while it sat idle: a server that shuts down or restarts says so, then
+    closes it. A connection that breaks later fails its statement, as it would anyway."""
+    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
+        ConnectionPool.check_connection(conn)
+
+
+@contextmanager
+def _begin(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """A transaction on a connection in pipeline mode (see ``Store._pipelined``): BEGIN
+    and COMMIT are queued with the statements around them instead of waited for."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(psycopg.Error):  # a broken connection: the pool drops it
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
