@@ -267,7 +267,8 @@ def local_rate(matches: int) -> Rate:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bots, waited for by now
     bots = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     cpu = {"referee": time.process_time() - own, "bots": bots}
-    return Rate(matches, max(times) - min(times), cpu_ms={k: 1000 * v / matches for k, v in cpu.items()})
+    per_match = {kind: 1000 * seconds / matches for kind, seconds in cpu.items()}
+    return Rate(matches, max(times) - min(times), cpu_ms=per_match)
 
 
 def main() -> None:
