@@ -210,11 +210,13 @@ def test_a_crashed_bot_keeps_its_seat_for_the_grace_then_a_house_bot_plays(tmp_p
 
 
 def test_a_bot_that_reconnects_within_the_grace_takes_its_seat_back(tmp_path: Path) -> None:
-    summary, (record,) = play(tmp_path, [fake("flaky", "--after", "4"), "house:random"])
+    # it drops at its second request: a match can end before a bot that always takes the
+    # first legal action (folding, often) has been asked five times
+    summary, (record,) = play(tmp_path, [fake("flaky", "--after", "1"), "house:random"])
     faults = summary.faults["fakebot.py"]
     assert faults["disconnects"] == 1
     assert faults["substituted"] == 0 and faults["timeouts"] == 0
-    assert decisions_of(record, "fakebot.py") > 4
+    assert decisions_of(record, "fakebot.py") > 1
     assert summary.faults["random"] == CLEAN
 
 

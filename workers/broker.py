@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kombu.transport import TRANSPORT_ALIASES, redis
+from kombu import transport
+from kombu.transport import redis
 
 
 class Channel(redis.Channel):  # type: ignore[misc]
@@ -33,7 +34,8 @@ class Transport(redis.Transport):  # type: ignore[misc]
 
 
 def install() -> None:
-    """Make kombu resolve the Redis schemes to :class:`Transport` (before any connection:
-    kombu caches what a name resolved to)."""
+    """Make kombu resolve the Redis schemes to :class:`Transport`, also where a
+    connection made earlier in the process had them resolved (and cached) already."""
     for scheme in ("redis", "rediss"):
-        TRANSPORT_ALIASES[scheme] = f"{__name__}:Transport"
+        transport.TRANSPORT_ALIASES[scheme] = f"{__name__}:Transport"
+        transport._transport_cache.pop(scheme, None)
