@@ -17,6 +17,10 @@ two ``house:random`` bots, 16 at once, twice:
   that comes and goes on the machine weighs on both sides alike.
 
 The goal: orchestration costs at most 20%, a tournament rate at least 80% of the local one.
+Both sides print their CPU per match by process kind (user + system time, from /proc for
+the tournament's processes and every PostgreSQL process; the local referee is this
+process, its bots are children, their start-up included), which tells where a difference
+comes from when the rates alone swing with the machine's load.
 
 The database server is ``ARENA_DATABASE_URL``'s, else the machine's (127.0.0.1:5432),
 else the embedded one; the bench makes a scratch database and drops it afterwards. The
