@@ -78,5 +78,4 @@ class RefereeClient:
             if e.code() in RETRIED:
                 raise Unreachable(f"{where}: {e.details()} ({e.code().name})") from None
             raise ValueError(f"{where} refused match {match_id}: {e.details()}") from None
-        record: str = reply.record_json
-        return record
+        return str(reply.record_json)

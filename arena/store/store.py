@@ -78,6 +78,31 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
+def _check(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out. A round trip to the server costs as
+    much as the statement it guards, so it is made only when the server has written to
+    the connection while it sat idle: a server that shuts down or restarts says so, then
+    closes it. A connection that breaks later fails its statement, as it would anyway."""
+    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
+        ConnectionPool.check_connection(conn)
+
+
+@contextmanager
+def _begin(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """A transaction on a connection in pipeline mode: BEGIN and COMMIT are queued with
+    the statements around them instead of waited for, so statements that need no answer
+    in between travel in one round trip (psycopg's ``transaction()`` waits at its start
+    and end)."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(psycopg.Error):  # a broken connection: the pool drops it
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 class Store:
     def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
         self.pool = ConnectionPool(
@@ -101,15 +126,6 @@ class Store:
                 yield conn
         except psycopg.OperationalError as e:
             raise StoreError(f"the database is unreachable: {e}") from e
-
-    @contextmanager
-    def _pipelined(self) -> Iterator[psycopg.Connection[Any]]:
-        """A connection in pipeline mode: a statement is sent at once and its result
-        waited for only when fetched, so statements that need no answer in between travel
-        in one round trip. Use :func:`_begin` in it for a transaction: the connection's
-        ``transaction()`` waits at its start and end."""
-        with self._statement() as conn, conn.pipeline():
-            yield conn
 
     @contextmanager
     def _statement(self) -> Iterator[psycopg.Connection[Any]]:
@@ -212,10 +228,9 @@ class Store:
         is, not decoded and encoded again. Three round trips: the match claimed and
         finished, the ratings locked, then the ratings applied, the commit, and whether
         the match's run has any match left to play."""
-        text = record if isinstance(record, str) else None
-        if text is not None:
-            record = json.loads(text)
-        assert isinstance(record, dict)
+        text = None
+        if isinstance(record, str):
+            text, record = record, json.loads(record)
         winner = record.get("result", {}).get("winner")
         if winner not in (0, 1):
             raise StoreError(f"match {match_id}: the record has no winner")
@@ -227,7 +242,7 @@ class Store:
             "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
         }
-        with self._pipelined() as conn:
+        with self._statement() as conn, conn.pipeline():
             with _begin(conn):
                 match = conn.execute(Q["finish_match"], params).fetchone()
                 if match is None:
@@ -583,26 +598,3 @@ def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
     name = row.pop("tournament")
     return RunRow(**row), name
     # ---- what the web pages read -------------------------------------------------------
-
-
-def _check(conn: psycopg.Connection[Any]) -> None:
-    """The pool's check of a connection it hands out. A round trip to the server costs as
-    much as the statement it guards, so it is made only when the server has written to
-    the connection while it sat idle: a server that shuts down or restarts says so, then
-    closes it. A connection that breaks later fails its statement, as it would anyway."""
-    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
-        ConnectionPool.check_connection(conn)
-
-
-@contextmanager
-def _begin(conn: psycopg.Connection[Any]) -> Iterator[None]:
-    """A transaction on a connection in pipeline mode (see ``Store._pipelined``): BEGIN
-    and COMMIT are queued with the statements around them instead of waited for."""
-    conn.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(psycopg.Error):  # a broken connection: the pool drops it
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
