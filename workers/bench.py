@@ -1,21 +1,21 @@
 """Tournament throughput through Celery, PostgreSQL and the referee, next to the same
 matches played locally (``arena match``'s code path), measured in the same run.
 
-``python -m workers.bench`` (part of ``make bench``) plays ``--matches`` matches between
-two ``house:random`` bots, 16 at once, twice:
+``python -m workers.bench`` (part of ``make bench``) plays ``--rounds`` rounds (5); in each,
+``--matches`` matches (300) between two ``house:random`` bots, 16 at once, on each side:
 
-- **tournament**: ``arena serve``, ``arena worker --concurrency 16`` and two bot processes
-  (``arena bot run house:random --concurrency 16``), each a process of its own, on a
-  fresh PostgreSQL database and a broker; a round robin of the two bots, started with
-  StartTournament. Its rate is measured from the run's first match start to its last match
-  finish, as the store records them (``started_at``, ``finished_at``); the rate from
-  StartTournament until the run is seen finished is printed too. A short warm-up run
-  before it starts the worker's threads, channels and connections.
 - **local**: :func:`referee.local.play_local` with two ``house:random`` bots (which
-  declare a concurrency of 16), from its first match start to its last match finish;
-  played before and after the tournament, and the two rates averaged, so that a load
-  that comes and goes on the machine weighs on both sides alike.
+  declare a concurrency of 16), from its first match start to its last match finish.
+- **tournament**: ``arena serve``, ``arena worker --concurrency 32`` and two bot processes
+  (``arena bot run house:random --concurrency 16``), each a process of its own, on a
+  fresh PostgreSQL database and a broker, started once for all rounds; a round robin of
+  the two bots, started with StartTournament. Its rate is measured from the run's first
+  match start to its last match finish, as the store records them (``started_at``,
+  ``finished_at``). A short warm-up run before the first round starts the worker's
+  threads, channels and connections.
 
+The machine's speed drifts from one second to the next, so the two sides are measured in
+pairs, one right after the other, and the verdict is the median of the rounds' ratios.
 The goal: orchestration costs at most 20%, a tournament rate at least 80% of the local one.
 Both sides print their CPU per match by process kind (user + system time, from /proc for
 the tournament's processes and every PostgreSQL process; the local referee is this
@@ -33,13 +33,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import os
 import resource
 import secrets
+import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -59,7 +61,8 @@ from referee.runner import MatchRunner
 
 GOAL = 0.80
 CONCURRENCY = 16  # the worker's threads and each bot's declared concurrency (its default)
-MATCHES = 600
+MATCHES = 300  # in each side of a round
+ROUNDS = 5
 WARM_UP = 32
 DECISION_MS = 30_000  # nothing times out, however loaded the machine
 TIME_BANK_MS = 60_000
@@ -70,7 +73,6 @@ MACHINE_DATABASE = "postgresql://postgres@127.0.0.1:5432/postgres"
 class Rate:
     matches: int
     seconds: float
-    wall_seconds: float = 0.0  # tournament: StartTournament until seen finished
     cpu_ms: dict[str, float] = field(default_factory=dict)  # per match, by process kind
 
     @property
@@ -138,7 +140,10 @@ def scratch_database(home: Path) -> Iterator[str]:
 # ---- the tournament ----------------------------------------------------------------------
 
 
-def tournament_rate(database: str, home: Path, broker: str | None, matches: int) -> Rate:
+@contextlib.contextmanager
+def tournament(database: str, home: Path, broker: str | None) -> Iterator[Callable[[int], Rate]]:
+    """The tournament side's processes, started and warmed up; yields a function that
+    plays a round robin of ``matches`` matches and measures it."""
     address = free_address()
     admin = secrets.token_urlsafe(16)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
@@ -177,17 +182,22 @@ def tournament_rate(database: str, home: Path, broker: str | None, matches: int)
             redis_pid = home / "redis" / "redis.pid"
             if redis_pid.exists():
                 pids["redis"] = [int(redis_pid.read_text())]
-            before = {kind: cpu_s(p) for kind, p in pids.items()} | {"postgres": cpu_s(postgres())}
-            start = time.monotonic()
-            run_id = play(organizer, processes, store, "bench", bots, matches)
-            wall = time.monotonic() - start
-            after = {kind: cpu_s(p) for kind, p in pids.items()} | {"postgres": cpu_s(postgres())}
-            cpu = {kind: 1000 * (after[kind] - before[kind]) / matches for kind in before}
-            progress = store.run_progress(run_id)
-            _check(database, run_id)
-            first: datetime = progress["first_started"]
-            last: datetime = progress["last_finished"]
-            return Rate(matches, (last - first).total_seconds(), wall, cpu)
+            rounds = itertools.count(1)
+
+            def measure(matches: int) -> Rate:
+                before = {kind: cpu_s(p) for kind, p in pids.items()}
+                before["postgres"] = cpu_s(postgres())
+                run_id = play(organizer, processes, store, f"round-{next(rounds)}", bots, matches)
+                after = {kind: cpu_s(p) for kind, p in pids.items()}
+                after["postgres"] = cpu_s(postgres())
+                cpu = {kind: 1000 * (after[kind] - before[kind]) / matches for kind in before}
+                progress = store.run_progress(run_id)
+                _check(database, run_id)
+                first: datetime = progress["first_started"]
+                last: datetime = progress["last_finished"]
+                return Rate(matches, (last - first).total_seconds(), cpu)
+
+            yield measure
         finally:
             store.close()
             organizer.close()
@@ -278,33 +288,38 @@ def local_rate(matches: int) -> Rate:
 def main() -> None:
     parser = argparse.ArgumentParser(description="tournament matches/s against local matches")
     parser.add_argument("--matches", type=int, default=MATCHES, help="matches in each measure")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="paired measures")
     parser.add_argument("--broker", help="a Celery broker URL (default: an embedded Redis)")
     args = parser.parse_args()
+    pairs: list[tuple[Rate, Rate]] = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         home = Path(folder) / "home"
         try:
-            with scratch_database(home) as database:
-                before = local_rate(args.matches)
-                tournament = tournament_rate(database, home, args.broker, args.matches)
-                after = local_rate(args.matches)
+            with scratch_database(home) as database, tournament(database, home, args.broker) as run:
+                for number in range(1, args.rounds + 1):
+                    local, played = local_rate(args.matches), run(args.matches)
+                    pairs.append((played, local))
+                    print(
+                        f"round {number}: tournament {played.per_s:.1f}/s, "
+                        f"local {local.per_s:.1f}/s: {played.per_s / local.per_s:.0%}",
+                        flush=True,
+                    )
         finally:
             if not args.broker:
                 stop_embedded_redis(home)
-    local = (before.per_s + after.per_s) / 2
-    ratio = tournament.per_s / local
+    ratio = statistics.median(t.per_s / local.per_s for t, local in pairs)
+    played, local = (statistics.median(r.per_s for r in side) for side in zip(*pairs, strict=True))
     print(f"{f'matches/s ({CONCURRENCY} at once)':<26} {'tournament':>10} {'local':>8}")
-    print(f"{f'random vs random, {args.matches}':<26} {tournament.per_s:10.1f} {local:8.1f}")
-    print(f"local: {before.per_s:.1f} before the tournament, {after.per_s:.1f} after")
-    print(
-        f"tournament: first match start to last finish {tournament.seconds:.1f} s; "
-        f"StartTournament to finished {tournament.wall_seconds:.1f} s "
-        f"({args.matches / tournament.wall_seconds:.1f}/s)"
-    )
+    print(f"{f'random vs random, {args.matches}':<26} {played:10.1f} {local:8.1f}  (medians)")
+    for name, side in (("tournament", 0), ("local", 1)):
+        kinds = pairs[0][side].cpu_ms
+        costs = ", ".join(
+            f"{kind} {statistics.median(p[side].cpu_ms[kind] for p in pairs):.1f}" for kind in kinds
+        )
+        print(f"{name} CPU per match (ms, median): {costs}")
     verdict = "met" if ratio >= GOAL else "MISSED"
-    for name, rate in (("tournament", tournament), ("local (after)", after)):
-        costs = ", ".join(f"{kind} {ms:.1f}" for kind, ms in rate.cpu_ms.items())
-        print(f"{name} CPU per match (ms): {costs}")
-    print(f"tournament / local: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
+    rounds = f"median of {len(pairs)} rounds"
+    print(f"tournament / local, {rounds}: {ratio:.0%} (goal {GOAL:.0%}: {verdict})")
 
 
 if __name__ == "__main__":
