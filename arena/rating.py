@@ -1,10 +1,11 @@
-"""Rating maths (pure, standard library only): the Elo difference of one pairing, online Elo
-for a pool, and maximum-likelihood Bradley-Terry ratings for a finished tournament."""
+"""Rating maths (pure, standard library only): the Elo difference of one pairing, the
+constants of the online Elo the store applies, and maximum-likelihood Bradley-Terry ratings
+for a finished tournament."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -43,11 +44,12 @@ def elo_difference(wins: int, games: int) -> EloDifference:
 
 # --- Online Elo ---------------------------------------------------------------------------
 #
-# A team plays at the mean rating of its members and every member gets the team's change.
-# Both sides use the same K, so the change of team B is exactly minus that of team A: with
-# equal team sizes (always so in truco, 1v1 or 2v2) the pool's total rating is conserved.
-# With unequal sizes the rule is the same, so the pool's total moves by
-# ``change.team_a * (len(team_a) - len(team_b))``; no attempt is made to compensate.
+# The store applies it as each rated match is recorded, inside the statement that records
+# the match (the finish_match function of migration 0006); its constants live here. A team
+# plays at the mean rating of its members and expects 1 / (1 + 10 ** ((mean_b - mean_a) /
+# SCALE)) of a win; every member gets the team's change, K * (score - expected). Both sides
+# use the same K, so team B's change is exactly minus team A's and, with equal team sizes
+# (always so in truco), the pool's total rating is conserved.
 
 START = 1500.0  # rating of a bot that has not played
 SCALE = 400.0  # Elo points for a factor of 10 in the odds
@@ -58,36 +60,6 @@ K = 24.0
 PROVISIONAL_GAMES = 20  # fewer rated games than this and the rating is provisional
 
 
-@dataclass(frozen=True, slots=True)
-class EloChange:
-    """The rating change for every member of each team after one match."""
-
-    team_a: float
-    team_b: float
-
-
-def expected(ra: float, rb: float) -> float:
-    """The expected score of a side rated ``ra`` against one rated ``rb`` (logistic, base 10)."""
-    return 1.0 / (1.0 + math.pow(10.0, (rb - ra) / SCALE))
-
-
-def update(
-    team_a: Sequence[float], team_b: Sequence[float], score_a: float, k: float = K
-) -> EloChange:
-    """Elo change after team A scored ``score_a`` (1 win, 0 loss) against team B, given the
-    current ratings of each team's members. Each team plays at its members' mean rating."""
-    if not team_a or not team_b:
-        raise ValueError("each team needs at least one member")
-    if not 0.0 <= score_a <= 1.0:
-        raise ValueError(f"score_a must be between 0 and 1, not {score_a}")
-    if k <= 0:
-        raise ValueError(f"K must be positive, not {k}")
-    mean_a = math.fsum(team_a) / len(team_a)
-    mean_b = math.fsum(team_b) / len(team_b)
-    change = k * (score_a - expected(mean_a, mean_b))
-    return EloChange(change, -change)
-
-
 def is_provisional(games: int) -> bool:
     """Whether a rating built on ``games`` rated games is still provisional."""
     return games < PROVISIONAL_GAMES
@@ -95,7 +67,8 @@ def is_provisional(games: int) -> bool:
 
 # --- Bradley-Terry --------------------------------------------------------------------------
 #
-# Model: P(i beats j) = expected(r_i, r_j), i.e. Bradley-Terry with strengths on the Elo scale.
+# Model: P(i beats j) = 1 / (1 + 10 ** ((r_j - r_i) / SCALE)), i.e. Bradley-Terry with
+# strengths on the Elo scale (the online Elo's expected score).
 # Convention: the ratings' mean is anchored at START, so a rating reads "this many points above
 # the field's average"; intervals are relative to that anchor (covariance of the maximum-
 # likelihood estimate under the constraint sum(r) = n * START, the pseudo-inverse of the Fisher

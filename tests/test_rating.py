@@ -1,22 +1,18 @@
-"""Rating maths: hand-computed Elo and Bradley-Terry cases, and one conservation property."""
+"""Rating maths: the Elo difference of a pairing, provisional ratings and hand-computed
+Bradley-Terry cases (the online Elo is applied in SQL: its cases are in test_store.py)."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from arena.rating import (
     PROVISIONAL_GAMES,
     START,
-    K,
     bradley_terry,
     elo_difference,
-    expected,
     is_provisional,
-    update,
     win_counts,
 )
 
@@ -26,69 +22,13 @@ def test_elo_difference_is_the_log_odds() -> None:
     assert math.isfinite(elo_difference(5, 5).elo)
 
 
-# --- online Elo -----------------------------------------------------------------------------
-
-
-def test_expected_even() -> None:
-    assert expected(1500, 1500) == 0.5
-
-
-def test_expected_400_points_is_ten_to_one() -> None:
-    assert expected(1900, 1500) == pytest.approx(10 / 11)
-    assert expected(1500, 1900) == pytest.approx(1 / 11)
-
-
-def test_one_against_one() -> None:
-    # 1600 vs 1400: E = 1 / (1 + 10**-0.5) = 0.7597469; the favourite loses.
-    change = update([1600.0], [1400.0], 0.0, k=24.0)
-    assert change.team_a == pytest.approx(-24 * 0.7597469266, abs=1e-8)
-    assert change.team_a == pytest.approx(-18.23392624, abs=1e-7)
-    assert change.team_b == -change.team_a
-
-
-def test_two_against_two_uses_team_means() -> None:
-    # Means 1600 and 1400 as above; team A wins: 24 * (1 - 0.7597469) = +5.7660738.
-    team_a, team_b = [1700.0, 1500.0], [1450.0, 1350.0]
-    change = update(team_a, team_b, 1.0)
-    assert change.team_a == pytest.approx(5.76607376, abs=1e-7)
-    new_a = [r + change.team_a for r in team_a]
-    new_b = [r + change.team_b for r in team_b]
-    # Members with different ratings get the same change, and the total is conserved.
-    assert new_a[0] - team_a[0] == pytest.approx(new_a[1] - team_a[1])
-    assert 2 * change.team_a + 2 * change.team_b == 0.0
-    assert sum(new_a + new_b) == pytest.approx(sum(team_a + team_b))
-
-
-def test_default_k_and_start() -> None:
-    assert update([START], [START], 1.0).team_a == K / 2
-
-
-def test_update_rejects_nonsense() -> None:
-    with pytest.raises(ValueError):
-        update([], [1500.0], 1.0)
-    with pytest.raises(ValueError):
-        update([1500.0], [1500.0], 1.5)
+# --- online Elo ----------------------------------------------------------------------------
 
 
 def test_provisional() -> None:
     assert is_provisional(0)
     assert is_provisional(PROVISIONAL_GAMES - 1)
     assert not is_provisional(PROVISIONAL_GAMES)
-
-
-@given(
-    size=st.integers(1, 3),
-    data=st.data(),
-    score=st.sampled_from([0.0, 0.5, 1.0]) | st.floats(0.0, 1.0),
-    k=st.floats(1.0, 64.0),
-)
-def test_updates_conserve_the_total(size: int, data: st.DataObject, score: float, k: float) -> None:
-    ratings = st.lists(st.floats(0.0, 3000.0), min_size=size, max_size=size)
-    team_a, team_b = data.draw(ratings), data.draw(ratings)
-    change = update(team_a, team_b, score, k)
-    after = [r + change.team_a for r in team_a] + [r + change.team_b for r in team_b]
-    assert math.fsum(after) == pytest.approx(math.fsum(team_a + team_b), abs=1e-9)
-    assert abs(change.team_a) <= k
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------

@@ -3,7 +3,9 @@ that lose no update when matches sharing bots finish at the same time."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import multiprocessing
 import random
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 
 from arena import rating
 from arena.engine import Match, Rules, to_record
-from arena.store.store import Store, StoreError, pool_of
+from arena.store.store import Finish, Store, StoreError, pool_of
 
 
 def played(rules: Rules, seed: int) -> dict[str, Any]:
@@ -23,6 +25,32 @@ def played(rules: Rules, seed: int) -> dict[str, Any]:
     while not match.is_over:
         match.apply(choose.choice(match.legal_actions()))
     return to_record(match)
+
+
+def elo_change(team_a: list[float], team_b: list[float], a_won: bool) -> float:
+    """The online Elo's change for each member of team A (DESIGN.md, Ratings): K times the
+    surprise, each team playing at its members' mean rating."""
+    mean_a, mean_b = sum(team_a) / len(team_a), sum(team_b) / len(team_b)
+    return rating.K * (a_won - 1 / (1 + 10 ** ((mean_b - mean_a) / rating.SCALE)))
+
+
+def rated_match(
+    store: Store, database: str, name: str, team_a: list[float], team_b: list[float], winner: int
+) -> tuple[Finish, list[int]]:
+    """A match won by team ``winner`` between new bots rated as given (team A sits in the
+    even seats): what finishing it did, and the bots by seat."""
+    rules = Rules.parse(f"paulista:team_size={len(team_a)}")
+    bots = [store.register_bot(f"{name}-{seat}")[0].id for seat in range(rules.seats)]
+    elos = [(team_a, team_b)[seat % 2][seat // 2] for seat in range(rules.seats)]
+    with psycopg.connect(database) as conn:
+        for bot, elo in zip(bots, elos, strict=True):
+            conn.execute(
+                "INSERT INTO ratings (bot_id, pool, elo) VALUES (%s, %s, %s)",
+                (bot, pool_of(rules), elo),
+            )
+    seed = next(s for s in itertools.count() if played(rules, s)["result"]["winner"] == winner)
+    store.create_match(name, rules, bots, seed=seed)
+    return store.finish_match(name, played(rules, seed)), bots
 
 
 def count(database: str, sql: str) -> int:
@@ -102,6 +130,35 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     assert board[0].provisional
 
 
+def test_recording_a_match_changes_ratings_in_place(store: Store, database: str) -> None:
+    """No index covers a column that recording a match changes, so the rating update is
+    a heap-only one: no new index entries, and a pool's few hot rows stay cheap to find
+    however many matches moved them (migration 0005)."""
+    a, _ = store.register_bot("alpha")
+    b, _ = store.register_bot("beta")
+    rules = Rules()
+    for n in range(3):
+        store.create_match(f"m{n}", rules, [a.id, b.id], seed=n)
+        store.finish_match(f"m{n}", played(rules, n))
+    with psycopg.connect(database) as conn:
+        indexed = conn.execute(
+            "SELECT DISTINCT a.attname FROM pg_index i JOIN pg_attribute a"
+            " ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
+            " WHERE i.indrelid = 'ratings'::regclass"
+        ).fetchall()
+        # an update of the columns a recorded match changes, in a transaction of ours
+        with conn.transaction(force_rollback=True):
+            conn.execute(
+                "UPDATE ratings SET elo = elo + 1, games = games + 1, wins = wins + 1,"
+                " losses = losses + 1, updated_at = now()"
+            )
+            (hot,) = conn.execute(
+                "SELECT pg_stat_get_xact_tuples_hot_updated('ratings'::regclass)"
+            ).fetchone() or (0,)
+    assert {name for (name,) in indexed} == {"bot_id", "pool"}
+    assert hot == 2
+
+
 def test_team_members_share_their_teams_change(store: Store) -> None:
     bots = [store.register_bot(n)[0] for n in ("a1", "b1", "a2", "b2")]
     rules = Rules.parse("paulista:team_size=2")
@@ -110,6 +167,35 @@ def test_team_members_share_their_teams_change(store: Store) -> None:
     deltas = {bot_id: after - before for bot_id, (before, after) in finish.changes.items()}
     assert deltas[bots[0].id] == deltas[bots[2].id] == -deltas[bots[1].id] == -deltas[bots[3].id]
     assert sum(deltas.values()) == pytest.approx(0)
+
+
+def test_the_favourite_that_loses_pays_by_the_elo_formula(store: Store, database: str) -> None:
+    # 1600 against 1400: the favourite expects 1 / (1 + 10 ** -0.5) = 0.7597469 and loses
+    finish, (a, b) = rated_match(store, database, "upset", [1600.0], [1400.0], winner=1)
+    assert finish.changes[a][1] - 1600 == pytest.approx(-24 * 0.7597469266, abs=1e-8)
+    assert finish.changes[a] == (1600, pytest.approx(1600 - 18.23392624, abs=1e-7))
+    assert finish.changes[b] == (1400, pytest.approx(1400 + 18.23392624, abs=1e-7))
+
+
+def test_teams_play_at_their_mean_rating(store: Store, database: str) -> None:
+    # means 1600 and 1400 as above, and team A wins: 24 * (1 - 0.7597469) = +5.7660738 each
+    finish, bots = rated_match(store, database, "pairs", [1700, 1500], [1450, 1350], winner=0)
+    moved = [finish.changes[b][1] - finish.changes[b][0] for b in bots]
+    assert moved == pytest.approx([5.76607376, -5.76607376] * 2, abs=1e-7)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_every_team_size_conserves_the_pool_total(store: Store, database: str, size: int) -> None:
+    draw = random.Random(size)
+    team_a = [draw.uniform(800, 2400) for _ in range(size)]
+    team_b = [draw.uniform(800, 2400) for _ in range(size)]
+    winner = draw.randrange(2)
+    finish, bots = rated_match(store, database, f"size{size}", team_a, team_b, winner)
+    change = elo_change(team_a, team_b, winner == 0)
+    moved = [finish.changes[b][1] - finish.changes[b][0] for b in bots]
+    assert moved == pytest.approx([change, -change] * size, abs=1e-9)
+    assert math.fsum(moved) == pytest.approx(0, abs=1e-9)
+    assert 0 < abs(change) < rating.K
 
 
 def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
@@ -168,10 +254,8 @@ def test_racing_processes_record_each_match_once_as_a_serial_replay_would(
     serial = {b.id: rating.START for b in bots}
     for (match_id,) in order:
         a, b = seat_of[(match_id, 0)], seat_of[(match_id, 1)]
-        change = rating.update(
-            [serial[a]], [serial[b]], 1.0 if records[match_id]["result"]["winner"] == 0 else 0.0
-        )
-        serial[a] += change.team_a
-        serial[b] += change.team_b
+        change = elo_change([serial[a]], [serial[b]], records[match_id]["result"]["winner"] == 0)
+        serial[a] += change
+        serial[b] -= change
     for bot_id, elo in serial.items():
         assert board[bot_id].elo == pytest.approx(elo, abs=1e-9)

@@ -16,39 +16,10 @@ ON CONFLICT (id) DO NOTHING;
 INSERT INTO match_seats (match_id, seat, bot_id) VALUES (%(match_id)s, %(seat)s, %(bot_id)s)
 ON CONFLICT DO NOTHING;
 
--- name: match_status
-SELECT status, run_id FROM matches WHERE id = %(id)s;
-
 -- name: finish_match
--- Claims and finishes the match in one statement: a second finisher (waiting on the row
--- lock, then re-checking the WHERE clause) gets no row back.
-UPDATE matches m
-SET status = 'finished', record = %(record)s, winner = %(winner)s, score = %(score)s,
-    points = %(points)s, faults = %(faults)s, finished_at = now()
-WHERE m.id = %(id)s AND m.status <> 'finished'
-RETURNING m.id, m.pool, m.rated, m.run_id,
-    ARRAY(SELECT bot_id FROM match_seats WHERE match_id = m.id ORDER BY seat) AS seat_bots;
-
--- name: lock_ratings
--- Creates missing ratings, then locks and reads them all, in bot-id order (no deadlocks).
-INSERT INTO ratings (bot_id, pool)
-SELECT unnest(%(bot_ids)s::bigint[]), %(pool)s ORDER BY 1
-ON CONFLICT (bot_id, pool) DO UPDATE SET pool = EXCLUDED.pool
-RETURNING bot_id, elo;
-
--- name: apply_ratings
--- The new ratings and one event per bot, in one statement.
-WITH v AS (
-    SELECT * FROM unnest(%(bot_ids)s::bigint[], %(befores)s::float8[], %(afters)s::float8[],
-                         %(won)s::int[]) AS v (bot_id, before, after, won)
-), updated AS (
-    UPDATE ratings r
-    SET elo = v.after, games = r.games + 1, wins = r.wins + v.won,
-        losses = r.losses + 1 - v.won, updated_at = now()
-    FROM v WHERE r.bot_id = v.bot_id AND r.pool = %(pool)s
-)
-INSERT INTO rating_events (bot_id, match_id, pool, before, after)
-SELECT v.bot_id, %(match_id)s, %(pool)s, v.before, v.after FROM v;
+-- The exactly-once path, in one statement (migration 0006).
+SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(score)s::smallint[],
+                           %(points)s::smallint[], %(faults)s, %(k)s, %(scale)s);
 
 -- name: leaderboard
 SELECT r.*, b.name FROM ratings r JOIN bots b ON b.id = r.bot_id
@@ -163,9 +134,8 @@ SELECT m.id, m.winner, m.faults, m.points,
 FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 
 -- name: run_done
--- No match of the run is left to play (cheaper than listing them, once per match).
-SELECT NOT EXISTS (SELECT 1 FROM matches
-                   WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')) AS done;
+-- No match of the run is left to play (asked under the run's row lock: migration 0006).
+SELECT no_match_left(%(id)s) AS done;
 
 -- name: run_unfinished
 SELECT id FROM matches WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')

@@ -1,15 +1,15 @@
 """The store: bots, matches and ratings in PostgreSQL, through a connection pool.
 
-``finish_match`` is the exactly-once path: in one transaction it locks the match row,
-writes the record and result, and applies the Elo change; a second call for the same
-match finds it finished and changes nothing. Rating rows are locked in bot-id order, so
-concurrent finishes of matches that share bots wait for each other instead of losing an
-update or deadlocking. psycopg errors become :class:`StoreError` here, at one boundary.
+``finish_match`` is the exactly-once path: in one statement (a function of migration
+0006) it locks the match row, writes the record and result, and applies the Elo change; a
+second call for the same match finds it finished and changes nothing. Rating rows are
+locked in bot-id order, so concurrent finishes of matches that share bots wait for each
+other instead of losing an update or deadlocking. psycopg errors become
+:class:`StoreError` here, at one boundary.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -85,22 +85,6 @@ def _check(conn: psycopg.Connection[Any]) -> None:
     closes it. A connection that breaks later fails its statement, as it would anyway."""
     if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
         ConnectionPool.check_connection(conn)
-
-
-@contextmanager
-def _begin(conn: psycopg.Connection[Any]) -> Iterator[None]:
-    """A transaction on a connection in pipeline mode: BEGIN and COMMIT are queued with
-    the statements around them instead of waited for, so statements that need no answer
-    in between travel in one round trip (psycopg's ``transaction()`` waits at its start
-    and end)."""
-    conn.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(psycopg.Error):  # a broken connection: the pool drops it
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 class Store:
@@ -223,11 +207,10 @@ class Store:
                 )
 
     def finish_match(self, match_id: str, record: dict[str, Any] | str) -> Finish:
-        """Write the record and result and apply the Elo change, once per match. The
-        record may come as JSON text, as the referee sends it: it is then written as it
-        is, not decoded and encoded again. Three round trips: the match claimed and
-        finished, the ratings locked, then the ratings applied, the commit, and whether
-        the match's run has any match left to play."""
+        """Write the record and result and apply the Elo change, once per match, and say
+        whether the match's run has any match left to play: one statement, the
+        ``finish_match`` function of migration 0006. The record may come as JSON text, as
+        the referee sends it: it is then written as it is, not decoded and encoded again."""
         text = None
         if isinstance(record, str):
             text, record = record, json.loads(record)
@@ -241,54 +224,20 @@ class Store:
             "score": record["result"]["score"],
             "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
+            "k": rating.K,
+            "scale": rating.SCALE,
         }
-        with self._statement() as conn, conn.pipeline():
-            with _begin(conn):
-                match = conn.execute(Q["finish_match"], params).fetchone()
-                if match is None:
-                    match = conn.execute(Q["match_status"], {"id": match_id}).fetchone()
-                    if match is None:
-                        raise StoreError(f"no match {match_id!r}")
-                    log.info("match %s was recorded before; nothing changes", match_id)
-                    changes = None
-                else:
-                    changes = self._rate(conn, match, winner) if match["rated"] else {}
-            run_done = match["run_id"] is not None and self._run_done(conn, match["run_id"])
-        return Finish(changes is not None, changes or {}, run_done)
-
-    def _rate(
-        self, conn: psycopg.Connection[Any], match: dict[str, Any], winner: int
-    ) -> dict[int, tuple[float, float]]:
-        seats = match["seat_bots"]
-        teams = [list(dict.fromkeys(seats[t::2])) for t in (0, 1)]
-        if set(teams[0]) & set(teams[1]):
-            log.warning("match %s: a bot sat on both teams; no rating change", match["id"])
-            return {}
-        pool = match["pool"]
-        bot_ids = sorted(teams[0] + teams[1])
-        rows = {
-            r["bot_id"]: r
-            for r in conn.execute(Q["lock_ratings"], {"pool": pool, "bot_ids": bot_ids})
-        }
-        change = rating.update(
-            [rows[b]["elo"] for b in teams[0]],
-            [rows[b]["elo"] for b in teams[1]],
-            1.0 if winner == 0 else 0.0,
-        )
-        delta = {b: change.team_a for b in teams[0]} | {b: change.team_b for b in teams[1]}
-        changes = {b: (rows[b]["elo"], rows[b]["elo"] + delta[b]) for b in bot_ids}
-        conn.execute(
-            Q["apply_ratings"],
-            {
-                "match_id": match["id"],
-                "pool": pool,
-                "bot_ids": bot_ids,
-                "befores": [changes[b][0] for b in bot_ids],
-                "afters": [changes[b][1] for b in bot_ids],
-                "won": [int(b in teams[winner]) for b in bot_ids],
-            },
-        )
-        return changes
+        with self._statement() as conn:
+            row = conn.execute(Q["finish_match"], params).fetchone()
+        if row is None:
+            raise StoreError(f"no match {match_id!r}")
+        if not row["recorded"]:
+            log.info("match %s was recorded before; nothing changes", match_id)
+        elif row["rated"] and not row["bot_ids"]:
+            log.warning("match %s: a bot sat on both teams; no rating change", match_id)
+        moves = zip(row["befores"], row["afters"], strict=True)
+        changes = dict(zip(row["bot_ids"], moves, strict=True))
+        return Finish(row["recorded"], changes, row["run_done"])
 
     def match(self, match_id: str) -> tuple[MatchRow, list[str]] | None:
         """A match and the bot at each seat."""
@@ -516,11 +465,7 @@ class Store:
     def run_done(self, run_id: int) -> bool:
         """True when none of the run's matches is left to play (finished or failed)."""
         with self._statement() as conn:
-            return self._run_done(conn, run_id)
-
-    @staticmethod
-    def _run_done(conn: psycopg.Connection[Any], run_id: int) -> bool:
-        row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
+            row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
         return bool(row and row["done"])
 
     def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
