@@ -198,6 +198,23 @@ def test_every_team_size_conserves_the_pool_total(store: Store, database: str, s
     assert 0 < abs(change) < rating.K
 
 
+def test_a_bot_on_both_teams_moves_no_rating_and_one_seated_twice_counts_once(
+    store: Store, database: str
+) -> None:
+    a, b, c = (store.register_bot(n)[0].id for n in ("a", "b", "c"))
+    store.create_match("mirror", Rules(), [a, a], seed=3)
+    mirror = store.finish_match("mirror", played(Rules(), 3))
+    assert (mirror.recorded, mirror.changes) == (True, {})
+    assert count(database, "SELECT count(*) FROM ratings") == 0
+    pairs = Rules.parse("paulista:team_size=2")
+    store.create_match("twice", pairs, [a, b, a, c], seed=4)  # a holds both seats of team 0
+    twice = store.finish_match("twice", played(pairs, 4))
+    moved = {bot: after - before for bot, (before, after) in twice.changes.items()}
+    assert moved[b] == moved[c] == -moved[a]
+    assert abs(moved[a]) == rating.K / 2  # all at 1500: a plays at its own rating
+    assert count(database, "SELECT count(*) FROM rating_events") == 3
+
+
 def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
