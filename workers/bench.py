@@ -1,7 +1,7 @@
 """Tournament throughput through Celery, PostgreSQL and the referee, next to the same
 matches played locally (``arena match``'s code path), measured in the same run.
 
-``python -m workers.bench`` (part of ``make bench``) plays ``--rounds`` rounds (5); in each,
+``python -m workers.bench`` (part of ``make bench``) plays ``--rounds`` rounds (7); in each,
 ``--matches`` matches (300) between two ``house:random`` bots, 16 at once, on each side:
 
 - **local**: :func:`referee.local.play_local` with two ``house:random`` bots (which
@@ -62,7 +62,7 @@ from referee.runner import MatchRunner
 GOAL = 0.80
 CONCURRENCY = 16  # the worker's threads and each bot's declared concurrency (its default)
 MATCHES = 300  # in each side of a round
-ROUNDS = 5
+ROUNDS = 7
 WARM_UP = 32
 DECISION_MS = 30_000  # nothing times out, however loaded the machine
 TIME_BANK_MS = 60_000
