@@ -171,6 +171,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(run=cmd_worker)
+    p = sub.add_parser(
+        "stop-embedded",
+        help="stop the embedded PostgreSQL and Redis of $ARENA_HOME (other commands leave "
+        "them running for each other)",
+    )
+    p.set_defaults(run=cmd_stop_embedded)
     p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(run=cmd_beat)
@@ -893,6 +899,28 @@ def cmd_worker(args: argparse.Namespace) -> int:
     app = configure(Settings.from_env())
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
     app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
+    return 0
+
+
+def cmd_stop_embedded(args: argparse.Namespace) -> int:
+    import time
+
+    from arena.settings import (
+        Settings,
+        embedded_postgres_running,
+        stop_embedded_postgres,
+        stop_embedded_redis,
+    )
+
+    home = Settings.from_env().home
+    if stop_embedded_postgres(home):
+        deadline = time.monotonic() + 60
+        while embedded_postgres_running(home) and time.monotonic() < deadline:
+            time.sleep(0.1)  # a fast shutdown ends its sessions, then the postmaster exits
+        print(f"embedded PostgreSQL in {home / 'pgdata'}: stopped")
+    else:
+        print(f"embedded PostgreSQL in {home / 'pgdata'}: not running")
+    print(f"embedded Redis: {'stopped' if stop_embedded_redis(home) else 'not running'}")
     return 0
 
 

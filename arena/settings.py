@@ -186,11 +186,12 @@ def stop_embedded_redis(home: Path) -> bool:
     """Stop the embedded Redis of ``home``; False when it was not running."""
     import redis
 
-    client = _redis_client(home)
+    if not embedded_redis_running(home):
+        return False
     try:
-        client.shutdown(nosave=True)
+        _redis_client(home).shutdown(nosave=True)
     except redis.ConnectionError:
-        return True  # the server closes the connection as it stops
+        pass  # the server closes the connection as it stops
     except redis.ResponseError:
         return False
     return True

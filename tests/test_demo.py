@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from arena.service import free_address
@@ -23,7 +24,9 @@ from arena.store.store import Store
 from arena.web import create_app
 
 
-def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(tmp_path: Path) -> None:
+def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     env["ARENA_HOME"] = str(home)
@@ -59,6 +62,7 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(tmp_path: Path) 
     assert shown.returncode == 0 and "finished" in shown.stdout
 
     store = Store(Settings.from_env(env).database())
+    request.addfinalizer(lambda: stop_embedded_postgres(home))  # should the test fail
     try:
         web = TestClient(create_app(store, organizer_token="x"))
         match = store.matches(limit=1)[0][0]
@@ -70,4 +74,12 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(tmp_path: Path) 
                 assert web.get(page).status_code == 200, page
     finally:
         store.close()
-        stop_embedded_postgres(home)
+    # the read commands left the embedded PostgreSQL up for the next one; this stops it
+    stopped = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "stop-embedded"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert stopped.returncode == 0, stopped.stderr
+    assert "PostgreSQL" in stopped.stdout and ": stopped" in stopped.stdout
+    assert "Redis: not running" in stopped.stdout
+    assert not embedded_postgres_running(home)
