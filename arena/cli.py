@@ -903,23 +903,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_stop_embedded(args: argparse.Namespace) -> int:
-    import time
-
-    from arena.settings import (
-        Settings,
-        embedded_postgres_running,
-        stop_embedded_postgres,
-        stop_embedded_redis,
-    )
+    from arena.settings import Settings, stop_embedded_postgres, stop_embedded_redis
 
     home = Settings.from_env().home
-    if stop_embedded_postgres(home):
-        deadline = time.monotonic() + 60
-        while embedded_postgres_running(home) and time.monotonic() < deadline:
-            time.sleep(0.1)  # a fast shutdown ends its sessions, then the postmaster exits
-        print(f"embedded PostgreSQL in {home / 'pgdata'}: stopped")
-    else:
-        print(f"embedded PostgreSQL in {home / 'pgdata'}: not running")
+    stopped = stop_embedded_postgres(home)
+    print(f"embedded PostgreSQL in {home / 'pgdata'}: {'stopped' if stopped else 'not running'}")
     print(f"embedded Redis: {'stopped' if stop_embedded_redis(home) else 'not running'}")
     return 0
 

@@ -211,9 +211,14 @@ def embedded_postgres_running(home: Path) -> bool:
     return _signal_postmaster(home, 0)
 
 
-def stop_embedded_postgres(home: Path) -> bool:
-    """Ask the embedded PostgreSQL of ``home`` for a fast shutdown (SIGINT); False when it
-    was not running."""
+def stop_embedded_postgres(home: Path, wait_s: float = 60) -> bool:
+    """Stop the embedded PostgreSQL of ``home`` with a fast shutdown (SIGINT), waiting up
+    to ``wait_s`` for its postmaster to exit; False when it was not running."""
     import signal
 
-    return _signal_postmaster(home, signal.SIGINT)
+    if not _signal_postmaster(home, signal.SIGINT):
+        return False
+    deadline = time.monotonic() + wait_s
+    while embedded_postgres_running(home) and time.monotonic() < deadline:
+        time.sleep(0.1)  # it ends its sessions, then exits: no event to wait on from here
+    return True

@@ -54,7 +54,7 @@ class Finish:
 
     recorded: bool
     changes: dict[int, tuple[float, float]]  # bot id -> (Elo before, after)
-    run_done: bool = False  # the match is a run's, and none of its matches is left to play
+    run_done: bool  # the match is a run's, and none of its matches is left to play
 
 
 @dataclass(frozen=True, slots=True)
