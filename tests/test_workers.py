@@ -99,3 +99,38 @@ def test_the_redis_channel_keeps_one_client_and_loses_no_message(tmp_path: Any) 
                 q.get(block=False)
         channel._pool = None  # as a reconnection leaves it
         assert channel._create_client() is not first
+
+
+@pytest.mark.parametrize("how", ["closed", "released"])
+def test_a_redis_channel_whose_connection_is_gone_fails_as_a_lost_connection(
+    how: str, caplog: Any
+) -> None:
+    """After the broker went away, a channel cannot make a new pool: what asks for one gets
+    a connection error, which Celery and kombu handle, never stock kombu's AttributeError.
+    "released" is what a worker died of when Redis restarted: its consumer, reconnecting,
+    released the connection before closing the channel, and the channel's close (which
+    gives back the unacknowledged tasks) raised. "closed" is a task finished after its
+    channel closed: its late ack is logged as lost, and the task comes back later."""
+    import logging
+
+    import redis
+    from kombu import Connection
+
+    from workers import broker
+
+    broker.install()
+    conn = Connection(broker_url("redis"))
+    channel = conn.default_channel
+    with conn.SimpleQueue(f"arena-test-{time.monotonic_ns()}", channel=channel) as q:
+        q.put({"k": 1})
+        message = q.get(timeout=5)
+        if how == "released":
+            conn._do_close_transport()  # as Celery's consumer leaves it after collect()
+            conn.maybe_close_channel(channel)  # ignores connection errors, nothing else
+        else:
+            conn.close()  # the message goes back to the queue
+            channel._after_fork()  # and the pools are dropped: nothing to make new ones from
+        with pytest.raises(redis.ConnectionError):
+            message.ack()
+        message.ack_log_error(logging.getLogger("test"), conn.connection_errors)
+    assert "Couldn't ack" in caplog.text

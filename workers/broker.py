@@ -7,18 +7,42 @@ about a millisecond of CPU per task. redis-py clients are thread-safe (each comm
 a connection from the channel's pool), so one is kept, and made again only when the
 channel's pool is replaced after a reconnection. :func:`install` makes every ``redis://``
 and ``rediss://`` broker URL of the process use it.
+
+A channel whose connection was closed or released under it (the broker went away) cannot
+make a new pool, and stock kombu then raises an AttributeError where Celery only expects
+connection errors. A worker died of it when Redis restarted: its consumer, reconnecting,
+released the connection before closing the channel, and the close, giving back the tasks
+in hand, raised out of the consumer ("Unrecoverable error"). Here it is a connection
+error: the close goes on, a late ack is logged as lost, and the tasks come back after
+the visibility timeout.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import redis as redis_py
 from kombu import transport
 from kombu.transport import redis
 
 
 class Channel(redis.Channel):  # type: ignore[misc]
     _sync_client: Any = None
+
+    @property
+    def pool(self) -> Any:
+        self._check_open(self._pool)
+        return super().pool
+
+    @property
+    def async_pool(self) -> Any:
+        self._check_open(self._async_pool)
+        return super().async_pool
+
+    def _check_open(self, pool: Any) -> None:
+        """A pool to be made needs the connection's parameters, gone once it closed."""
+        if pool is None and getattr(self.connection, "client", None) is None:
+            raise redis_py.ConnectionError("the broker connection of this channel was closed")
 
     def _create_client(self, asynchronous: bool = False) -> Any:
         if asynchronous:  # the consuming connection (BRPOP): one per channel already
