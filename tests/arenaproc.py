@@ -109,7 +109,7 @@ class Arena:
         """Until at least ``finished`` matches of the run are recorded."""
         deadline = time.monotonic() + timeout_s
         while self.store.run_progress(run_id)["finished"] < finished:
-            assert time.monotonic() < deadline, self.processes.log("worker")
+            assert time.monotonic() < deadline, self.worker_log()
             time.sleep(0.05)  # polling the database, where progress lives
 
     def wait_run(self, run_id: int, timeout_s: float = 180.0) -> Any:
@@ -122,9 +122,16 @@ class Arena:
             if time.monotonic() > deadline:
                 raise TimeoutError(
                     f"run {run_id} is {run.status}, {run.finished}/{run.total} after "
-                    f"{timeout_s:.0f} s\n{self.processes.log('worker')}"
+                    f"{timeout_s:.0f} s\n{self.worker_log()}"
                 )
             time.sleep(0.1)  # polling the API: progress lives in the database
+
+    def worker_log(self) -> str:
+        """For a failure: the worker log's errors (its last lines are often only the
+        consequences of the first error) and then its tail."""
+        text = (self.processes.logs / "worker.log").read_text(errors="replace")
+        errors = [line for line in text.splitlines() if line.startswith(("ERROR ", "CRITICAL "))]
+        return "errors:\n" + "\n".join(errors[:20]) + "\ntail:\n" + self.processes.log("worker")
 
     def close(self) -> None:
         self.organizer.close()

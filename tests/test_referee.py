@@ -257,35 +257,43 @@ def test_a_slow_match_does_not_hold_up_another(tmp_path: Path) -> None:
     assert all(f == CLEAN for f in quick["faults"].values())
 
 
-def test_the_sdk_reconnects_when_the_referee_comes_back() -> None:
-    import threading
+def test_the_sdk_reconnects_when_the_referee_comes_back(tmp_path: Path) -> None:
+    import os
+    import subprocess
 
-    from arena.bots import house_bot
-    from arena.sdk import run
     from arena.service import free_address
-    from referee.hub import Hub, MemoryTokens
+    from referee.hub import Hub
     from referee.server import create_server
 
     tokens = MemoryTokens()
     token = tokens.issue("comeback")
+    address = free_address()  # a port to come back to
+    env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
+    log = tmp_path / "bot.log"
 
     async def scenario() -> list[str]:
-        first = create_server(free_address(), Hub(tokens))  # a port to come back to
+        first = create_server(address, Hub(tokens))
         await first.start()
-        port = first.port
-        bot = house_bot("random")
-        thread = threading.Thread(target=run, args=(bot, first.address, token), daemon=True)
-        thread.start()
-        await first.hub.wait_for(["comeback"], 10)
-        await first.stop(0)
-        second = create_server(f"127.0.0.1:{port}", Hub(tokens))
-        await second.start()
-        await second.hub.wait_for(["comeback"], 10)  # back, after its backoff
-        seen = list(second.hub.sessions)
-        await second.stop(0)
-        return seen
+        with open(log, "wb") as out:
+            bot = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", "bot", "run", "house:random"],
+                env=env, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        try:
+            await first.hub.wait_for(["comeback"], 30)
+            await first.stop(0)
+            second = create_server(address, Hub(tokens))
+            await second.start()
+            await second.hub.wait_for(["comeback"], 30)  # back, after its backoff
+            seen = list(second.hub.sessions)
+            await second.stop(0)
+            return seen
+        finally:
+            bot.terminate()
+            bot.wait(timeout=30)
 
-    assert asyncio.run(scenario()) == ["comeback"]
+    assert asyncio.run(scenario()) == ["comeback"], log.read_text()
+    assert "connection to" in log.read_text()  # it said it lost the referee and retried
 
 
 def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
