@@ -29,20 +29,12 @@ from kombu.transport import redis
 class Channel(redis.Channel):  # type: ignore[misc]
     _sync_client: Any = None
 
-    @property
-    def pool(self) -> Any:
-        self._check_open(self._pool)
-        return super().pool
-
-    @property
-    def async_pool(self) -> Any:
-        self._check_open(self._async_pool)
-        return super().async_pool
-
-    def _check_open(self, pool: Any) -> None:
-        """A pool to be made needs the connection's parameters, gone once it closed."""
-        if pool is None and getattr(self.connection, "client", None) is None:
+    def _get_pool(self, asynchronous: bool = False) -> Any:
+        """A new pool, made from the connection's parameters, which are gone once the
+        connection was closed or released."""
+        if getattr(self.connection, "client", None) is None:
             raise redis_py.ConnectionError("the broker connection of this channel was closed")
+        return super()._get_pool(asynchronous)
 
     def _create_client(self, asynchronous: bool = False) -> Any:
         if asynchronous:  # the consuming connection (BRPOP): one per channel already
