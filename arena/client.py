@@ -2,8 +2,8 @@
 
 One channel per process, made on first use (after a worker process forks), shared by
 its threads, with TLS when ``ca_file`` or ``tls`` say so. An unreachable or restarting
-referee is :class:`Unreachable`, which the tasks retry; a refused request is a
-ValueError."""
+referee is :class:`Unreachable` (a kind of :class:`~arena.errors.Unavailable`), which the
+tasks retry; a refused request is :class:`~arena.errors.Invalid`."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel
+from arena.errors import Invalid, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 
@@ -27,7 +28,7 @@ RETRIED = {
 }
 
 
-class Unreachable(RuntimeError):
+class Unreachable(Unavailable):
     """The referee could not be reached or gave up on the call; trying again may work."""
 
 
@@ -77,5 +78,5 @@ class RefereeClient:
             where = f"referee at {self.address}"
             if e.code() in RETRIED:
                 raise Unreachable(f"{where}: {e.details()} ({e.code().name})") from None
-            raise ValueError(f"{where} refused match {match_id}: {e.details()}") from None
+            raise Invalid(f"{where} refused match {match_id}: {e.details()}") from None
         return str(reply.record_json)

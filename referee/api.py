@@ -19,12 +19,14 @@ import grpc
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
+from arena.engine.errors import quoted
 from arena.engine.record import public_record
+from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import half_intervals, is_provisional
 from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
-from arena.store.store import Store, StoreError
+from arena.store.store import Store
 from arena.tournament import Definition, next_firing, seatings
 from referee.hub import Hub
 from referee.runner import MatchRunner
@@ -35,6 +37,48 @@ log = logging.getLogger(__name__)
 DEFAULT_POOL = "paulista/1"
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
+
+
+STATUS: dict[type[Exception], grpc.StatusCode] = {
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    Exists: grpc.StatusCode.ALREADY_EXISTS,
+    Invalid: grpc.StatusCode.INVALID_ARGUMENT,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
+    ValueError: grpc.StatusCode.INVALID_ARGUMENT,  # the engine's and the definitions' checks
+}
+"""The status of each kind of error (the first that matches, in this order)."""
+
+
+def status_of(error: Exception) -> grpc.StatusCode | None:
+    for kind, code in STATUS.items():
+        if isinstance(error, kind):
+            return code
+    return None
+
+
+def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
+    """An RPC whose errors become statuses: a kind of :mod:`arena.errors` (or a
+    ValueError) its status from STATUS with its message; anything else INTERNAL, logged
+    once with its traceback, its details kept from the caller."""
+
+    async def call(self: Any, request: Any, context: Any) -> Any:
+        try:
+            return await method(self, request, context)
+        except (ArenaError, ValueError) as e:
+            code = status_of(e)
+            assert code is not None
+            await context.abort(code, str(e))
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception:
+            log.exception("%s failed", method.__name__)
+            await context.abort(
+                grpc.StatusCode.INTERNAL, f"{method.__name__} failed; see the server's log"
+            )
+
+    call.__name__ = method.__name__
+    call.__doc__ = method.__doc__
+    return call
 
 
 def _bot(row: BotRow, connected: bool = False) -> api.Bot:
@@ -83,17 +127,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
-        try:
-            row, token = await asyncio.to_thread(
-                self.store.register_bot, request.name, request.owner
-            )
-        except StoreError as e:
-            code = (
-                grpc.StatusCode.ALREADY_EXISTS
-                if "already exists" in str(e)
-                else grpc.StatusCode.INVALID_ARGUMENT
-            )
-            await context.abort(code, str(e))
+        row, token = await asyncio.to_thread(self.store.register_bot, request.name, request.owner)
         log.info("registered bot %s (owner %r)", row.name, row.owner)
         return api.RegisterBotResponse(bot=_bot(row), token=token)
 
@@ -104,10 +138,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
-        try:
-            row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
-        except StoreError as e:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
         log.info("rotated the token of bot %s", row.name)
         return api.RegisterBotResponse(bot=_bot(row), token=token)
 
@@ -201,7 +232,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:
         found = await asyncio.to_thread(self.store.match, request.id)
         if found is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.id!r}")
+            raise NotFound(f"no match {quoted(request.id)}")
         row, names = found
         record = row.record
         if record is not None and not self._is_organizer(context):
@@ -298,14 +329,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
         await self._organizer(context)
-        try:
-            definition = _definition(request.definition)
-            row = await asyncio.to_thread(self.store.create_tournament, definition)
-        except ValueError as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        except StoreError as e:
-            code = "already exists" in str(e) and grpc.StatusCode.ALREADY_EXISTS
-            await context.abort(code or grpc.StatusCode.NOT_FOUND, str(e))
+        definition = _definition(request.definition)
+        row = await asyncio.to_thread(self.store.create_tournament, definition)
         log.info("created tournament %s", row.name)
         return _tournament(row, {"runs": 0, "last_run": None, "last_status": None})
 
@@ -317,7 +342,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             )
         row = await asyncio.to_thread(self.store.tournament, request.tournament)
         if row is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament!r}")
+            raise NotFound(f"no tournament {quoted(request.tournament)}")
         run = await asyncio.to_thread(self.store.create_run, row)
         assert run is not None and self.start_run is not None
         await asyncio.to_thread(self.start_run, run.id)
@@ -334,13 +359,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def _run(self, run_id: int, context: Any = None) -> api.Run:
         found = await asyncio.to_thread(self.store.run, run_id)
         if found is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no run {run_id}")
+            raise NotFound(f"no run {run_id}")
         row, name = found
         progress = await asyncio.to_thread(self.store.run_progress, run_id)
         table = row.standings
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
         return _run(row, name, progress, table)
+
+
+for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:
+    setattr(ArenaServicer, _name, _translating(getattr(ArenaServicer, _name)))
 
 
 def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:

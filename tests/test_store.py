@@ -15,7 +15,8 @@ import pytest
 
 from arena import rating
 from arena.engine import Match, Rules, to_record
-from arena.store.store import Finish, Store, StoreError, pool_of
+from arena.errors import ArenaError, Invalid, NotFound
+from arena.store.store import Finish, Store, pool_of
 
 
 def played(rules: Rules, seed: int) -> dict[str, Any]:
@@ -76,7 +77,7 @@ def test_a_token_is_given_once_and_only_its_hash_is_kept(store: Store, database:
 )
 def test_bad_bot_names_are_refused_clearly(store: Store, name: str, message: str) -> None:
     store.register_bot("alpha")
-    with pytest.raises(StoreError, match=message):
+    with pytest.raises(ArenaError, match=message):
         store.register_bot(name)
 
 
@@ -220,9 +221,9 @@ def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
     b, _ = store.register_bot("beta")
     store.create_match("m2", Rules(), [a.id, b.id], seed=1)
     unfinished = to_record(Match(Rules(), seed=1))
-    with pytest.raises(StoreError, match="no winner"):
+    with pytest.raises(Invalid, match="no winner"):
         store.finish_match("m2", unfinished)
-    with pytest.raises(StoreError, match="no match 'nope'"):
+    with pytest.raises(NotFound, match="no match 'nope'"):
         store.finish_match("nope", played(Rules(), 1))
 
 

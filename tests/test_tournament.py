@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena.engine import Match, Rules
-from arena.store.store import Store, StoreError
+from arena.errors import Exists, NotFound
+from arena.store.store import Store
 from arena.tournament import Definition, Result, due_firing, next_firing, plan, standings
 from tests.test_store import played
 
@@ -212,11 +213,11 @@ def test_a_scheduled_time_makes_one_run_however_often_it_fires(store: Store) -> 
 
 def test_tournaments_refuse_unknown_bots_and_repeated_names(store: Store) -> None:
     store.register_bot("ana")
-    with pytest.raises(StoreError, match="no active bot named 'zeca'"):
+    with pytest.raises(NotFound, match="no active bot named 'zeca'"):
         store.create_tournament(Definition("t", bots=("ana", "zeca")))
     store.register_bot("bia")
     store.create_tournament(Definition("t", bots=("ana", "bia")))
-    with pytest.raises(StoreError, match="already exists"):
+    with pytest.raises(Exists, match="already exists"):
         store.create_tournament(Definition("t", bots=("ana", "bia")))
 
 

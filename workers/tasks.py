@@ -20,10 +20,11 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-from arena.client import RefereeClient, Unreachable
+from arena.client import RefereeClient
 from arena.clock import TimeControl
+from arena.errors import ArenaError, Unavailable
 from arena.settings import Settings
-from arena.store.store import Store, StoreError
+from arena.store.store import Store
 from arena.tournament import Definition, due_firing
 from workers.app import app
 
@@ -71,7 +72,7 @@ def _backoff(retries: int) -> int:
 def start_run(self: Any, run_id: int) -> int:
     try:
         ids = store().plan_run(run_id)
-    except StoreError as e:
+    except Unavailable as e:
         raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
     log.info("run %d: %d matches to play", run_id, len(ids))
     if ids:
@@ -103,16 +104,16 @@ def play_match(self: Any, match_id: str) -> str:
             log.info(
                 "match %s %s", match_id, "recorded" if done.recorded else "was recorded before"
             )
-    except ValueError as e:  # the referee refused the match: trying again would not help
-        log.error("match %s: %s", match_id, e)
-        store().set_status(match_id, "failed")
-    except (StoreError, Unreachable) as e:
+    except Unavailable as e:
         if self.request.retries >= MAX_RETRIES:
             log.error("match %s failed after %d tries: %s", match_id, self.request.retries + 1, e)
             store().set_status(match_id, "failed")
         else:
             log.warning("match %s: %s; trying again", match_id, e)
             raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    except ArenaError as e:  # refused (no such match, a bad one): trying again would not help
+        log.error("match %s: %s", match_id, e)
+        store().set_status(match_id, "failed")
     if run_id is not None and (store().run_done(run_id) if run_done is None else run_done):
         finish_run.delay(run_id)
     return match_id
@@ -130,7 +131,7 @@ def send_matches(ids: list[str]) -> None:
 def finish_run(self: Any, run_id: int) -> bool:
     try:
         finished = store().finish_run(run_id)
-    except StoreError as e:
+    except Unavailable as e:
         raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
     if finished:
         log.info("run %d finished", run_id)

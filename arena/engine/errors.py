@@ -24,3 +24,13 @@ class RulesError(TrucoError):
 
 class RecordError(TrucoError):
     """A match record that is malformed or does not replay."""
+
+
+QUOTE_LIMIT = 40
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """What a user sent, quoted for an error message and cut to ``limit`` characters: an
+    error never echoes a long input back whole."""
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text if len(text) <= limit else text[:limit] + "...")

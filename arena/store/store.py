@@ -4,8 +4,8 @@
 0006) it locks the match row, writes the record and result, and applies the Elo change; a
 second call for the same match finds it finished and changes nothing. Rating rows are
 locked in bot-id order, so concurrent finishes of matches that share bots wait for each
-other instead of losing an update or deadlocking. psycopg errors become
-:class:`StoreError` here, at one boundary.
+other instead of losing an update or deadlocking. psycopg errors become the kinds of
+:mod:`arena.errors` here, at one boundary (:func:`_translated`).
 """
 
 from __future__ import annotations
@@ -28,15 +28,13 @@ from psycopg_pool import ConnectionPool
 
 from arena import rating
 from arena.engine import Rules
+from arena.engine.errors import quoted
+from arena.errors import Exists, Invalid, NotFound, Unavailable, parse_id
 from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
 from arena.tournament import Definition, Result, hand_points, plan, standings
 
 log = logging.getLogger(__name__)
-
-
-class StoreError(RuntimeError):
-    """A request the store cannot carry out, said in words (the cause is chained)."""
 
 
 def pool_of(rules: Rules) -> str:
@@ -105,20 +103,14 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        try:
-            with self.pool.connection() as conn, conn.transaction():
-                yield conn
-        except psycopg.OperationalError as e:
-            raise StoreError(f"the database is unreachable: {e}") from e
+        with _translated(), self.pool.connection() as conn, conn.transaction():
+            yield conn
 
     @contextmanager
     def _statement(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection for one statement, atomic by itself: one round trip, not three."""
-        try:
-            with self.pool.connection() as conn:
-                yield conn
-        except psycopg.OperationalError as e:
-            raise StoreError(f"the database is unreachable: {e}") from e
+        with _translated(), self.pool.connection() as conn:
+            yield conn
 
     # ---- bots -----------------------------------------------------------------------
 
@@ -130,13 +122,13 @@ class Store:
         try:
             with self._transaction() as conn:
                 row = conn.execute(Q["insert_bot"], params).fetchone()
-        except psycopg.errors.CheckViolation as e:
-            raise StoreError(
-                f"{name!r} is not a bot name: use 1 to 64 letters, digits, '.', '_' or '-', "
-                "starting with a letter or digit"
+        except Invalid as e:
+            raise Invalid(
+                f"{quoted(name)} is not a bot name: use 1 to 64 letters, digits, '.', '_' or "
+                "'-', starting with a letter or digit"
             ) from e
-        except psycopg.errors.UniqueViolation as e:
-            raise StoreError(f"a bot named {name!r} already exists") from e
+        except Exists as e:
+            raise Exists(f"a bot named {quoted(name)} already exists") from e
         assert row is not None
         return BotRow(**row), token
 
@@ -148,7 +140,7 @@ class Store:
                 Q["rotate_token"], {"name": name, "token_hash": token_hash(token)}
             ).fetchone()
         if row is None:
-            raise StoreError(f"no bot named {name!r}")
+            raise NotFound(f"no bot named {quoted(name)}")
         return BotRow(**row), token
 
     def rating_history(self, bot: str, pool: str) -> list[dict[str, Any]]:
@@ -190,7 +182,7 @@ class Store:
     ) -> None:
         """Record a match to be played (again with the same id: nothing happens)."""
         if len(seat_bots) != rules.seats:
-            raise StoreError(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
+            raise Invalid(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
         params = {
             "id": match_id,
             "pool": pool_of(rules),
@@ -216,7 +208,7 @@ class Store:
             text, record = record, json.loads(record)
         winner = record.get("result", {}).get("winner")
         if winner not in (0, 1):
-            raise StoreError(f"match {match_id}: the record has no winner")
+            raise Invalid(f"match {match_id}: the record has no winner")
         params = {
             "id": match_id,
             "record": Jsonb(record) if text is None else Jsonb(text, dumps=str),
@@ -230,7 +222,7 @@ class Store:
         with self._statement() as conn:
             row = conn.execute(Q["finish_match"], params).fetchone()
         if row is None:
-            raise StoreError(f"no match {match_id!r}")
+            raise NotFound(f"no match {quoted(match_id)}")
         if not row["recorded"]:
             log.info("match %s was recorded before; nothing changes", match_id)
         elif row["rated"] and not row["bot_ids"]:
@@ -297,7 +289,7 @@ class Store:
                 known = {r["name"] for r in found}
             missing = [b for b in definition.bots if b not in known]
             if missing:
-                raise StoreError(f"no active bot named {', '.join(map(repr, missing))}")
+                raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
         params = {
             "name": definition.name,
             "definition": Jsonb(definition.to_json()),
@@ -306,14 +298,14 @@ class Store:
         try:
             with self._transaction() as conn:
                 row = conn.execute(Q["insert_tournament"], params).fetchone()
-        except psycopg.errors.UniqueViolation as e:
-            raise StoreError(f"a tournament named {definition.name!r} already exists") from e
+        except Exists as e:
+            raise Exists(f"a tournament named {quoted(definition.name)} already exists") from e
         assert row is not None
         return TournamentRow(**row)
 
     def tournament(self, key: str) -> TournamentRow | None:
         """A tournament by id or by name."""
-        params = {"id": int(key) if key.isdigit() else None, "name": key}
+        params = {"id": parse_id(key), "name": key}
         with self._transaction() as conn:
             row = conn.execute(Q["tournament"], params).fetchone()
         return None if row is None else TournamentRow(**row)
@@ -357,7 +349,7 @@ class Store:
         with self._transaction() as conn:
             row = conn.execute(Q["lock_run"], {"id": run_id}).fetchone()
             if row is None:
-                raise StoreError(f"no run {run_id}")
+                raise NotFound(f"no run {run_id}")
             if row["status"] == "starting":
                 try:
                     self._plan(conn, RunRow(**row))
@@ -434,7 +426,7 @@ class Store:
         finished before or still has matches to play."""
         found = self.run(run_id)
         if found is None:
-            raise StoreError(f"no run {run_id}")
+            raise NotFound(f"no run {run_id}")
         run = found[0]
         if run.status != "running":
             return False
@@ -485,7 +477,7 @@ class Store:
             query = Q["claim_match"] if claim else Q["match_to_play"]
             row = conn.execute(query, {"id": match_id}).fetchone()
         if row is None:
-            raise StoreError(f"no match {match_id!r}")
+            raise NotFound(f"no match {quoted(match_id)}")
         names, definition = row.pop("seat_names"), row.pop("definition")
         return MatchRow(**row), names, definition
 
@@ -533,6 +525,21 @@ class Store:
         with self._transaction() as conn:
             rows = conn.execute(Q["rating_changes"], {"name": name, "match_ids": list(match_ids)})
             return {r["match_id"]: (r["before"], r["after"]) for r in rows}
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """psycopg's errors as the kinds of :mod:`arena.errors`: the one place that knows the
+    driver's. A value the database cannot hold (a NUL byte in text, a number out of range,
+    a broken constraint) is the request's fault; a lost connection is not."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as e:
+        raise Exists(f"already exists: {e.diag.message_detail or e}") from e
+    except (psycopg.DataError, psycopg.IntegrityError) as e:
+        raise Invalid(f"the database cannot take this: {str(e).splitlines()[0]}") from e
+    except psycopg.OperationalError as e:
+        raise Unavailable(f"the database is unreachable: {e}") from e
 
 
 def run_match_id(run_id: int, number: int) -> str:

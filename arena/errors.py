@@ -1,0 +1,42 @@
+"""The kinds of error a request can meet, whoever serves it: each boundary (the store
+translating the driver's errors, the Arena API's status codes, the web's HTTP statuses,
+the CLI's exit) deals in these kinds, never in message text.
+
+Each is an :class:`ArenaError` whose message is meant for the user, quoting what they
+sent short (:func:`arena.engine.errors.quoted`).
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """A request that cannot be carried out, said in words."""
+
+
+class NotFound(ArenaError, LookupError):
+    """No such bot, match, run, tournament or pool."""
+
+
+class Exists(ArenaError):
+    """The name (or id) is taken already."""
+
+
+class Invalid(ArenaError, ValueError):
+    """The request itself is wrong: a bad value, a bad name, an impossible combination."""
+
+
+class Unavailable(ArenaError):
+    """A service the request needs (the database, the referee) cannot be reached now;
+    the same request may succeed later."""
+
+
+MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints
+
+
+def parse_id(text: str) -> int | None:
+    """A row id written in ASCII digits (``"42"``), or None for anything else: ``"²"``,
+    ``"-1"``, a number too large to be an id."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    value = int(text)
+    return value if value <= MAX_ID else None
