@@ -15,7 +15,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -153,6 +153,7 @@ class Session:
 
 
 LATENCY_MAX_US = 10_000
+LATENESS_KEPT = 100_000
 
 
 def percentile_us(counts: list[int], q: float) -> int:
@@ -182,6 +183,8 @@ class Hub:
         # its match being queued, counted in whole microseconds (the last count is 10 ms
         # or more): constant memory however long it runs.
         self.latency_us = [0] * (LATENCY_MAX_US + 1)
+        # How late each deadline was acted on (seconds after it), the latest LATENESS_KEPT
+        self.lateness: deque[float] = deque(maxlen=LATENESS_KEPT)
         self._replied: dict[str, float] = {}
         self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
 

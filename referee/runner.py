@@ -3,9 +3,12 @@
 Every message a bot gets is built from ``view(match, seat)``. Each decision has the
 time control's ``decision_ms`` plus what is left of the seat's time bank, measured here.
 An action that the engine refuses is answered with the reason and the bot may try again
-until its deadline; at the deadline the rules' default action is played. A bot whose
-stream drops keeps its seats for ``reconnect_grace_ms`` (its clock still running); then
-a house bot decides for it until it comes back. Every fault is counted in the record.
+until its deadline; at the deadline the rules' default action is played, and an answer
+that arrives after it is refused as late, whether or not the alarm has rung yet: the
+referee's clock decides, never the order in which the event loop gets round to things.
+A bot whose stream drops keeps its seats for ``reconnect_grace_ms`` (its clock still
+running); then a house bot decides for it until it comes back. Every fault is counted in
+the record, and how late each deadline was acted on is counted in ``hub.lateness``.
 """
 
 from __future__ import annotations
@@ -103,9 +106,26 @@ class MatchRunner:
         request = self._request
         if request is None:
             self._reject(bot, request_id, "no request of this match is open", None)
+        elif self._is_late(request, bot, request_id):
+            late_ms = int((self._running().time() - request.deadline) * 1000)
+            self._time_out(request)
+            reason = (
+                f"request {request_id} timed out: your answer came {late_ms} ms after its "
+                "deadline, and the default action was played"
+            )
+            self._reject(bot, request_id, reason, None)
+            self._advance()
         elif self._accept(request, bot, request_id, action):
             self._settle(request)
             self._advance()
+
+    def _is_late(self, request: _Request, bot: str, request_id: int) -> bool:
+        """The bot answers the open request, but after its deadline."""
+        return (
+            request_id == request.request_id
+            and bot == self.seat_bots[request.seat]
+            and self._running().time() >= request.deadline
+        )
 
     def bot_left(self, bot: str) -> None:
         self.faults[bot].disconnects += 1
@@ -128,17 +148,20 @@ class MatchRunner:
         self._alarm = None
         self._ring()
 
-    async def _sleep(self, until: float) -> None:
-        """Until loop time ``until`` or a ring, whichever is first (no task per wait: one
-        alarm serves many; it stays set while it rings no later than ``until``, and a
-        sleeper woken early looks at the clocks and sleeps again)."""
-        loop = self._running()
+    def _arm(self, when: float) -> None:
+        """Make the alarm ring at loop time ``when`` at the latest (one alarm serves many
+        waits: it stays set while it rings no later than that)."""
         alarm = self._alarm
-        if alarm is None or alarm.when() > until:
+        if alarm is None or alarm.when() > when:
             if alarm is not None:
                 alarm.cancel()
-            self._alarm = loop.call_at(until, self._rang)
-        self._wake = wake = loop.create_future()
+            self._alarm = self._running().call_at(when, self._rang)
+
+    async def _sleep(self, until: float) -> None:
+        """Until loop time ``until`` or a ring, whichever is first (no task per wait; a
+        sleeper woken early looks at the clocks and sleeps again)."""
+        self._arm(until)
+        self._wake = wake = self._running().create_future()
         try:
             await wake
         finally:
@@ -199,6 +222,9 @@ class MatchRunner:
             request = _Request(seat, self._last_request_id, now + self._allowance(seat), now)
             self._request = request
             self.decisions += 1
+            # opened from a bot's answer, the new deadline may come before the alarm the
+            # match's task sleeps on (set for the previous request): it must ring in time
+            self._arm(self._due(request))
             if left_at is None:
                 self._send_request(request)
             return
@@ -219,12 +245,18 @@ class MatchRunner:
             self._settle(request)
             self._substitute(seat, bot)
         elif now >= request.deadline:
-            self._settle(request)
-            self.faults[bot].timeouts += 1
-            self.match.apply(self.match.default_action(), seat)
+            self._time_out(request)
         else:
             return
         self._advance()
+
+    def _time_out(self, request: _Request) -> None:
+        """The deadline has passed: the rules' default action for the seat, a timeout
+        counted, and how late the referee was in acting on it."""
+        self.hub.lateness.append(self._running().time() - request.deadline)
+        self._settle(request)
+        self.faults[self.seat_bots[request.seat]].timeouts += 1
+        self.match.apply(self.match.default_action(), request.seat)
 
     def _settle(self, request: _Request) -> None:
         """The request is answered (or its time is up): charge any overrun to the bank."""

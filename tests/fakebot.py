@@ -15,7 +15,8 @@ KIND says:
 - ``crash``: exits abruptly after N decisions.
 - ``flaky``: after N decisions drops the stream, then reconnects and plays on.
 
-``--matches N`` makes it exit after N matches have ended.
+``--matches N`` makes it exit after N matches have ended; ``--concurrency N`` asks for N
+matches at once.
 
 ``--dump FILE`` writes every message received, one JSON object a line.
 """
@@ -76,11 +77,15 @@ def session(
     ended: list[int],
     matches: int,
     delay_ms: int,
+    concurrency: int = 1,
 ) -> str:
     """One stream; returns why it ended."""
     outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
     token = os.environ["ARENA_TOKEN"]
-    hello = pb.Hello(token=token, protocol_version=1, name=f"fake-{kind}", hand_results=True)
+    hello = pb.Hello(
+        token=token, protocol_version=1, name=f"fake-{kind}", hand_results=True,
+        concurrency=concurrency,
+    )  # fmt: skip
     outbox.put(pb.BotMessage(hello=hello))
 
     def outgoing():  # type: ignore[no-untyped-def]
@@ -124,15 +129,17 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=5)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--matches", type=int, default=0, help="exit after this many matches")
+    parser.add_argument("--concurrency", type=int, default=1)
     args = parser.parse_args()
     dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - lives as long as the bot
     decisions, ended = [0], [0]
     while True:
         try:
-            if (
-                session(args.kind, dump, args.after, decisions, ended, args.matches, args.delay_ms)
-                == "dropped"
-            ):
+            why = session(
+                args.kind, dump, args.after, decisions, ended, args.matches, args.delay_ms,
+                args.concurrency,
+            )  # fmt: skip
+            if why == "dropped":
                 time.sleep(0.2)  # come back within the referee's grace
                 continue
         except grpc.RpcError as e:

@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,31 +180,53 @@ def rss_mb() -> float:
 def test_64_matches_at_once_keep_their_clocks_and_memory() -> None:
     """An in-process referee, four `random` bot processes each seated in 32 matches at
     once, 64 matches at a time for LOAD_S seconds: no timeout, the referee's own latency
-    per decision (action in to next request out), and memory that does not grow."""
+    per decision (action in to next request out), and memory that does not grow. Beside
+    them, MUTE_LANES matches in which a bot that never answers holds both teams (100 ms a
+    decision, no bank): every deadline fires, and how late the referee acts on each
+    (from the deadline to the default action) is reported at p50, p99 and max."""
     result = asyncio.run(_load(LOAD_S, at_once=64))
     p50, p99 = (percentile_us(result["latency_us"], q) for q in (0.5, 0.99))
     decisions = sum(result["latency_us"])
     samples = result["rss"]
     grown = samples[-1] - samples[len(samples) // 4]
+    late = sorted(result["lateness"])
     faultlog.NOTES.append(
         f"load: 64 matches at once for {LOAD_S:.0f} s: {result['matches']} matches, "
         f"{decisions} decisions ({decisions / LOAD_S:.0f}/s), "
         f"referee latency p50 {p50:.0f} us, p99 {p99:.0f} us, timeouts {result['timeouts']}, "
         f"RSS {samples[len(samples) // 4]:.0f} -> {samples[-1]:.0f} MB"
     )
+    faultlog.NOTES.append(
+        f"deadlines: {len(late)} fired under that load, acted on late by "
+        f"p50 {1000 * _quantile(late, 0.5):.1f} ms, p99 {1000 * _quantile(late, 0.99):.1f} ms, "
+        f"max {1000 * late[-1]:.1f} ms (goal: p99 under 20 ms)"
+    )
     assert result["timeouts"] == 0
     assert result["matches"] >= 64
+    assert result["mute_timeouts"] == len(late) > 0  # every deadline of the mute bot fired
     assert grown < max(12.0, 0.15 * samples[len(samples) // 4]), samples
 
 
+def _quantile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+MUTE_LANES = 4
+MUTE_CLOCK = TimeControl(decision_ms=100, time_bank_ms=0)
+
+
 async def _load(seconds: float, at_once: int) -> dict[str, Any]:
-    bots = bot_processes(["house:random"] * 4)
-    for bot in bots:
+    mute = str(Path(__file__).resolve().parent / "fakebot.py")
+    bots = bot_processes(
+        ["house:random"] * 4 + [f"{sys.executable} {mute} sleepy --concurrency {MUTE_LANES}"]
+    )
+    for bot in bots[:4]:
         bot.argv += ["--concurrency", "32"]
     rules, clock = Rules(), TimeControl(decision_ms=1000)
-    out: dict[str, Any] = {"matches": 0, "timeouts": 0, "rss": []}
+    out: dict[str, Any] = {"matches": 0, "timeouts": 0, "mute_timeouts": 0, "rss": []}
     async with local_arena(bots) as hub:
         hub.latency_us[:] = [0] * len(hub.latency_us)
+        hub.lateness.clear()
         names = [b.name for b in bots]
         counter = itertools.count()
         stop_at = asyncio.get_running_loop().time() + seconds
@@ -221,12 +244,23 @@ async def _load(seconds: float, at_once: int) -> dict[str, Any]:
                 out["matches"] += 1
                 out["timeouts"] += sum(f["timeouts"] for f in record["faults"].values())
 
+        async def mute_lane(k: int) -> None:
+            while asyncio.get_running_loop().time() < stop_at:
+                runner = MatchRunner(
+                    hub, f"mute-{k}-{next(counter)}", rules, [names[4], names[4]], seed=k,
+                    clock=MUTE_CLOCK, stand_in=lambda: house_bot("heuristic"),
+                )  # fmt: skip
+                record = await runner.run()
+                out["mute_timeouts"] += record["faults"][names[4]]["timeouts"]
+
         async def sample() -> None:
             while asyncio.get_running_loop().time() < stop_at:
                 out["rss"].append(rss_mb())
                 await asyncio.sleep(seconds / 20)  # a sampling period, not a synchronisation
 
-        await asyncio.gather(sample(), *(lane(k) for k in range(at_once)))
+        mute_lanes = (mute_lane(k) for k in range(MUTE_LANES))
+        await asyncio.gather(sample(), *(lane(k) for k in range(at_once)), *mute_lanes)
         out["latency_us"] = list(hub.latency_us)
+        out["lateness"] = list(hub.lateness)
     out["rss"].append(rss_mb())
     return out
