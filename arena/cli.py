@@ -391,6 +391,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
 
     from arena.channel import server_credentials
+    from arena.dispatch import Dispatcher
     from arena.settings import Settings
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
@@ -418,7 +419,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         tokens.add(bot, token)
 
     async def serve() -> None:
-        arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
+        arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
         server = create_server(address, Hub(tokens), arena, credentials)
         await server.start()
         log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
@@ -437,20 +438,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
-
-
-def _run_starter(settings: Any) -> Any:
-    """Hands a run (by id) to the workers; the broker is reached when a run first starts."""
-    made: list[Any] = []
-
-    def start(run_id: int) -> None:
-        if not made:
-            from workers.app import run_starter
-
-            made.append(run_starter(settings))
-        made[0](run_id)
-
-    return start
 
 
 def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
@@ -555,6 +542,7 @@ def _in_process_arena(settings: Any) -> str:
     import asyncio
     import threading
 
+    from arena.dispatch import Dispatcher
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
     from referee.hub import Hub, MemoryTokens
@@ -565,7 +553,7 @@ def _in_process_arena(settings: Any) -> str:
     ready = threading.Event()
 
     async def serve() -> None:
-        arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
+        arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
         server = create_server("127.0.0.1:0", Hub(MemoryTokens(fallback=StoreTokens(store))), arena)
         await server.start()
         started.append(server.address)
@@ -732,11 +720,21 @@ def _tournament_parsers(sub: Any) -> None:
     p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
     p.add_argument("--matches", type=int, default=2, help="per pairing, seats swapped (2)")
     p.add_argument(
-        "--no-duplicate", action="store_true", help="new deals for every match (default: pairs)"
+        "--duplicate",
+        action="store_true",
+        help="each pair of matches on the same deals, seats exchanged (needs --trusted)",
+    )
+    p.add_argument(
+        "--trusted",
+        action="store_true",
+        help="declare that no bot remembers one match in the next (house bots): only then "
+        "may deals be duplicated or fixed by --seed",
     )
     p.add_argument("--decision-ms", type=int, default=1000)
     p.add_argument("--time-bank-ms", type=int, default=10_000)
-    p.add_argument("--seed", type=int, help="the same deals in every run (default: new ones)")
+    p.add_argument(
+        "--seed", type=int, help="the same deals in every run (needs --trusted; default: new ones)"
+    )
     p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
     p.set_defaults(run=cmd_tournament_create)
     p = t_sub.add_parser("start", help="start a run now (organizer); prints its id")
@@ -760,8 +758,8 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
     definition = api.TournamentDefinition(
         name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
         else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
-        matches=args.matches, duplicate=not args.no_duplicate, decision_ms=args.decision_ms,
-        time_bank_ms=args.time_bank_ms, schedule=args.schedule or "",
+        matches=args.matches, duplicate=args.duplicate, trusted=args.trusted,
+        decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, schedule=args.schedule or "",
     )  # fmt: skip
     if args.seed is not None:
         definition.seed = args.seed

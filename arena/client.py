@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel
+from arena.clock import TimeControl
 from arena.errors import Invalid, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
@@ -50,25 +51,11 @@ class RefereeClient:
             return self._stub
 
     def run_match(
-        self,
-        match_id: str,
-        rules: str,
-        seats: list[str],
-        seed: int,
-        *,
-        decision_ms: int,
-        time_bank_ms: int,
-        reconnect_grace_ms: int = 60_000,
+        self, match_id: str, rules: str, seats: list[str], seed: int, clock: TimeControl
     ) -> str:
         """Have the referee play the match; its record, as JSON text."""
         request = api.RunMatchRequest(
-            match_id=match_id,
-            rules=rules,
-            seats=seats,
-            seed=seed,
-            decision_ms=decision_ms,
-            time_bank_ms=time_bank_ms,
-            reconnect_grace_ms=reconnect_grace_ms,
+            match_id=match_id, rules=rules, seats=seats, seed=seed, **clock.to_json()
         )
         try:
             reply = self._arena().RunMatch(

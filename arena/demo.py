@@ -3,7 +3,8 @@
 It starts the embedded PostgreSQL and Redis (unless they run already), ``arena serve``,
 a Celery worker, the scheduler and the web pages as child processes, launches the house
 bots as processes that connect over gRPC, registers them, plays a duplicate double round
-robin under ``paulista`` with a progress bar, prints the standings and the ratings, and
+robin under ``paulista`` with a progress bar (duplicate deals, declared trusted: the house
+bots keep no memory from one match to the next), prints the standings and the ratings, and
 stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings``,
 ``arena tournament show`` and ``arena web``.
 """
@@ -77,7 +78,7 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
             name = f"demo-{datetime.now(UTC):%Y%m%d-%H%M%S}"
             definition = api.TournamentDefinition(
                 name=name, rules="paulista", bots=list(BOTS), format="double-round-robin",
-                matches=matches, duplicate=True, decision_ms=1000,
+                matches=matches, duplicate=True, trusted=True, decision_ms=1000,
             )  # fmt: skip
             organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))

@@ -1,31 +1,54 @@
 """Tournaments without I/O: definitions, who plays whom with which deals, cron schedules,
 and the standings of a set of results.
 
-A run's matches are planned from its definition, its participants and its seed alone, so
-planning again gives the same matches with the same ids and seeds (a retried task adds
-nothing). Each pairing plays ``matches`` matches per leg, every second one with the seats
-moved on by one (which exchanges the teams' seats). With ``duplicate`` the two matches of
-each such pair share one seed, so every deal of the first match comes again in the
-second with the bots' places exchanged: each bot gets the cards its opponent had.
+A run's matches are planned from its definition, its participants, its seed and the
+arena's secret deal key alone, so planning again gives the same matches with the same ids
+and seeds (a retried task adds nothing). Each pairing plays ``matches`` matches per leg,
+every second one with the seats moved on by one (which exchanges the teams' seats).
+
+Every match's seed is a keyed hash of the arena's secret and what names its deals
+(:func:`deal_seed`): knowing a run's seed, or every seed ever shown, tells nothing about
+any other deal. With ``duplicate`` the two matches of each pair share one seed, so every
+deal of the first match comes again in the second with the bots' places exchanged: each
+bot gets the cards its opponent had. That removes most of the luck of the cards, but a
+bot that remembers its cards would know its opponent's whole hand in the twin match, so
+duplicate deals (and a fixed seed, which repeats deals from run to run) need ``trusted``:
+the organizer's word that no bot keeps memory from one match to the next.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from arena.clock import TimeControl
+from arena.clock import DEFAULT_CLOCK, TimeControl
 from arena.engine import Rules
+from arena.engine.errors import quoted
+from arena.errors import MAX_ID
+from arena.pools import parse_pool
 from arena.rating import bradley_terry, win_counts
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CATCH_UP = timedelta(days=1)  # a schedule's missed firings older than this are skipped
+UNTRUSTED = (
+    "with bots that may remember their cards (every dial-in bot), {what}: declare the bots "
+    "trusted only if none keeps memory from one match to the next"
+)
+
+
+def deal_seed(key: bytes, *names: object) -> int:
+    """The seed of a match's deals: a keyed hash (HMAC-SHA256) of the arena's secret deal
+    key and what names the deals (a match id; a run's seed and the pair's place). Without
+    the key nobody can compute it, whatever else they know; 62 bits, a PostgreSQL bigint."""
+    message = "/".join(str(n) for n in names).encode()
+    return int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:8], "big") >> 2
 
 
 def seatings(rules: Rules, bots: Sequence[str], games: int) -> list[list[str]]:
@@ -53,12 +76,13 @@ class Definition:
     format: str = "round-robin"
     challenger: str | None = None  # gauntlet: the bot that meets every other
     matches: int = 2  # per pairing and leg, seats swapped every second match
-    duplicate: bool = True
-    decision_ms: int = 1000
-    time_bank_ms: int = 10_000
-    reconnect_grace_ms: int = 60_000  # a lost bot's seats are held this long
-    seed: int | None = None  # None: each run draws its own
+    duplicate: bool = False  # the two matches of a pair on the same deals (trusted only)
+    decision_ms: int = DEFAULT_CLOCK.decision_ms
+    time_bank_ms: int = DEFAULT_CLOCK.time_bank_ms
+    reconnect_grace_ms: int = DEFAULT_CLOCK.reconnect_grace_ms  # a lost bot's seats held
+    seed: int | None = None  # None: each run draws its own; set: the same deals every run
     schedule: str | None = None  # cron, five fields, UTC
+    trusted: bool = False  # the organizer says no bot remembers a match in the next one
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -67,6 +91,8 @@ class Definition:
                 "'.', '_' or '-', starting with a letter or digit"
             )
         Rules.parse(self.rules)
+        if self.pool is not None:
+            parse_pool(self.pool)
         if self.format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if bool(self.bots) == bool(self.pool):
@@ -78,6 +104,8 @@ class Definition:
                 raise ValueError("a gauntlet needs a challenger")
             if self.bots and self.challenger not in self.bots:
                 raise ValueError(f"the challenger {self.challenger!r} is not a participant")
+            if not NAME.match(self.challenger):
+                raise ValueError(f"the challenger {quoted(self.challenger)} is not a bot name")
         elif self.challenger:
             raise ValueError("only a gauntlet has a challenger")
         if self.bots and len(self.bots) < 2:
@@ -86,6 +114,15 @@ class Definition:
             raise ValueError(f"matches per pairing must be from 1 to 1000, not {self.matches}")
         if self.duplicate and self.matches % 2:
             raise ValueError("duplicate deals come in pairs of matches: give an even number")
+        if self.seed is not None and not 0 <= self.seed <= MAX_ID:
+            raise ValueError(f"a seed is a whole number from 0 to {MAX_ID}, not {self.seed}")
+        if not self.trusted:
+            if self.duplicate:
+                raise ValueError(UNTRUSTED.format(what="duplicate deals would show each bot "
+                                 "its opponent's cards in the twin match"))  # fmt: skip
+            if self.seed is not None:
+                raise ValueError(UNTRUSTED.format(what="a fixed seed would deal every run "
+                                 "the cards of the last"))  # fmt: skip
         self.time_control()
         if self.schedule is not None:
             next_firing(self.schedule, datetime.now(UTC))
@@ -135,8 +172,10 @@ def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[
     return pairs
 
 
-def plan(definition: Definition, participants: Sequence[str], seed: int) -> list[Planned]:
-    """Every match of a run, in a fixed order."""
+def plan(
+    definition: Definition, participants: Sequence[str], seed: int, key: bytes
+) -> list[Planned]:
+    """Every match of a run, in a fixed order, its deals keyed by the arena's ``key``."""
     rules = Rules.parse(definition.rules)
     legs = 2 if definition.format == "double-round-robin" else 1
     per_pair = definition.matches
@@ -146,7 +185,7 @@ def plan(definition: Definition, participants: Sequence[str], seed: int) -> list
             order = [a, b] if leg == 0 else [b, a]
             for k, seats in enumerate(seatings(rules, order, per_pair)):
                 deal = k // 2 if definition.duplicate else k
-                match_seed = random.Random(f"{seed}/{p}/{leg}/{deal}").getrandbits(62)
+                match_seed = deal_seed(key, seed, p, leg, deal)
                 out.append(Planned(len(out) + 1, (a, b), seats, match_seed))
     return out
 

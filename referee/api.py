@@ -7,12 +7,12 @@ import asyncio
 import hmac
 import json
 import logging
-import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -22,6 +22,7 @@ from arena.engine import Rules
 from arena.engine.errors import quoted
 from arena.engine.record import public_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
+from arena.pools import DEFAULT_POOL
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import half_intervals, is_provisional
@@ -34,7 +35,6 @@ from referee.server import bearer
 
 log = logging.getLogger(__name__)
 
-DEFAULT_POOL = "paulista/1"
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
 
@@ -81,6 +81,14 @@ def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+class Dispatch(Protocol):
+    """What hands work to the workers (workers/app.py's Dispatcher)."""
+
+    def start_run(self, run_id: int) -> None: ...
+
+    def play(self, match_ids: Sequence[str]) -> None: ...
+
+
 def _bot(row: BotRow, connected: bool = False) -> api.Bot:
     return api.Bot(
         name=row.name,
@@ -92,21 +100,20 @@ def _bot(row: BotRow, connected: bool = False) -> api.Bot:
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
-    """``start_run`` hands a new tournament run to the workers (by its id); without it,
-    StartTournament is refused."""
+    """``dispatch`` hands tournament runs and requested matches to the workers (by id);
+    without it, StartTournament and RequestMatch are refused."""
 
     def __init__(
         self,
         store: Store,
         admin_token: str,
         hub: Hub | None = None,
-        start_run: Callable[[int], None] | None = None,
+        dispatch: Dispatch | None = None,
     ) -> None:
         self.store = store
-        self.hub = hub  # set by create_server: the referee that plays requested matches
-        self.start_run = start_run
+        self.hub = hub  # set by create_server: the referee that RunMatch plays on
+        self.dispatch = dispatch
         self._admin = admin_token.encode()
-        self._playing: set[asyncio.Task[None]] = set()
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
@@ -182,52 +189,37 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         )
 
     async def RequestMatch(self, request: Any, context: Any) -> api.RequestMatchResponse:
+        """Rated matches for the workers to play, like a run's: each its own row, its own
+        secret deals (the bots dial in, so no two matches share deals) and its clocks,
+        played through RunMatch and recorded by the one exactly-once path, so a referee
+        that dies mid-match has it played again."""
         await self._organizer(context)
-        try:
-            if request.matches > MAX_REQUESTED:
-                raise ValueError(f"at most {MAX_REQUESTED} matches per request")
-            rules = Rules.parse(request.rules or "paulista")
-            clock = TimeControl(decision_ms=request.decision_ms or 1000)
-            plan = seatings(rules, list(request.bots), request.matches or 2)
-        except ValueError as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        matches = request.matches if request.HasField("matches") else 2
+        if not 1 <= matches <= MAX_REQUESTED:
+            raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {matches}")
+        rules = Rules.parse(request.rules or "paulista")
+        clock = _clock(request)
+        plan = seatings(rules, list(request.bots), matches)
         registered = {b.name: b for b in await asyncio.to_thread(self.store.bots)}
         names = list(dict.fromkeys(request.bots))
         for name in names:
             if name not in registered or not registered[name].active:
-                await context.abort(grpc.StatusCode.NOT_FOUND, f"no active bot named {name!r}")
+                raise NotFound(f"no active bot named {quoted(name)}")
         for name in names:
             if self.hub is None or name not in self.hub.sessions:
                 await context.abort(
-                    grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} is not connected"
+                    grpc.StatusCode.FAILED_PRECONDITION, f"bot {quoted(name)} is not connected"
                 )
-        base = secrets.randbits(31)
-        ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
-        for k, (match_id, seats) in enumerate(zip(ids, plan, strict=True)):
-            bot_ids = [registered[name].id for name in seats]
-            await asyncio.to_thread(
-                self.store.create_match, match_id, rules, bot_ids, seed=base + k // 2
+        if self.dispatch is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play matches"
             )
-        task = asyncio.create_task(
-            self._play(rules, clock, list(zip(ids, plan, strict=True)), base)
-        )
-        self._playing.add(task)
-        task.add_done_callback(self._playing.discard)
+        ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
+        for match_id, seats in zip(ids, plan, strict=True):
+            bot_ids = [registered[name].id for name in seats]
+            await asyncio.to_thread(self.store.create_match, match_id, rules, bot_ids, clock=clock)
+        await asyncio.to_thread(self.dispatch.play, ids)
         return api.RequestMatchResponse(match_ids=ids)
-
-    async def _play(
-        self, rules: Rules, clock: TimeControl, plan: list[tuple[str, list[str]]], base: int
-    ) -> None:
-        """Play the requested matches one after another, recording each."""
-        assert self.hub is not None
-        for k, (match_id, seats) in enumerate(plan):
-            try:
-                await asyncio.to_thread(self.store.set_status, match_id, "running")
-                record = await self._match(match_id, rules, seats, base + k // 2, clock)
-                await asyncio.to_thread(self.store.finish_match, match_id, record)
-            except Exception:
-                log.exception("match %s failed", match_id)
-                await asyncio.to_thread(self.store.set_status, match_id, "failed")
 
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:
         found = await asyncio.to_thread(self.store.match, request.id)
@@ -272,19 +264,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def RunMatch(self, request: Any, context: Any) -> api.RunMatchResponse:
         await self._organizer(context)
-        try:
-            rules = Rules.parse(request.rules or "paulista")
-            clock = TimeControl(
-                decision_ms=request.decision_ms or 1000,
-                time_bank_ms=request.time_bank_ms or 10_000,
-                reconnect_grace_ms=(
-                    request.reconnect_grace_ms if request.HasField("reconnect_grace_ms") else 60_000
-                ),
-            )
-            if len(request.seats) != rules.seats or not request.match_id:
-                raise ValueError(f"give a match id and {rules.seats} seats for {rules}")
-        except ValueError as e:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        rules = Rules.parse(request.rules or "paulista")
+        clock = _clock(request)
+        if len(request.seats) != rules.seats or not request.match_id:
+            raise Invalid(f"give a match id and {rules.seats} seats for {rules}")
         match_id = request.match_id
         record = self._ended.get(match_id)
         if record is None:
@@ -332,31 +315,34 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         definition = _definition(request.definition)
         row = await asyncio.to_thread(self.store.create_tournament, definition)
         log.info("created tournament %s", row.name)
-        return _tournament(row, {"runs": 0, "last_run": None, "last_status": None})
+        return _tournament(row, {"runs": 0, "last_run": None, "last_status": None}, True)
 
     async def StartTournament(self, request: Any, context: Any) -> api.Run:
         await self._organizer(context)
-        if self.start_run is None:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
-            )
         row = await asyncio.to_thread(self.store.tournament, request.tournament)
         if row is None:
             raise NotFound(f"no tournament {quoted(request.tournament)}")
+        if self.dispatch is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
+            )
         run = await asyncio.to_thread(self.store.create_run, row)
-        assert run is not None and self.start_run is not None
-        await asyncio.to_thread(self.start_run, run.id)
+        assert run is not None and self.dispatch is not None
+        await asyncio.to_thread(self.dispatch.start_run, run.id)
         log.info("started run %d of tournament %s", run.id, row.name)
-        return await self._run(run.id)
+        return await self._run(run.id, organizer=True)
 
     async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
         rows = await asyncio.to_thread(self.store.tournaments)
-        return api.ListTournamentsResponse(tournaments=[_tournament(t, x) for t, x in rows])
+        organizer = bool(self._is_organizer(context))
+        return api.ListTournamentsResponse(
+            tournaments=[_tournament(t, x, organizer) for t, x in rows]
+        )
 
     async def GetRun(self, request: Any, context: Any) -> api.Run:
-        return await self._run(request.id, context)
+        return await self._run(request.id, organizer=bool(self._is_organizer(context)))
 
-    async def _run(self, run_id: int, context: Any = None) -> api.Run:
+    async def _run(self, run_id: int, *, organizer: bool) -> api.Run:
         found = await asyncio.to_thread(self.store.run, run_id)
         if found is None:
             raise NotFound(f"no run {run_id}")
@@ -365,7 +351,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         table = row.standings
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
-        return _run(row, name, progress, table)
+        return _run(row, name, progress, table, organizer)
 
 
 for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:
@@ -391,6 +377,20 @@ def _stamp(at: datetime | None) -> str:
     return at.isoformat() if at else ""
 
 
+def _given(msg: Any, *names: str) -> dict[str, Any]:
+    """The optional fields of ``msg`` among ``names`` that the caller set (0 included):
+    the rest take their defaults where those are declared."""
+    return {name: getattr(msg, name) for name in names if msg.HasField(name)}
+
+
+CLOCK_FIELDS = tuple(f.name for f in fields(TimeControl))
+
+
+def _clock(msg: Any) -> TimeControl:
+    """The clocks a request sets; ValueError names one out of range."""
+    return TimeControl(**_given(msg, *CLOCK_FIELDS))
+
+
 def _definition(msg: Any) -> Definition:
     """A definition from its message; ValueError names what is wrong."""
     return Definition(
@@ -400,36 +400,33 @@ def _definition(msg: Any) -> Definition:
         pool=msg.pool or None,
         format=msg.format or "round-robin",
         challenger=msg.challenger or None,
-        matches=msg.matches or 2,
-        duplicate=msg.duplicate if msg.HasField("duplicate") else True,
-        decision_ms=msg.decision_ms or 1000,
-        time_bank_ms=msg.time_bank_ms or 10_000,
-        reconnect_grace_ms=(
-            msg.reconnect_grace_ms if msg.HasField("reconnect_grace_ms") else 60_000
-        ),
-        seed=msg.seed if msg.HasField("seed") else None,
         schedule=msg.schedule or None,
+        trusted=msg.trusted,
+        **_given(msg, "matches", "duplicate", "seed", *CLOCK_FIELDS),
     )
 
 
-def _definition_pb(data: dict[str, Any]) -> api.TournamentDefinition:
-    d = Definition.from_json(data)
+def _definition_pb(data: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
+    """A stored definition as a message, as stored (not checked again: the rules may
+    have changed since); its seed for the organizer only."""
+    d = {f.name: data.get(f.name, f.default) for f in fields(Definition)}
     msg = api.TournamentDefinition(
-        name=d.name, rules=d.rules, bots=d.bots, pool=d.pool or "", format=d.format,
-        challenger=d.challenger or "", matches=d.matches, duplicate=d.duplicate,
-        decision_ms=d.decision_ms, time_bank_ms=d.time_bank_ms, schedule=d.schedule or "",
-        reconnect_grace_ms=d.reconnect_grace_ms,
+        name=d["name"], rules=d["rules"], bots=d["bots"], pool=d["pool"] or "",
+        format=d["format"], challenger=d["challenger"] or "", matches=d["matches"],
+        duplicate=d["duplicate"], decision_ms=d["decision_ms"], time_bank_ms=d["time_bank_ms"],
+        reconnect_grace_ms=d["reconnect_grace_ms"], schedule=d["schedule"] or "",
+        trusted=d["trusted"],
     )  # fmt: skip
-    if d.seed is not None:
-        msg.seed = d.seed
+    if d["seed"] is not None and organizer:
+        msg.seed = d["seed"]
     return msg
 
 
-def _tournament(row: TournamentRow, extra: dict[str, Any]) -> api.Tournament:
+def _tournament(row: TournamentRow, extra: dict[str, Any], organizer: bool) -> api.Tournament:
     firing = next_firing(row.schedule, datetime.now(UTC)) if row.schedule else None
     return api.Tournament(
         id=row.id,
-        definition=_definition_pb(row.definition),
+        definition=_definition_pb(row.definition, organizer),
         created_at=_stamp(row.created_at),
         runs=extra["runs"],
         last_run=extra["last_run"] or 0,
@@ -438,7 +435,13 @@ def _tournament(row: TournamentRow, extra: dict[str, Any]) -> api.Tournament:
     )
 
 
-def _run(row: RunRow, name: str, progress: dict[str, Any], table: dict[str, Any] | None) -> api.Run:
+def _run(
+    row: RunRow,
+    name: str,
+    progress: dict[str, Any],
+    table: dict[str, Any] | None,
+    organizer: bool,
+) -> api.Run:
     run = api.Run(
         id=row.id,
         tournament_id=row.tournament_id,
@@ -452,8 +455,8 @@ def _run(row: RunRow, name: str, progress: dict[str, Any], table: dict[str, Any]
         created_at=_stamp(row.created_at),
         finished_at=_stamp(row.finished_at),
         fired_for=_stamp(row.fired_for),
-        seed=row.seed,
-        definition=_definition_pb(row.definition),
+        seed=row.seed if organizer else None,
+        definition=_definition_pb(row.definition, organizer),
         participants=row.participants,
         first_started=_stamp(progress["first_started"]),
     )

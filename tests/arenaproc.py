@@ -96,6 +96,21 @@ class Arena:
     def worker(self, name: str = "worker") -> None:
         self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info")
 
+    def challenge(self, bots: list[str], matches: int) -> list[str]:
+        """Rated matches now (RequestMatch); their ids."""
+        request = api.RequestMatchRequest(bots=bots, matches=matches)
+        return list(self.organizer.call("RequestMatch", request).match_ids)
+
+    def wait_matches(self, ids: list[str], finished: int, timeout_s: float = 180.0) -> None:
+        """Until at least ``finished`` of the matches are recorded."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            done = sum(self.store.match(i)[0].status == "finished" for i in ids)  # type: ignore[index]
+            if done >= finished:
+                return
+            assert time.monotonic() < deadline, f"{done}/{len(ids)}\n{self.worker_log()}"
+            time.sleep(0.1)  # polling the database, where progress lives
+
     def tournament(self, name: str, bots: list[str], **fields: Any) -> Any:
         definition = api.TournamentDefinition(name=name, bots=bots, **fields)
         request = api.CreateTournamentRequest(definition=definition)
@@ -193,6 +208,23 @@ def audit(database: str, run_id: int) -> dict[str, float]:
             " AND status = 'finished') FROM runs r WHERE id = %s",
             (run_id,),
         ).fetchone() or (0, 0)
+    return {"lost": total - finished, **bookkeeping(database)}
+
+
+def audit_matches(database: str, match_ids: list[str]) -> dict[str, float]:
+    """The same audit for matches outside runs (challenges), by id."""
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM matches WHERE id = ANY(%s) AND status = 'finished'",
+            (match_ids,),
+        ).fetchone()
+    assert row is not None
+    return {"lost": len(match_ids) - row[0], **bookkeeping(database)}
+
+
+def bookkeeping(database: str) -> dict[str, float]:
+    """``double`` and ``drift`` of the whole database (see :func:`audit`)."""
+    with psycopg.connect(database) as conn:
         extra = conn.execute(
             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rating_events"
             " GROUP BY match_id, bot_id) x"
@@ -217,8 +249,4 @@ def audit(database: str, run_id: int) -> dict[str, float]:
         pools.setdefault(pool, []).append(elo)
     for elos in pools.values():
         drift = max(drift, abs(sum(elos) - 1500.0 * len(elos)))
-    return {
-        "lost": total - finished,
-        "double": int(extra[0]) + int(games_off[0]),
-        "drift": round(drift, 6),
-    }
+    return {"double": int(extra[0]) + int(games_off[0]), "drift": round(drift, 6)}

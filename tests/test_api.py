@@ -20,7 +20,7 @@ import pytest
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.settings import stop_embedded_postgres
+from arena.settings import stop_embedded_postgres, stop_embedded_redis
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from referee.api import ArenaServicer
@@ -161,10 +161,14 @@ def test_registered_bots_play_through_arena_serve_and_are_rated(
         "ARENA_REFEREE_ADDRESS": f"127.0.0.1:{port}",
     }
     env.pop("ARENA_DATABASE_URL", None)
+    env.pop("ARENA_BROKER_URL", None)  # the embedded Redis under the home
+    env["ARENA_QUEUE"] = f"arena-test-{os.getpid()}-{server}"
     if server == "real":
         env["ARENA_DATABASE_URL"] = database
     serve = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve"], env=env, text=True)
-    bots: list[subprocess.Popen[str]] = []
+    # the workers play what `arena challenge` asks for, as they play tournaments
+    worker = [sys.executable, "-m", "arena.cli", "worker", "--concurrency", "4"]
+    bots: list[subprocess.Popen[str]] = [subprocess.Popen(worker, env=env, text=True)]
 
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
@@ -222,6 +226,7 @@ def test_registered_bots_play_through_arena_serve_and_are_rated(
             except subprocess.TimeoutExpired:
                 process.kill()
         stop_embedded_postgres(tmp_path / "home")  # it outlives `arena serve` on purpose
+        stop_embedded_redis(tmp_path / "home")
 
 
 def test_rotating_a_token_retires_the_old_one(arena: Any) -> None:
@@ -289,6 +294,12 @@ def test_matches_list_newest_first_a_page_at_a_time_by_bot_and_time(arena: Any) 
     [
         ({"bots": ["alpha", "beta"], "matches": 10**6}, grpc.StatusCode.INVALID_ARGUMENT),
         ({"bots": ["alpha", "beta"], "rules": "mineiro"}, grpc.StatusCode.INVALID_ARGUMENT),
+        ({"bots": ["alpha", "beta"], "matches": 0}, grpc.StatusCode.INVALID_ARGUMENT),
+        ({"bots": ["alpha", "beta"], "decision_ms": 0}, grpc.StatusCode.INVALID_ARGUMENT),
+        (
+            {"bots": ["alpha", "beta"], "reconnect_grace_ms": 2**32 - 1},
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
         ({"bots": ["alpha", "beta", "gamma"]}, grpc.StatusCode.INVALID_ARGUMENT),
         ({"bots": ["alpha", "nobody"]}, grpc.StatusCode.NOT_FOUND),
         ({"bots": ["alpha", "beta"]}, grpc.StatusCode.FAILED_PRECONDITION),  # not connected
@@ -303,3 +314,121 @@ def test_match_requests_that_cannot_be_played_are_refused(
     with pytest.raises(grpc.RpcError) as caught:
         stub.RequestMatch(api.RequestMatchRequest(**request_fields), metadata=ORGANIZER)
     assert caught.value.code() == code and caught.value.details()
+
+
+def definition_of(stub: Any, name: str, metadata: Any = ()) -> Any:
+    listed = stub.ListTournaments(api.ListTournamentsRequest(), metadata=metadata, timeout=10)
+    return next(t.definition for t in listed.tournaments if t.definition.name == name)
+
+
+def test_zero_is_a_value_and_unset_is_the_default(arena: Any) -> None:
+    ref, stub = arena
+    ref.store.register_bot("alpha")
+    ref.store.register_bot("beta")
+    zero = api.TournamentDefinition(
+        name="zero", bots=["alpha", "beta"], time_bank_ms=0, reconnect_grace_ms=0
+    )
+    stub.CreateTournament(api.CreateTournamentRequest(definition=zero), metadata=ORGANIZER)
+    made = definition_of(stub, "zero")
+    assert (made.time_bank_ms, made.reconnect_grace_ms) == (0, 0)
+    assert (made.decision_ms, made.matches, made.duplicate) == (1000, 2, False)
+    run = ref.store.create_run(ref.store.tournament("zero"))  # type: ignore[arg-type]
+    ids = ref.store.plan_run(run.id)  # type: ignore[union-attr]
+    clock = ref.store.claim_match(ids[0])[0].clock
+    assert clock == {"decision_ms": 1000, "time_bank_ms": 0, "reconnect_grace_ms": 0}
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "said"),
+    [
+        ({"matches": 0}, grpc.StatusCode.INVALID_ARGUMENT, "matches per pairing"),
+        ({"decision_ms": 0}, grpc.StatusCode.INVALID_ARGUMENT, "decision_ms"),
+        ({"decision_ms": 2**32 - 1}, grpc.StatusCode.INVALID_ARGUMENT, "decision_ms"),
+        ({"reconnect_grace_ms": 2**32 - 1}, grpc.StatusCode.INVALID_ARGUMENT, "grace"),
+        ({"seed": 2**64 - 1, "trusted": True}, grpc.StatusCode.INVALID_ARGUMENT, "a seed is"),
+        ({"duplicate": True}, grpc.StatusCode.INVALID_ARGUMENT, "twin match"),
+        ({"seed": 5}, grpc.StatusCode.INVALID_ARGUMENT, "fixed seed"),
+        ({"bots": [], "pool": "nowhere/1"}, grpc.StatusCode.INVALID_ARGUMENT, "no pool"),
+        ({"bots": [], "pool": "paulista/1", "format": "gauntlet", "challenger": "any text"},
+         grpc.StatusCode.INVALID_ARGUMENT, "not a bot name"),
+        ({"bots": [], "pool": "paulista/1", "format": "gauntlet", "challenger": "nobody"},
+         grpc.StatusCode.NOT_FOUND, "nobody"),
+        ({"name": "a\x00b"}, grpc.StatusCode.INVALID_ARGUMENT, "tournament name"),
+    ],
+)  # fmt: skip
+def test_tournaments_that_cannot_be_played_are_refused_clearly(
+    arena: Any, fields: dict[str, Any], code: Any, said: str
+) -> None:
+    ref, stub = arena
+    ref.store.register_bot("alpha")
+    ref.store.register_bot("beta")
+    definition = api.TournamentDefinition(**{"name": "t", "bots": ["alpha", "beta"], **fields})
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.CreateTournament(
+            api.CreateTournamentRequest(definition=definition), metadata=ORGANIZER
+        )
+    assert caught.value.code() == code and said in caught.value.details()
+    assert len(caught.value.details()) < 300
+
+
+def test_seeds_are_for_the_organizers_eyes_only(arena: Any) -> None:
+    ref, stub = arena
+    ref.store.register_bot("alpha")
+    ref.store.register_bot("beta")
+    fixed = api.TournamentDefinition(
+        name="fixed", bots=["alpha", "beta"], seed=4242, trusted=True, duplicate=True
+    )
+    stub.CreateTournament(api.CreateTournamentRequest(definition=fixed), metadata=ORGANIZER)
+    run = ref.store.create_run(ref.store.tournament("fixed"))  # type: ignore[arg-type]
+    assert run is not None
+    anyone = stub.GetRun(api.GetRunRequest(id=run.id), timeout=10)
+    assert not anyone.HasField("seed") and not anyone.definition.HasField("seed")
+    assert not definition_of(stub, "fixed").HasField("seed")
+    organizer = stub.GetRun(api.GetRunRequest(id=run.id), metadata=ORGANIZER, timeout=10)
+    assert organizer.seed == run.seed and organizer.definition.seed == 4242
+    assert definition_of(stub, "fixed", ORGANIZER).seed == 4242
+
+
+@pytest.mark.parametrize("key", ["\u00b2", "-1", "9" * 5000, "a\x00b", "x" * 60_000])
+def test_odd_ids_and_names_are_not_found_not_a_crash(arena: Any, key: str) -> None:
+    _, stub = arena
+    calls = [
+        ("StartTournament", api.StartTournamentRequest(tournament=key)),
+        ("GetMatch", api.GetMatchRequest(id=key)),
+        ("RotateToken", api.RotateTokenRequest(name=key)),
+    ]
+    for method, request in calls:
+        with pytest.raises(grpc.RpcError) as caught:
+            getattr(stub, method)(request, metadata=ORGANIZER, timeout=10)
+        assert caught.value.code() in (
+            grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT,
+        ), (method, caught.value.details()[:200])  # fmt: skip
+        assert len(caught.value.details()) < 300  # what was sent is quoted short
+
+
+def nul_everywhere(message: Any) -> Any:
+    """``message`` with every string field, nested ones too, holding a NUL byte."""
+    for field in message.DESCRIPTOR.fields:
+        if field.type == field.TYPE_STRING:
+            if field.is_repeated:
+                getattr(message, field.name).append("a\x00b")
+            else:
+                setattr(message, field.name, "a\x00b")
+        elif field.type == field.TYPE_MESSAGE and not field.is_repeated:
+            nul_everywhere(getattr(message, field.name))
+    return message
+
+
+@pytest.mark.parametrize("who", ["anyone", "organizer"])
+def test_a_nul_byte_in_any_call_gets_a_clear_status(arena: Any, who: str) -> None:
+    _, stub = arena
+    metadata = ORGANIZER if who == "organizer" else ()
+    service = api.DESCRIPTOR.services_by_name["Arena"]
+    for method in service.methods:
+        request = nul_everywhere(getattr(api, method.input_type.name)())
+        try:
+            getattr(stub, method.name)(request, metadata=metadata, timeout=10)
+        except grpc.RpcError as e:
+            assert e.code() not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL), (
+                method.name, e.code(), e.details(),
+            )  # fmt: skip

@@ -35,7 +35,7 @@ from referee.hub import percentile_us
 from referee.local import bot_processes, local_arena
 from referee.runner import MatchRunner
 from tests import faultlog
-from tests.arenaproc import Arena, arenas, audit, broker_url
+from tests.arenaproc import Arena, arenas, audit, audit_matches, broker_url
 
 FULL = os.environ.get("ARENA_FAULTS") == "full"
 MATCHES = 8 if FULL else 4  # per pairing: three bots make 3 * MATCHES matches a run
@@ -90,6 +90,28 @@ def test_the_referee_killed_mid_run_and_restarted(arena_factory: Any, database: 
     arena.organizer = type(arena.organizer)(arena.address, arena.env["ARENA_ADMIN_TOKEN"])
     arena.organizer.wait_connected(BOTS)  # the bots' SDK reconnects by itself
     survive(arena, database, run_id)
+
+
+def test_the_referee_killed_mid_challenge_and_restarted(arena_factory: Any, database: str) -> None:
+    # Matches asked for with RequestMatch (`arena challenge`) are played by the workers, as
+    # a run's are: a referee that dies mid-match leaves them to be played again, from
+    # their seeds, once it is back, instead of "running" for good.
+    arena = arena_factory(None)
+    arena.worker()
+    arena.bots(**BOTS)
+    ids = arena.challenge(["ana", "bia"], 2 * MATCHES)
+    arena.wait_matches(ids, 1)
+    arena.processes.kill("serve")
+    arena.processes.start("serve", "serve")
+    wait_serving(arena.address)
+    arena.organizer.close()
+    arena.organizer = type(arena.organizer)(arena.address, arena.env["ARENA_ADMIN_TOKEN"])
+    arena.organizer.wait_connected(BOTS)
+    arena.sweep()  # as the scheduler would, had the matches' tasks been lost
+    arena.wait_matches(ids, len(ids), timeout_s=300)
+    found = audit_matches(database, ids)
+    faultlog.record(found == {"lost": 0, "double": 0, "drift": 0.0}, *found.values())  # type: ignore[arg-type]
+    assert found == {"lost": 0, "double": 0, "drift": 0.0}
 
 
 def test_the_broker_restarted_mid_run(arena_factory: Any, database: str, tmp_path: Path) -> None:

@@ -15,8 +15,10 @@ import pytest
 
 from arena import rating
 from arena.engine import Match, Rules, to_record
-from arena.errors import ArenaError, Invalid, NotFound
+from arena.errors import ArenaError, Exists, Invalid, NotFound
+from arena.store.migrate import migrate
 from arena.store.store import Finish, Store, pool_of
+from arena.tournament import deal_seed
 
 
 def played(rules: Rules, seed: int) -> dict[str, Any]:
@@ -277,3 +279,41 @@ def test_racing_processes_record_each_match_once_as_a_serial_replay_would(
         serial[b] -= change
     for bot_id, elo in serial.items():
         assert board[bot_id].elo == pytest.approx(elo, abs=1e-9)
+
+
+@pytest.mark.parametrize("again", ["Alpha", "ALPHA", "\uff41\uff4c\uff50\uff48\uff41"])
+def test_bot_names_are_one_whatever_their_case_or_unicode_form(store: Store, again: str) -> None:
+    store.register_bot("alpha")
+    with pytest.raises(Exists, match="already exists"):
+        store.register_bot(again)
+
+
+def test_names_that_collided_before_are_told_apart_by_the_migration(database: str) -> None:
+    from arena.store.migrate import migrations
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for m in migrations()[:6]:
+            conn.execute(m.sql.encode())
+            conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (m.version, m.name))
+        for name, digest in (("alpha", b"1"), ("Alpha", b"2"), ("beta", b"3")):
+            conn.execute("INSERT INTO bots (name, token_hash) VALUES (%s, %s)", (name, digest))
+    migrate(database)
+    with psycopg.connect(database) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM bots ORDER BY id")]
+    assert names[0] == "alpha" and names[1] == "Alpha-2" and names[2] == "beta"
+
+
+def test_every_match_is_dealt_from_the_arenas_own_secret(store: Store, postgres: str) -> None:
+    a, _ = store.register_bot("alpha")
+    b, _ = store.register_bot("beta")
+    store.create_match("m-1", Rules(), [a.id, b.id])
+    store.create_match("m-2", Rules(), [a.id, b.id])
+    seeds = [store.match(m)[0].seed for m in ("m-1", "m-2")]  # type: ignore[index]
+    key = store.deal_key()
+    assert len(key) == 32
+    assert seeds == [deal_seed(key, "m-1"), deal_seed(key, "m-2")]
+    assert seeds[0] != seeds[1]  # a match's id tells nothing without the key

@@ -5,10 +5,12 @@ that do not trust the certificate, get nowhere."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -17,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.channel import open_channel
 from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.settings import stop_embedded_redis
 
 ADMIN = "organizer-secret"
 
@@ -41,6 +44,15 @@ def health(channel: grpc.Channel) -> int:
     return int(stub.Check(request, timeout=10).status)
 
 
+@contextlib.contextmanager
+def embedded_redis_stopped(env: dict[str, str]) -> Iterator[None]:
+    """The worker's broker, the embedded Redis under the home, stopped at the end."""
+    try:
+        yield
+    finally:
+        stop_embedded_redis(Path(env["ARENA_HOME"]))
+
+
 def test_a_whole_match_over_tls_with_a_self_signed_certificate(
     database: str, tmp_path: Path
 ) -> None:
@@ -60,8 +72,10 @@ def test_a_whole_match_over_tls_with_a_self_signed_certificate(
             env=extra, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
 
-    with Processes(env, tmp_path / "logs") as processes:
+    with embedded_redis_stopped(env), Processes(env, tmp_path / "logs") as processes:
         processes.start("serve", "serve", "--tls-cert", str(cert), "--tls-key", str(key))
+        # the workers play what `arena challenge` asks for, reaching the referee over TLS
+        processes.start("worker", "worker", "--concurrency", "4", env={"ARENA_CA_FILE": str(cert)})
         wait_serving(address, ca_file=str(cert))
         tokens = {}
         for name in ("alpha", "beta"):

@@ -10,18 +10,28 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from arena.clock import TimeControl
 from arena.engine import Match, Rules
 from arena.errors import Exists, NotFound
 from arena.store.store import Store
-from arena.tournament import Definition, Result, due_firing, next_firing, plan, standings
+from arena.tournament import (
+    Definition,
+    Result,
+    deal_seed,
+    due_firing,
+    next_firing,
+    plan,
+    standings,
+)
 from tests.test_store import played
 
 BOTS = ("ana", "bia", "caio")
+KEY = bytes(range(32))  # the arena's secret deal key, for plans made without a store
 
 
 def test_a_round_robin_meets_every_pair_with_seats_swapped() -> None:
     d = Definition("rr", bots=BOTS, matches=4)
-    matches = plan(d, BOTS, seed=7)
+    matches = plan(d, BOTS, 7, KEY)
     assert len(matches) == 3 * 4
     pairs = [("ana", "bia"), ("ana", "caio"), ("bia", "caio")]
     assert Counter(m.pairing for m in matches) == {p: 4 for p in pairs}
@@ -31,22 +41,34 @@ def test_a_round_robin_meets_every_pair_with_seats_swapped() -> None:
     first_seats = Counter(m.seats[0] for m in matches if m.pairing == ("ana", "bia"))
     assert first_seats == {"ana": 2, "bia": 2}
     assert [m.number for m in matches] == list(range(1, 13))
-    assert plan(d, BOTS, seed=7) == matches  # planning again gives the same matches
-    assert plan(d, BOTS, seed=8) != matches
+    assert plan(d, BOTS, 7, KEY) == matches  # planning again gives the same matches
+    assert plan(d, BOTS, 8, KEY) != matches
+    assert len({m.seed for m in matches}) == len(matches)  # no two matches share deals
+
+
+def test_deals_come_from_the_secret_key_not_from_anything_public() -> None:
+    d = Definition("rr", bots=BOTS, matches=4)
+    seeds = [m.seed for m in plan(d, BOTS, 7, KEY)]
+    other = [m.seed for m in plan(d, BOTS, 7, bytes(32))]
+    assert not set(seeds) & set(other)  # the same run seed with another key: other deals
+    assert deal_seed(KEY, "m-1") != deal_seed(KEY, "m-2")
+    assert 0 <= deal_seed(KEY, "m-1") < 2**62
 
 
 def test_double_round_robin_and_gauntlet() -> None:
-    double = plan(Definition("d", bots=BOTS, format="double-round-robin"), BOTS, 1)
+    definition = Definition("d", bots=BOTS, format="double-round-robin", duplicate=True,
+                            trusted=True)  # fmt: skip
+    double = plan(definition, BOTS, 1, KEY)
     assert len(double) == 3 * 2 * 2
     assert len({m.seed for m in double}) == 6  # one deal sequence per duplicate pair
-    gauntlet = plan(Definition("g", bots=BOTS, format="gauntlet", challenger="bia"), BOTS, 1)
+    gauntlet = plan(Definition("g", bots=BOTS, format="gauntlet", challenger="bia"), BOTS, 1, KEY)
     assert {m.pairing for m in gauntlet} == {("bia", "ana"), ("bia", "caio")}
 
 
 @pytest.mark.parametrize("rules", ["paulista", "paulista:team_size=2", "tradicional"])
 def test_duplicate_pairs_deal_each_bot_the_cards_its_opponent_had(rules: str) -> None:
-    d = Definition("dup", rules=rules, bots=("ana", "bia"), matches=2)
-    first, second = plan(d, ("ana", "bia"), seed=3)
+    d = Definition("dup", rules=rules, bots=("ana", "bia"), matches=2, duplicate=True, trusted=True)
+    first, second = plan(d, ("ana", "bia"), 3, KEY)
     assert first.seed == second.seed
     r = Rules.parse(rules)
     one, two = Match(r, seed=first.seed), Match(r, seed=second.seed)
@@ -63,7 +85,7 @@ def test_duplicate_pairs_deal_each_bot_the_cards_its_opponent_had(rules: str) ->
 
 
 def test_without_duplicate_every_match_has_its_own_deals() -> None:
-    matches = plan(Definition("x", bots=BOTS, matches=3, duplicate=False), BOTS, seed=5)
+    matches = plan(Definition("x", bots=BOTS, matches=3, duplicate=False), BOTS, 5, KEY)
     assert len({m.seed for m in matches}) == len(matches)
 
 
@@ -73,7 +95,15 @@ def test_without_duplicate_every_match_has_its_own_deals() -> None:
         ({"bots": ("a",)}, "at least two bots"),
         ({"bots": ("a", "a")}, "listed twice"),
         ({"bots": ("a", "b"), "pool": "paulista/1"}, "either as a list of bots or as a pool"),
-        ({"bots": ("a", "b"), "matches": 3}, "even number"),
+        ({"bots": ("a", "b"), "matches": 3, "duplicate": True, "trusted": True}, "even number"),
+        ({"bots": ("a", "b"), "duplicate": True}, "opponent's cards in the twin match"),
+        ({"bots": ("a", "b"), "seed": 4}, "a fixed seed would deal every run"),
+        ({"bots": ("a", "b"), "seed": 2**64 - 1, "trusted": True}, "a seed is a whole number"),
+        ({"pool": "nope/1"}, "no pool 'nope/1'"),
+        ({"pool": "paulista/9"}, "no pool 'paulista/9'"),
+        ({"pool": "paulista/1", "format": "gauntlet", "challenger": "a b"}, "not a bot name"),
+        ({"bots": ("a", "b"), "reconnect_grace_ms": 2**32 - 1}, "reconnect_grace_ms"),
+        ({"bots": ("a", "b"), "decision_ms": 2**32 - 1}, "decision_ms"),
         ({"bots": ("a", "b"), "format": "swiss"}, "format must be one of"),
         ({"bots": ("a", "b"), "format": "gauntlet"}, "needs a challenger"),
         ({"bots": ("a", "b"), "rules": "paulista:team_size=9"}, "team_size"),
@@ -88,7 +118,9 @@ def test_bad_definitions_are_refused_clearly(fields: dict[str, object], message:
 
 
 def test_definitions_round_trip_through_json() -> None:
-    d = Definition("t", bots=BOTS, rules="paulista:team_size=2", schedule="0 3 * * 1", seed=9)
+    d = Definition(
+        "t", bots=BOTS, rules="paulista:team_size=2", schedule="0 3 * * 1", seed=9, trusted=True
+    )
     assert Definition.from_json(d.to_json()) == d
     with pytest.raises(ValueError, match="unknown fields"):
         Definition.from_json({**d.to_json(), "colour": "red"})
@@ -157,7 +189,8 @@ def test_team_results_count_for_every_member() -> None:
 def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     for bot in BOTS:
         store.register_bot(bot)
-    t = store.create_tournament(Definition("weekly", bots=BOTS, matches=2, seed=11))
+    definition = Definition("weekly", bots=BOTS, matches=2, time_bank_ms=0)
+    t = store.create_tournament(definition)
     run = store.create_run(t)
     assert run is not None and run.status == "starting"
     ids = store.plan_run(run.id)
@@ -167,14 +200,13 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert found is not None
     row, name = found
     assert (name, row.status, row.total, row.participants) == ("weekly", "running", 6, list(BOTS))
-    match, seats, definition = store.match_to_play(ids[0])
-    assert match.run_id == run.id and set(seats) == {"ana", "bia"}
-    assert definition == t.definition
     assert not store.finish_run(run.id)  # matches are left to play
     # a worker claims a match: it gets the row as it was, and the match is running now
-    claimed, _, _ = store.match_to_play(ids[0], claim=True)
+    claimed, seats = store.claim_match(ids[0])
+    assert claimed.run_id == run.id and set(seats) == {"ana", "bia"}
     assert claimed.status == "scheduled" and claimed.started_at is None
-    again, _, _ = store.match_to_play(ids[0], claim=True)  # a redelivered task
+    assert TimeControl.from_json(claimed.clock) == definition.time_control()  # its own clocks
+    again, _ = store.claim_match(ids[0])  # a redelivered task
     assert again.status == "running" and again.started_at is not None
     assert not store.run_done(run.id)
 
@@ -187,8 +219,8 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert store.run_done(run.id)
     again = store.finish_match(ids[0], played(Rules.preset("paulista"), seed=0))
     assert (again.recorded, again.run_done) == (False, True)  # a redelivered task finds it so
-    finished_before, _, _ = store.match_to_play(ids[0], claim=True)  # claims nothing now
-    assert store.match_to_play(ids[0])[0].status == finished_before.status == "finished"
+    finished_before, _ = store.claim_match(ids[0])  # claims nothing now
+    assert store.claim_match(ids[0])[0].status == finished_before.status == "finished"
     assert store.finish_run(run.id)
     assert not store.finish_run(run.id)  # once
     finished = store.run(run.id)

@@ -16,6 +16,7 @@ from arena.web import create_app
 from tests.webdata import ORGANIZER, play_run, start_run
 
 BOTS = ("ana", "bia", "caio")
+WEEKLY = Definition("weekly", bots=BOTS, matches=2, seed=11, duplicate=True, trusted=True)
 DASH = "\N{EN DASH}"  # the pages write W-L with an en dash
 
 
@@ -50,7 +51,7 @@ def finish(store: Store, match_ids: list[str], outcomes: list[tuple[str, int]]) 
 def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
     client: TestClient, store: Store
 ) -> None:
-    run_id, ids = start_run(store, Definition("weekly", bots=BOTS, matches=2, seed=11))
+    run_id, ids = start_run(store, WEEKLY)
     assert len(ids) == 6
     finish(store, ids, OUTCOMES)
     assert store.finish_run(run_id)
@@ -103,7 +104,7 @@ def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
 def test_a_running_run_has_live_standings_progress_and_reloads_itself(
     client: TestClient, store: Store
 ) -> None:
-    run_id, ids = start_run(store, Definition("weekly", bots=BOTS, matches=2, seed=11))
+    run_id, ids = start_run(store, WEEKLY)
     finish(store, ids, OUTCOMES[:2])
     store.set_status(ids[2], "running")
 
@@ -145,7 +146,7 @@ def test_the_tournaments_page_lists_definitions_schedules_and_runs(
     assert "No tournaments yet" in client.get("/tournaments").text
 
     store.create_tournament(Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
-    first, ids = start_run(store, Definition("weekly", bots=BOTS, matches=2, seed=11))
+    first, ids = start_run(store, WEEKLY)
     play_run(store, first, ids)
     weekly = store.tournament("weekly")
     assert weekly is not None

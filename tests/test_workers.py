@@ -7,6 +7,9 @@ test_faults.py.)"""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -14,6 +17,7 @@ from typing import Any
 import pytest
 from celery import Celery
 
+from arena.settings import stop_embedded_postgres
 from tests.arenaproc import broker_url
 
 
@@ -134,3 +138,35 @@ def test_a_redis_channel_whose_connection_is_gone_fails_as_a_lost_connection(
             message.ack()
         message.ack_log_error(logging.getLogger("test"), conn.connection_errors)
     assert "Couldn't ack" in caplog.text
+
+
+def test_a_fresh_workers_threads_share_one_store_started_once(tmp_path: Any) -> None:
+    # The first tasks of a freshly started worker ask for the store at the same moment;
+    # with no database configured, the first one starts the embedded PostgreSQL. Two
+    # threads starting it at once in one process broke it ("Unable to release an
+    # unacquired lock"), and the tasks were not retried.
+    script = (
+        "import threading\n"
+        "from workers import tasks\n"
+        "start, made, errors = threading.Barrier(4), [], []\n"
+        "def ask():\n"
+        "    start.wait()\n"
+        "    try:\n"
+        "        made.append(tasks.store())\n"
+        "    except Exception as e:\n"
+        "        errors.append(repr(e))\n"
+        "threads = [threading.Thread(target=ask) for _ in range(4)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(len(errors), len({id(s) for s in made}), errors)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        stop_embedded_postgres(tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["0", "1"], done.stdout

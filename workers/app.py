@@ -5,8 +5,6 @@ result backend."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from celery import Celery
 from celery.schedules import crontab
 
@@ -41,14 +39,3 @@ def configure(settings: Settings) -> Celery:
         beat_schedule_filename=str(settings.home / "beat-schedule"),
     )
     return app
-
-
-def run_starter(settings: Settings) -> Callable[[int], None]:
-    """A function that hands a run (by id) to the workers, for the Arena API and the CLI:
-    a client of its own, so any number of settings can be used in one process."""
-    client = Celery("arena-client", broker=settings.broker(), set_as_current=False)
-
-    def start(run_id: int) -> None:
-        client.send_task("arena.start_run", args=[run_id], queue=settings.queue)
-
-    return start

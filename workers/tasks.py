@@ -4,9 +4,10 @@
   one not yet recorded.
 - ``arena.play_match``: ask the referee to play the match (RunMatch, over gRPC) and record
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
+  Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
-  schedule is due, and pick up runs whose tasks were lost.
+  schedule is due, and pick up runs and requested matches whose tasks were lost.
 
 Every task may run twice (acks_late: a worker killed mid-task has it delivered again) and
 none waits for another. A match already recorded is never played again; one playing in
@@ -15,17 +16,19 @@ the referee is joined, not restarted.
 
 from __future__ import annotations
 
+import functools
 import logging
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.client import RefereeClient
 from arena.clock import TimeControl
-from arena.errors import ArenaError, Unavailable
+from arena.errors import ArenaError, NotFound, Unavailable
 from arena.settings import Settings
 from arena.store.store import Store
-from arena.tournament import Definition, due_firing
+from arena.tournament import due_firing
 from workers.app import app
 
 log = logging.getLogger(__name__)
@@ -35,43 +38,58 @@ MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
 
 
-@cache
+T = TypeVar("T")
+
+
+def once(make: Callable[[], T]) -> Callable[[], T]:
+    """``make()`` the first time, under a lock: a worker's threads share one of each
+    (the first tasks of a fresh worker all ask at once, and starting the embedded
+    PostgreSQL twice in one process breaks it)."""
+    lock = threading.Lock()
+    made: list[T] = []
+
+    @functools.wraps(make)
+    def get() -> T:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+
+    return get
+
+
+@once
 def settings() -> Settings:
     return Settings.from_env()
 
 
-@cache
+@once
 def store() -> Store:
     return Store(settings().database(), max_size=4)
 
 
-@cache
+@once
 def referee() -> RefereeClient:
     s = settings()
     return RefereeClient(s.referee_address, s.admin_token(), s.ca_file, s.tls)
-
-
-_CLOCKS: dict[int, TimeControl] = {}  # by run: a run's definition never changes under it
-
-
-def time_control(run_id: int | None, definition: dict[str, Any] | None) -> TimeControl:
-    """A match's clocks: its run's (read from the definition once per run), or defaults."""
-    if run_id is None or definition is None:
-        return TimeControl()
-    clock = _CLOCKS.get(run_id)
-    if clock is None:
-        clock = _CLOCKS[run_id] = Definition.from_json(definition).time_control()
-    return clock
 
 
 def _backoff(retries: int) -> int:
     return int(min(2**retries, BACKOFF_MAX_S))
 
 
-@app.task(name="arena.start_run", bind=True, max_retries=None)
+# Planning and finishing are idempotent: anything unexpected is tried again, with backoff,
+# rather than leaving a run "starting" until the scheduler's sweep comes by.
+AGAIN = {"autoretry_for": (Exception,), "retry_backoff": 2, "retry_backoff_max": BACKOFF_MAX_S}
+
+
+@app.task(name="arena.start_run", bind=True, max_retries=None, **AGAIN)
 def start_run(self: Any, run_id: int) -> int:
     try:
         ids = store().plan_run(run_id)
+    except NotFound as e:
+        log.error("run %d: %s", run_id, e)
+        return 0
     except Unavailable as e:
         raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
     log.info("run %d: %d matches to play", run_id, len(ids))
@@ -88,17 +106,13 @@ def play_match(self: Any, match_id: str) -> str:
     run_done: bool | None = None  # None: ask the store
     try:
         # the match, marked running in the same statement (unless finished or failed)
-        match, seats, definition = store().match_to_play(match_id, claim=True)
+        match, seats = store().claim_match(match_id)
         run_id = match.run_id
         if match.status in ("finished", "failed"):
             log.info("match %s was %s before; not playing it again", match_id, match.status)
         else:
-            clock = time_control(run_id, definition)
-            record = referee().run_match(
-                match_id, match.rules, seats, match.seed,
-                decision_ms=clock.decision_ms, time_bank_ms=clock.time_bank_ms,
-                reconnect_grace_ms=clock.reconnect_grace_ms,
-            )  # fmt: skip
+            clock = TimeControl.from_json(match.clock)
+            record = referee().run_match(match_id, match.rules, seats, match.seed, clock)
             done = store().finish_match(match_id, record)
             run_done = done.run_done
             log.info(
@@ -127,7 +141,7 @@ def send_matches(ids: list[str]) -> None:
             play_match.apply_async((match_id,), producer=producer)
 
 
-@app.task(name="arena.finish_run", bind=True, max_retries=None)
+@app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
     try:
         finished = store().finish_run(run_id)
@@ -165,4 +179,8 @@ def dispatch(s: Store, now: datetime) -> list[int]:
             send_matches(unfinished)
         else:
             finish_run.delay(run_id)
+    stalled = s.stalled_matches(now, STALL_S)
+    if stalled:  # a copy still queued finds its match recorded; one playing is joined
+        log.warning("%d requested matches were left behind; sending them again", len(stalled))
+        send_matches(stalled)
     return started

@@ -8,9 +8,12 @@ RETURNING *;
 SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
-INSERT INTO matches (id, pool, rules, seed, rated, run_id)
-VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(rated)s, %(run_id)s)
+INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id)
+VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s)
 ON CONFLICT (id) DO NOTHING;
+
+-- name: deal_key
+SELECT deal_key FROM arena_secret;
 
 -- name: insert_seat
 INSERT INTO match_seats (match_id, seat, bot_id) VALUES (%(match_id)s, %(seat)s, %(bot_id)s)
@@ -161,24 +164,26 @@ WHERE (r.status = 'starting' AND r.created_at < %(now)s - interval '1 minute')
         SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status NOT IN ('finished', 'failed')))
 ORDER BY r.id;
 
--- name: match_to_play
-SELECT m.*, r.definition,
-    ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
-          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
-FROM matches m LEFT JOIN runs r ON r.id = m.run_id WHERE m.id = %(id)s;
+-- name: stalled_matches
+-- Matches outside runs (challenges) left to play with no progress since %(stall_s)s
+-- seconds before %(now)s: their task was lost, or the referee died while playing them.
+SELECT id FROM matches
+WHERE run_id IS NULL AND status NOT IN ('finished', 'failed')
+  AND coalesce(started_at, created_at) < %(now)s - make_interval(secs => %(stall_s)s)
+ORDER BY created_at;
 
 -- name: claim_match
--- What match_to_play gives, and the match marked running (started now) unless it was
--- finished or failed: one statement for a worker about to play it. The SELECT sees the
--- row as it was before the UPDATE, so status is the one the match had.
+-- A match with the bot at each seat, marked running (started now) unless it was finished
+-- or failed: one statement for a worker about to play it. The SELECT sees the row as it
+-- was before the UPDATE, so status is the one the match had.
 WITH claimed AS (
     UPDATE matches SET status = 'running', started_at = now()
     WHERE id = %(id)s AND status NOT IN ('finished', 'failed')
 )
-SELECT m.*, r.definition,
+SELECT m.*,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
-FROM matches m LEFT JOIN runs r ON r.id = m.run_id WHERE m.id = %(id)s;
+FROM matches m WHERE m.id = %(id)s;
 
 -- name: fail_run
 UPDATE runs SET status = 'failed', error = %(error)s, finished_at = now()

@@ -38,6 +38,7 @@ class MatchRow:
     started_at: datetime | None
     finished_at: datetime | None
     points: list[int] | None  # hand points won by each team, once finished
+    clock: dict[str, Any] | None  # its TimeControl as JSON (None: the defaults)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,14 @@ class RunRow:
     finished_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class ArenaSecretRow:
+    only_row: bool
+    deal_key: bytes
+
+
 TABLES: dict[str, type] = {
+    "arena_secret": ArenaSecretRow,
     "bots": BotRow,
     "matches": MatchRow,
     "match_seats": MatchSeatRow,

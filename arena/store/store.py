@@ -15,6 +15,7 @@ import json
 import logging
 import secrets
 import select
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,19 +28,16 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from arena import rating
+from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.engine.errors import quoted
 from arena.errors import Exists, Invalid, NotFound, Unavailable, parse_id
+from arena.pools import pool_of
 from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import Definition, Result, hand_points, plan, standings
+from arena.tournament import Definition, Result, deal_seed, hand_points, plan, standings
 
 log = logging.getLogger(__name__)
-
-
-def pool_of(rules: Rules) -> str:
-    """A rating pool: the preset and the team size (``paulista/1``)."""
-    return f"{rules.name}/{rules.team_size}"
 
 
 def token_hash(token: str) -> bytes:
@@ -97,6 +95,7 @@ class Store:
             check=_check,  # a restarted server's broken ones go
             open=True,
         )
+        self._deal_key: bytes | None = None
 
     def close(self) -> None:
         self.pool.close()
@@ -116,7 +115,9 @@ class Store:
 
     def register_bot(self, name: str, owner: str = "") -> tuple[BotRow, str]:
         """A new bot and its token; only the token's hash is kept, so this is the one
-        time the token is seen."""
+        time the token is seen. Names are taken in their Unicode normal form (NFKC) and are
+        unique whatever their case (migration 0007)."""
+        name = unicodedata.normalize("NFKC", name)
         token = secrets.token_urlsafe(32)
         params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
         try:
@@ -170,24 +171,36 @@ class Store:
 
     # ---- matches and ratings -----------------------------------------------------------
 
+    def deal_key(self) -> bytes:
+        """The arena's secret deal key (migration 0007), read once."""
+        if self._deal_key is None:
+            with self._statement() as conn:
+                row = conn.execute(Q["deal_key"]).fetchone()
+            assert row is not None  # the migration made it
+            self._deal_key = bytes(row["deal_key"])
+        return self._deal_key
+
     def create_match(
         self,
         match_id: str,
         rules: Rules,
         seat_bots: Sequence[int],
         *,
-        seed: int,
+        clock: TimeControl | None = None,
+        seed: int | None = None,
         rated: bool = True,
         run_id: int | None = None,
     ) -> None:
-        """Record a match to be played (again with the same id: nothing happens)."""
+        """Record a match to be played (again with the same id: nothing happens). Its
+        deals come from the arena's secret and its id unless a ``seed`` is given."""
         if len(seat_bots) != rules.seats:
             raise Invalid(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
         params = {
             "id": match_id,
             "pool": pool_of(rules),
             "rules": str(rules),
-            "seed": seed,
+            "seed": deal_seed(self.deal_key(), match_id) if seed is None else seed,
+            "clock": Jsonb((clock or TimeControl()).to_json()),
             "rated": rated,
             "run_id": run_id,
         }
@@ -283,11 +296,12 @@ class Store:
 
     def create_tournament(self, definition: Definition) -> TournamentRow:
         """Keep a definition; its listed bots must be registered."""
-        if definition.bots:
+        listed = [*definition.bots, *([definition.challenger] if definition.challenger else [])]
+        if listed:
             with self._transaction() as conn:
-                found = conn.execute(Q["active_bots"], {"names": list(definition.bots)})
+                found = conn.execute(Q["active_bots"], {"names": listed})
                 known = {r["name"] for r in found}
-            missing = [b for b in definition.bots if b not in known]
+            missing = [b for b in dict.fromkeys(listed) if b not in known]
             if missing:
                 raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
         params = {
@@ -369,13 +383,15 @@ class Store:
         gone = [b for b in definition.bots if b not in ids]
         if gone:
             log.warning("run %d: %s no longer active; playing without", run.id, gone)
-        matches = plan(definition, sorted(ids), run.seed)
+        matches = plan(definition, sorted(ids), run.seed, self.deal_key())
         rules = Rules.parse(definition.rules)
+        clock = Jsonb(definition.time_control().to_json())
         conn.cursor().executemany(
             Q["insert_match"],
             [
                 {"id": run_match_id(run.id, m.number), "pool": pool_of(rules),
-                 "rules": str(rules), "seed": m.seed, "rated": True, "run_id": run.id}
+                 "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
+                 "run_id": run.id}
                 for m in matches
             ],
         )  # fmt: skip
@@ -467,19 +483,23 @@ class Store:
             rows = conn.execute(Q["stalled_runs"], params).fetchall()
         return [(r["id"], r["status"], r["unfinished"]) for r in rows]
 
-    def match_to_play(
-        self, match_id: str, *, claim: bool = False
-    ) -> tuple[MatchRow, list[str], dict[str, Any] | None]:
-        """A match, the bot at each seat, and its run's definition (None outside a run).
-        With ``claim``, the match is also marked running (started now) unless it was
-        finished or failed, in the same statement; the row returned is as it was before."""
+    def stalled_matches(self, now: datetime, stall_s: float) -> list[str]:
+        """Matches outside runs that need sending again at ``now`` (no progress for
+        ``stall_s`` seconds)."""
         with self._statement() as conn:
-            query = Q["claim_match"] if claim else Q["match_to_play"]
-            row = conn.execute(query, {"id": match_id}).fetchone()
+            rows = conn.execute(Q["stalled_matches"], {"now": now, "stall_s": stall_s})
+            return [r["id"] for r in rows]
+
+    def claim_match(self, match_id: str) -> tuple[MatchRow, list[str]]:
+        """A match to play and the bot at each seat, marked running (started now) unless
+        it was finished or failed, in one statement; the row returned is as it was
+        before."""
+        with self._statement() as conn:
+            row = conn.execute(Q["claim_match"], {"id": match_id}).fetchone()
         if row is None:
             raise NotFound(f"no match {quoted(match_id)}")
-        names, definition = row.pop("seat_names"), row.pop("definition")
-        return MatchRow(**row), names, definition
+        names = row.pop("seat_names")
+        return MatchRow(**row), names
 
     def pools(self) -> list[str]:
         """Every pool with a rating or a match, the most played first."""

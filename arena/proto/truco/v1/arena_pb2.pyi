@@ -83,16 +83,20 @@ class GetLeaderboardResponse(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ...) -> None: ...
 
 class RequestMatchRequest(_message.Message):
-    __slots__ = ("bots", "rules", "matches", "decision_ms")
+    __slots__ = ("bots", "rules", "matches", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     BOTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedScalarFieldContainer[str]
     rules: str
     matches: int
     decision_ms: int
-    def __init__(self, bots: _Optional[_Iterable[str]] = ..., rules: _Optional[str] = ..., matches: _Optional[int] = ..., decision_ms: _Optional[int] = ...) -> None: ...
+    time_bank_ms: int
+    reconnect_grace_ms: int
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., rules: _Optional[str] = ..., matches: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class RequestMatchResponse(_message.Message):
     __slots__ = ("match_ids",)
@@ -215,7 +219,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -229,6 +233,7 @@ class TournamentDefinition(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    TRUSTED_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -242,7 +247,8 @@ class TournamentDefinition(_message.Message):
     seed: int
     schedule: str
     reconnect_grace_ms: int
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    trusted: bool
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")

@@ -138,8 +138,9 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RequestMatch(self, request, context):
-        """organizer: rated matches between registered bots that are connected now, played by
-        this referee and recorded one by one; returns at once with the match ids.
+        """organizer: rated matches between registered bots that are connected now, each with
+        deals of its own (never shared between matches), played by the workers through this
+        referee and recorded one by one; returns at once with the match ids.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,34 @@
+"""Handing work to the workers from the Arena API: a tournament run to plan, matches to
+play, by id (workers/tasks.py takes them from there)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.settings import Settings
+
+
+class Dispatcher:
+    """Sends the workers' tasks to the settings' broker and queue. A Celery client of its
+    own, so any number of settings can be used in one process; Celery is imported and the
+    broker reached when the first task is sent, not before."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._client: Any = None
+
+    def _send(self, task: str, *args: object) -> None:
+        if self._client is None:
+            from celery import Celery
+
+            broker = self.settings.broker()
+            self._client = Celery("arena-client", broker=broker, set_as_current=False)
+        self._client.send_task(task, args=list(args), queue=self.settings.queue)
+
+    def start_run(self, run_id: int) -> None:
+        self._send("arena.start_run", run_id)
+
+    def play(self, match_ids: Sequence[str]) -> None:
+        for match_id in match_ids:
+            self._send("arena.play_match", match_id)
