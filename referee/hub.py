@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import grpc
 
+from arena.engine.errors import quoted
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 
@@ -73,11 +74,6 @@ class MemoryTokens:
         if found is None and self._fallback is not None:
             return self._fallback.lookup(token)
         return found
-
-
-def _short(text: str, limit: int = 40) -> str:
-    """``text`` quoted, cut to ``limit`` characters: a bot's words echoed back stay small."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _digest(token: str) -> bytes:
@@ -246,7 +242,7 @@ class Hub:
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
         if match is None or session.bot not in match.bots:
-            shown = _short(reply.match_id)  # a bot's words echoed back stay small
+            shown = quoted(reply.match_id)  # a bot's words echoed back stay small
             session.send(
                 pb.RefereeMessage(
                     rejected=pb.ActionRejected(

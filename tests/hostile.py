@@ -22,6 +22,8 @@ that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout
 - ``deaf``: says hello, then sends ``--count`` actions for a match that does not exist,
   each with a 60 KB match id (every rejection echoes it), 40 a second, reading nothing;
   then reads to the end and prints the status the stream ended with.
+- ``long-card``: plays its seats, answering its first request with a 50 KB card before
+  the legal action, until its ``--matches`` matches have ended; prints the rejection.
 - ``thief``: connects with a stolen token and plays until its stream is taken back
   (ABORTED), then tries once more with the same token; prints both statuses.
 """
@@ -230,6 +232,30 @@ def deaf(count: int) -> bool:
     return code == "RESOURCE_EXHAUSTED"
 
 
+def long_card(matches: int) -> bool:
+    stream = Stream()
+    sent, ended = False, 0
+    reasons: list[str] = []
+    for message in stream:
+        kind = message.WhichOneof("kind")
+        if kind == "decision":
+            request = message.decision
+            if not sent:  # once, before the legal action
+                long = pb.Action(type=pb.ACTION_TYPE_PLAY, card="Z" * 50_000)
+                stream.action(request.match_id, request.request_id, long)
+                sent = True
+            stream.action(request.match_id, request.request_id, request.view.legal[0])
+        elif kind == "rejected":
+            reasons.append(message.rejected.reason)
+        elif kind == "match_ended":
+            ended += 1
+            if ended == matches:
+                break
+    say(reasons=reasons)
+    stream.close()
+    return len(reasons) == 1
+
+
 def thief() -> bool:
     stream = Stream()
     welcome = next(iter(stream)).welcome
@@ -269,6 +295,7 @@ def main() -> None:
         "reconnect": lambda: reconnect(args.count),
         "hijack": lambda: hijack(args.target, args.matches),
         "deaf": lambda: deaf(args.count),
+        "long-card": lambda: long_card(args.matches),
         "thief": thief,
     }
     sys.exit(0 if kinds[args.kind]() else 1)

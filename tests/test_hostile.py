@@ -269,6 +269,24 @@ def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
     assert_clean(good)
 
 
+def test_a_long_card_comes_back_cut_short_in_its_rejection() -> None:
+    async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+        async with scene(hostile("long", "long-card", "--matches", "1")) as s:
+            own = asyncio.ensure_future(s.runner("own", ["long", "good-b"], GOOD).run())
+            good = await s.good_matches_while([s.bots[-1]])
+            outcome = await s.outcome(s.bots[-1])
+            return await own, good, outcome
+
+    own, good, (status, [seen]) = asyncio.run(scenario())
+    [reason] = seen["reasons"]
+    # the 50 KB card is quoted by its first characters: the reason still says what is wrong
+    assert status == 0 and len(reason.encode()) < 300, reason[:300]
+    assert "'ZZZZ" in reason and "is not a card" in reason
+    assert own["faults"]["long"] == {**CLEAN, "rejected": 1}
+    assert own["faults"]["good-b"] == CLEAN
+    assert_clean(good)
+
+
 def test_bad_tokens_are_held_longer_and_longer_then_forgotten() -> None:
     now = [0.0]
     failed = FailedTokens(clock=lambda: now[0])
