@@ -22,6 +22,12 @@ that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout
 - ``deaf``: says hello, then sends ``--count`` actions for a match that does not exist,
   each with a 60 KB match id (every rejection echoes it), 40 a second, reading nothing;
   then reads to the end and prints the status the stream ended with.
+- ``deaf-flood``: reads up to its first request, then reads nothing: it sends actions for
+  a match it is not in, each with a 60 KB match id that its rejection echoes (more than
+  the 64 KiB receive window it keeps, so the referee's writes stall), then ``--count``
+  actions for its open request, each with a 50 KB card (every rejection lets it send one
+  more, so none is dropped), more than the referee queues for a bot. It waits for
+  SIGUSR1, then reads to the end and prints the status the stream ended with.
 - ``long-card``: plays its seats, answering its first request with a 50 KB card before
   the legal action, until its ``--matches`` matches have ended; prints the rejection.
 - ``thief``: connects with a stolen token and plays until its stream is taken back
@@ -36,6 +42,7 @@ import json
 import os
 import queue
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -62,11 +69,14 @@ def say(**fields: object) -> None:
 class Stream:
     """A raw Play stream with a queue for what to send."""
 
-    def __init__(self, token: str | None = TOKEN, hand_results: bool = False) -> None:
+    def __init__(
+        self, token: str | None = TOKEN, hand_results: bool = False, small_window: bool = False
+    ) -> None:
         self.outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
-        self.channel = grpc.insecure_channel(
-            ADDRESS, options=[("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES)]
-        )
+        options = [("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES)]
+        if small_window:  # gRPC's receive window stays at 64 KiB instead of growing
+            options.append(("grpc.http2.bdp_probe", 0))
+        self.channel = grpc.insecure_channel(ADDRESS, options=options)
         if token is not None:
             hello = pb.Hello(token=token, protocol_version=1, hand_results=hand_results)
             self.send(pb.BotMessage(hello=hello))
@@ -232,6 +242,23 @@ def deaf(count: int) -> bool:
     return code == "RESOURCE_EXHAUSTED"
 
 
+def deaf_flood(count: int) -> bool:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})  # kept for sigwait below
+    stream = Stream(small_window=True)
+    request = next(m.decision for m in stream if m.WhichOneof("kind") == "decision")
+    for i in range(8):  # the rejections fill the window many times over: writes stall
+        stream.action("m" * 60_000, i, pb.Action(type=pb.ACTION_TYPE_FOLD))
+    long = pb.Action(type=pb.ACTION_TYPE_PLAY, card="Z" * 50_000)
+    for _ in range(count):
+        stream.action(request.match_id, request.request_id, long)
+    say(sent=8 + count)
+    signal.sigwait({signal.SIGUSR1})  # the test has seen what it wanted: now read
+    code, details = stream.status()
+    say(code=code, details=details)
+    stream.close()
+    return code == "RESOURCE_EXHAUSTED"
+
+
 def long_card(matches: int) -> bool:
     stream = Stream()
     sent, ended = False, 0
@@ -295,6 +322,7 @@ def main() -> None:
         "reconnect": lambda: reconnect(args.count),
         "hijack": lambda: hijack(args.target, args.matches),
         "deaf": lambda: deaf(args.count),
+        "deaf-flood": lambda: deaf_flood(args.count),
         "long-card": lambda: long_card(args.matches),
         "thief": thief,
     }

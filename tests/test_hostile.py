@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -247,7 +248,7 @@ def test_a_stolen_token_takes_the_session_over_until_the_token_is_rotated() -> N
     assert record["faults"]["good-b"] == CLEAN
 
 
-def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
+def test_a_bot_whose_writes_stall_is_cut_off_and_its_seats_are_held(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server, "WRITE_STALL_S", 1.0)
@@ -263,6 +264,37 @@ def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
     own, good, (status, [seen]), still_there = asyncio.run(scenario())
     assert status == 0 and seen["code"] == "RESOURCE_EXHAUSTED", seen
     assert "not reading" in seen["details"] and not still_there
+    faults = own["faults"]["deaf"]
+    assert faults["disconnects"] == 1 and faults["substituted"] > 0
+    assert own["faults"]["good-b"] == CLEAN
+    assert_clean(good)
+
+
+def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # its rejections fill the 1000-message outbox while its writes are stalled: it leaves
+    # the hub at once, and its handler, stuck in a write, ends after WRITE_STALL_S; all
+    # of this while it still reads nothing (it reads only when told, at the end)
+    monkeypatch.setattr(server, "WRITE_STALL_S", 1.0)
+
+    async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], Any, bool]:
+        async with scene(hostile("deaf", "deaf-flood", "--count", "1100")) as s:
+            deaf = s.bots[-1]
+            session = s.hub.sessions["deaf"]
+            own = asyncio.ensure_future(s.runner("own", ["deaf", "good-b"], HOSTILE).run())
+            good = asyncio.ensure_future(s.good_matches_while([deaf]))
+            record = await own  # played to the end by a house bot in its seat
+            still_there = "deaf" in s.hub.sessions
+            await asyncio.wait_for(session.ended.wait(), ATTACK_TIMEOUT_S)  # the handler
+            assert deaf.process is not None
+            deaf.process.send_signal(signal.SIGUSR1)  # now it reads
+            return record, await good, await s.outcome(deaf), still_there
+
+    own, good, (status, [sent, seen]), still_there = asyncio.run(scenario())
+    assert sent["sent"] > 1000 and not still_there
+    assert status == 0 and seen["code"] == "RESOURCE_EXHAUSTED", seen
+    assert "not reading" in seen["details"]
     faults = own["faults"]["deaf"]
     assert faults["disconnects"] == 1 and faults["substituted"] > 0
     assert own["faults"]["good-b"] == CLEAN
