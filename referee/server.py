@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -31,6 +32,8 @@ HELLO_TIMEOUT_S = 10.0
 WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
 HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
+FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
+NOT_A_MESSAGE = "a message on the stream is not a BotMessage (binary protobuf)"
 
 
 class RefereeServicer(bot_pb2_grpc.RefereeServicer):
@@ -83,6 +86,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:.0f} s"
             )
+        except DecodeError:  # escaping, it would be UNKNOWN and a traceback in the log
+            log.info("refused a stream from %s: %s", context.peer(), FIRST_NOT_A_MESSAGE)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, FIRST_NOT_A_MESSAGE)
         if first is grpc.aio.EOF:
             return None
         if not first.HasField("hello"):
@@ -113,18 +119,31 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:
-            try:
-                message = await context.read()
-            except Exception as e:  # the call broke (an oversized message, say): end it
-                log.info("stream of bot %s from %s broke: %r", session.bot, session.peer, e)
-                message = grpc.aio.EOF
-            if message is grpc.aio.EOF:
-                session.close()
+            message = await receive(context, session)
+            if message is None:
                 return
             if not session.admit():
                 continue
             if message.HasField("action"):
                 self.hub.route(session, message.action)
+
+
+async def receive(context: Any, session: Session) -> pb.BotMessage | None:
+    """The bot's next message; None once there are no more, the session closed: cleanly
+    at the end of the stream (or when the call broke), with INVALID_ARGUMENT when the
+    bytes are not a BotMessage (the hub logs that line)."""
+    try:
+        message = await context.read()
+    except DecodeError:
+        session.close(grpc.StatusCode.INVALID_ARGUMENT, NOT_A_MESSAGE)
+        return None
+    except Exception as e:  # the call broke (an oversized message, say): end it
+        log.info("stream of bot %s from %s broke: %r", session.bot, session.peer, e)
+        message = grpc.aio.EOF
+    if message is grpc.aio.EOF:
+        session.close()
+        return None
+    return message  # type: ignore[no-any-return]
 
 
 async def write_all(context: Any, session: Session) -> None:

@@ -30,6 +30,10 @@ that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout
   SIGUSR1, then reads to the end and prints the status the stream ended with.
 - ``long-card``: plays its seats, answering its first request with a 50 KB card before
   the legal action, until its ``--matches`` matches have ended; prints the rejection.
+- ``not-protobuf``: ``--count`` Play streams, one after another, opened with a raw gRPC
+  call whose first message is a hello written in JSON, not a binary BotMessage; with
+  ``--after-hello`` (and its token) each sends a real hello first, reads the welcome,
+  then sends the JSON. Prints the status of each.
 - ``thief``: connects with a stolen token and plays until its stream is taken back
   (ABORTED), then tries once more with the same token; prints both statuses.
 """
@@ -283,6 +287,37 @@ def long_card(matches: int) -> bool:
     return len(reasons) == 1
 
 
+JSON_HELLO = json.dumps({"hello": {"token": TOKEN, "protocol_version": 1}}).encode()
+
+
+def not_protobuf(count: int, after_hello: bool) -> bool:
+    ok = True
+    with grpc.insecure_channel(ADDRESS) as channel:
+        play = channel.stream_stream(
+            "/truco.v1.Referee/Play",
+            request_serializer=lambda raw: raw,  # bytes as they are
+            response_deserializer=pb.RefereeMessage.FromString,
+        )
+        for i in range(count):
+            outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+            call = play(iter(outbox.get, None))
+            if after_hello:
+                hello = pb.Hello(token=TOKEN, protocol_version=1)
+                outbox.put(pb.BotMessage(hello=hello).SerializeToString())
+                next(call)  # the welcome
+            outbox.put(JSON_HELLO)
+            try:
+                for _ in call:
+                    pass
+                code, details = "OK", ""
+            except grpc.RpcError as e:
+                code, details = e.code().name, e.details() or ""
+            outbox.put(None)
+            say(attempt=i, code=code, details=details)
+            ok = ok and code == "INVALID_ARGUMENT"
+    return ok
+
+
 def thief() -> bool:
     stream = Stream()
     welcome = next(iter(stream)).welcome
@@ -312,6 +347,7 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=3)
     parser.add_argument("--target", default="")
     parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--after-hello", action="store_true")
     args = parser.parse_args()
     kinds = {
         "garbage": lambda: garbage(args.count, args.within_s),
@@ -324,6 +360,7 @@ def main() -> None:
         "deaf": lambda: deaf(args.count),
         "deaf-flood": lambda: deaf_flood(args.count),
         "long-card": lambda: long_card(args.matches),
+        "not-protobuf": lambda: not_protobuf(args.count, args.after_hello),
         "thief": thief,
     }
     sys.exit(0 if kinds[args.kind]() else 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -317,6 +318,31 @@ def test_a_long_card_comes_back_cut_short_in_its_rejection() -> None:
     assert own["faults"]["long"] == {**CLEAN, "rejected": 1}
     assert own["faults"]["good-b"] == CLEAN
     assert_clean(good)
+
+
+def test_bytes_that_are_not_a_bot_message_get_invalid_argument_and_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # as the first message of a stream (anonymous) and after a hello (a known bot)
+    caplog.set_level(logging.INFO)
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any, Any, bool]:
+        async with scene() as s:
+            first = hostile("anonymous", "not-protobuf", "--count", "40")
+            later = hostile("later", "not-protobuf", "--count", "5", "--after-hello")
+            await s.launch(first, later)
+            good = await s.good_matches_while([first, later])
+            outcomes = await s.outcome(first), await s.outcome(later)
+            return good, *outcomes, "later" in s.hub.sessions
+
+    good, (status, firsts), (later_status, laters), still_there = asyncio.run(scenario())
+    attempts = firsts + laters
+    assert status == 0 and later_status == 0 and len(attempts) == 45, attempts
+    assert all("not a BotMessage" in a["details"] for a in attempts), attempts
+    assert not still_there
+    assert_clean(good)
+    lines = [line for r in caplog.records for line in caplog.handler.format(r).splitlines()]
+    assert "Traceback" not in caplog.text and len(lines) <= 2 * len(attempts), lines[:40]
 
 
 def test_bad_tokens_are_held_longer_and_longer_then_forgotten() -> None:
