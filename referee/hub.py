@@ -221,6 +221,14 @@ class Hub:
         session.ended.set()
         self._leave(session)
 
+    def revoke(self, bot: str, reason: str) -> None:
+        """End the bot's live session at once with UNAUTHENTICATED (its token no longer
+        holds, as after a rotation); its seats are held as after a disconnect, until it
+        comes back with a token that does."""
+        session = self.sessions.get(bot)
+        if session is not None:  # the hub's disconnect line gives the reason
+            session.close(grpc.StatusCode.UNAUTHENTICATED, reason)
+
     def _leave(self, session: Session) -> None:
         """If ``session`` is the bot's live one, it is no more: the bot's matches hold its
         seats from now, as after any disconnect."""
