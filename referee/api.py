@@ -146,6 +146,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
         row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
+        if self.hub is not None:  # the old token stops working at once, live session too
+            self.hub.revoke(row.name, "this bot's token was rotated")
         log.info("rotated the token of bot %s", row.name)
         return api.RegisterBotResponse(bot=_bot(row), token=token)
 

@@ -3,7 +3,9 @@
 A :class:`Session` is one bot's live stream: an outbox the stream writer drains, and
 the bot's name once its token checked out. The :class:`Hub` keeps at most one session
 per bot (a new connection with the same token takes over), routes every action to the
-match it names, and tells matches when their bots leave and come back.
+match it names, and tells matches when their bots leave and come back. A session cut off
+with an error status (not reading, flooding, taken over, its token revoked) leaves the
+hub at once, whether or not its stream can still be written to.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import logging
 import secrets
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import grpc
 
+from arena.engine.errors import quoted
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 
@@ -75,11 +78,6 @@ class MemoryTokens:
         return found
 
 
-def _short(text: str, limit: int = 40) -> str:
-    """``text`` quoted, cut to ``limit`` characters: a bot's words echoed back stay small."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -98,6 +96,7 @@ class Session:
     closed: bool = False
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # the stream is over
     writing_since: float | None = None  # loop time the message being written was begun
+    on_abort: Callable[[Session], None] | None = None  # the hub's, told of an error close
     _credits: int = 0  # replies the bot is owed room for
     _tokens: float = RATE_BURST
     _refilled: float = 0.0
@@ -123,8 +122,10 @@ class Session:
 
     def close(self, code: grpc.StatusCode | None = None, reason: str = "") -> None:
         """End the stream: with no code, after the messages already queued; with a
-        status code for the bot, at once."""
-        if self.closed:
+        status code for the bot, at once (even when a clean end was under way), and
+        ``on_abort`` hears of it at once: the stream's writer may be stuck on a bot that
+        does not read, and the bot's seats must not wait for it."""
+        if self.close_code is not None or (self.closed and code is None):
             return
         self.closed = True
         self.close_code, self.close_reason = code, reason
@@ -132,6 +133,8 @@ class Session:
             while not self.outbox.empty():  # make room for the end marker
                 self.outbox.get_nowait()
         self.outbox.put_nowait(None)
+        if code is not None and self.on_abort is not None:
+            self.on_abort(self)
 
     def admit(self) -> bool:
         """Rate limit on incoming messages: False drops this one."""
@@ -191,12 +194,13 @@ class Hub:
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches."""
         old = self.sessions.get(session.bot)
-        if old is not None:
+        self.sessions[session.bot] = session
+        session.on_abort = self._leave
+        if old is not None:  # no longer live: its end is not a disconnect
             log.info(
                 "bot %s reconnected from %s; closing its old stream", session.bot, session.peer
             )
             old.close(grpc.StatusCode.ABORTED, "another connection took over this bot's session")
-        self.sessions[session.bot] = session
         mine = [m for m in self.matches.values() if session.bot in m.bots]
         session.send(
             pb.RefereeMessage(
@@ -218,10 +222,24 @@ class Hub:
         """The stream ended; if it was the bot's live one, its matches hold its seats."""
         session.close()
         session.ended.set()
+        self._leave(session)
+
+    def revoke(self, bot: str, reason: str) -> None:
+        """End the bot's live session at once with UNAUTHENTICATED (its token no longer
+        holds, as after a rotation); its seats are held as after a disconnect, until it
+        comes back with a token that does."""
+        session = self.sessions.get(bot)
+        if session is not None:  # the hub's disconnect line gives the reason
+            session.close(grpc.StatusCode.UNAUTHENTICATED, reason)
+
+    def _leave(self, session: Session) -> None:
+        """If ``session`` is the bot's live one, it is no more: the bot's matches hold its
+        seats from now, as after any disconnect."""
         if self.sessions.get(session.bot) is not session:
             return
         del self.sessions[session.bot]
-        log.info("bot %s disconnected", session.bot)
+        why = f": {session.close_reason}" if session.close_reason else ""
+        log.info("bot %s disconnected%s", session.bot, why)
         for match in self.matches.values():
             if session.bot in match.bots:
                 match.bot_left(session.bot)
@@ -249,7 +267,7 @@ class Hub:
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
         if match is None or session.bot not in match.bots:
-            shown = _short(reply.match_id)  # a bot's words echoed back stay small
+            shown = quoted(reply.match_id)  # a bot's words echoed back stay small
             session.send(
                 pb.RefereeMessage(
                     rejected=pb.ActionRejected(

@@ -2,18 +2,20 @@
 
 ``create_server(address, hub)`` builds a ``grpc.aio`` server; tests bind it to port 0.
 The ``Play`` servicer is thin: it checks the hello and the token, then shuttles messages
-between the stream and the :class:`~referee.hub.Hub`.
+between the stream and the :class:`~referee.hub.Hub`, and a :class:`WriteWatch` cuts off
+a bot whose side of the stream stops taking what is written to it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -30,34 +32,27 @@ HELLO_TIMEOUT_S = 10.0
 WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
 HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
+FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
+NOT_A_MESSAGE = "a message on the stream is not a BotMessage (binary protobuf)"
 
 
 class RefereeServicer(bot_pb2_grpc.RefereeServicer):
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.failed = FailedTokens()
+        self._endings: set[asyncio.Future[None]] = set()  # statuses queued behind stuck writes
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: Any) -> None:
         session = await self._greet(context)
         if session is None:
             return
         reader = asyncio.create_task(self._read(context, session))
-        loop = asyncio.get_running_loop()
-        watch = loop.call_later(WRITE_STALL_S / 4, self._watch_writes, session, loop)
+        handler = asyncio.current_task()
+        assert handler is not None
+        watch = WriteWatch(session, lambda: self._cut_off(session, context, handler))
         try:
             await self.hub.attach(session)
-            outbox = session.outbox
-            while True:  # take what is queued without waiting; wait only when empty
-                message = await outbox.get() if outbox.empty() else outbox.get_nowait()
-                if message is None:
-                    break
-                # a write waits while the bot's flow-control window is full; one stuck
-                # longer than WRITE_STALL_S ends the session (_watch_writes; the write
-                # itself cannot be cancelled: gRPC ends the call once it is taken, or when
-                # keepalive finds the connection dead)
-                session.writing_since = loop.time()
-                await context.write(message)
-                session.writing_since = None
+            await write_all(context, session)
         finally:
             watch.cancel()
             reader.cancel()
@@ -65,18 +60,24 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         if session.close_code is not None:
             await context.abort(session.close_code, session.close_reason)
 
-    def _watch_writes(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
-        """Every quarter of WRITE_STALL_S (one timer a stream, not one a message): cut a
-        bot off whose stream has taken nothing for WRITE_STALL_S."""
-        since = session.writing_since
-        if since is not None and loop.time() - since > WRITE_STALL_S:
-            self._not_reading(session)
-        elif not session.closed:
-            loop.call_later(WRITE_STALL_S / 4, self._watch_writes, session, loop)
+    def _cut_off(self, session: Session, context: Any, handler: asyncio.Task[Any]) -> None:
+        """The bot's side has taken nothing for WRITE_STALL_S: it is not reading. Its
+        session ends (the hub holds its seats from now) and so does its handler, stuck in
+        a write that gRPC cannot take back. The status is handed to gRPC first: queued
+        behind the stuck message, it reaches the bot if the bot reads again, and nothing
+        here waits for that (the call itself lasts until the bot reads or hangs up)."""
+        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)  # unless cut off before
+        assert session.close_code is not None
+        ending = asyncio.ensure_future(context.abort(session.close_code, session.close_reason))
+        self._endings.add(ending)
+        ending.add_done_callback(self._ended)
+        handler.cancel()
 
-    def _not_reading(self, session: Session) -> None:
-        session.close(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)
-        self.hub.detach(session)  # its seats are held as after a disconnect, from now
+    def _ended(self, ending: asyncio.Future[None]) -> None:
+        """A queued status went out (AbortError) or its call died first: either way done."""
+        self._endings.discard(ending)
+        if not ending.cancelled():
+            ending.exception()  # retrieved, so asyncio does not report it
 
     async def _greet(self, context: Any) -> Session | None:
         try:
@@ -85,6 +86,9 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {HELLO_TIMEOUT_S:.0f} s"
             )
+        except DecodeError:  # escaping, it would be UNKNOWN and a traceback in the log
+            log.info("refused a stream from %s: %s", context.peer(), FIRST_NOT_A_MESSAGE)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, FIRST_NOT_A_MESSAGE)
         if first is grpc.aio.EOF:
             return None
         if not first.HasField("hello"):
@@ -115,18 +119,73 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:
-            try:
-                message = await context.read()
-            except Exception as e:  # the call broke (an oversized message, say): end it
-                log.info("stream of bot %s from %s broke: %r", session.bot, session.peer, e)
-                message = grpc.aio.EOF
-            if message is grpc.aio.EOF:
-                session.close()
+            message = await receive(context, session)
+            if message is None:
                 return
             if not session.admit():
                 continue
             if message.HasField("action"):
                 self.hub.route(session, message.action)
+
+
+async def receive(context: Any, session: Session) -> pb.BotMessage | None:
+    """The bot's next message; None once there are no more, the session closed: cleanly
+    at the end of the stream (or when the call broke), with INVALID_ARGUMENT when the
+    bytes are not a BotMessage (the hub logs that line)."""
+    try:
+        message = await context.read()
+    except DecodeError:
+        session.close(grpc.StatusCode.INVALID_ARGUMENT, NOT_A_MESSAGE)
+        return None
+    except Exception as e:  # the call broke (an oversized message, say): end it
+        log.info("stream of bot %s from %s broke: %r", session.bot, session.peer, e)
+        message = grpc.aio.EOF
+    if message is grpc.aio.EOF:
+        session.close()
+        return None
+    return message  # type: ignore[no-any-return]
+
+
+async def write_all(context: Any, session: Session) -> None:
+    """Write what the session queues, up to its end marker. A write waits while the bot's
+    flow-control window is full, for as long as the bot does not read: ``writing_since``
+    tells the :class:`WriteWatch` when it began."""
+    loop = asyncio.get_running_loop()
+    outbox = session.outbox
+    while True:  # take what is queued without waiting; wait only when empty
+        message = await outbox.get() if outbox.empty() else outbox.get_nowait()
+        if message is None:
+            return
+        session.writing_since = loop.time()
+        await context.write(message)
+        session.writing_since = None
+
+
+class WriteWatch:
+    """Watches one stream's writes for as long as its handler runs, and calls ``cut_off``
+    once a write has waited WRITE_STALL_S. One timer a stream, not one a message: it looks
+    every quarter of WRITE_STALL_S, and when it finds a write waiting, next when that
+    write's time is up. It keeps looking after the session is closed: a closed session's
+    last write can be the one that never ends."""
+
+    def __init__(self, session: Session, cut_off: Callable[[], None]) -> None:
+        self._session = session
+        self._cut_off = cut_off
+        self._loop = asyncio.get_running_loop()
+        self._timer = self._loop.call_later(WRITE_STALL_S / 4, self._look)
+
+    def _look(self) -> None:
+        now = self._loop.time()
+        since = self._session.writing_since
+        if since is not None and now - since >= WRITE_STALL_S:
+            self._cut_off()
+            return
+        # a timer may ring a hair early: then it looks again at once
+        due = now + WRITE_STALL_S / 4 if since is None else since + WRITE_STALL_S
+        self._timer = self._loop.call_at(due, self._look)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def bearer(context: Any) -> str:

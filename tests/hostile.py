@@ -22,6 +22,18 @@ that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout
 - ``deaf``: says hello, then sends ``--count`` actions for a match that does not exist,
   each with a 60 KB match id (every rejection echoes it), 40 a second, reading nothing;
   then reads to the end and prints the status the stream ended with.
+- ``deaf-flood``: reads up to its first request, then reads nothing: it sends actions for
+  a match it is not in, each with a 60 KB match id that its rejection echoes (more than
+  the 64 KiB receive window it keeps, so the referee's writes stall), then ``--count``
+  actions for its open request, each with a 50 KB card (every rejection lets it send one
+  more, so none is dropped), more than the referee queues for a bot. It waits for
+  SIGUSR1, then reads to the end and prints the status the stream ended with.
+- ``long-card``: plays its seats, answering its first request with a 50 KB card before
+  the legal action, until its ``--matches`` matches have ended; prints the rejection.
+- ``not-protobuf``: ``--count`` Play streams, one after another, opened with a raw gRPC
+  call whose first message is a hello written in JSON, not a binary BotMessage; with
+  ``--after-hello`` (and its token) each sends a real hello first, reads the welcome,
+  then sends the JSON. Prints the status of each.
 - ``thief``: connects with a stolen token and plays until its stream is taken back
   (ABORTED), then tries once more with the same token; prints both statuses.
 """
@@ -34,6 +46,7 @@ import json
 import os
 import queue
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -60,11 +73,14 @@ def say(**fields: object) -> None:
 class Stream:
     """A raw Play stream with a queue for what to send."""
 
-    def __init__(self, token: str | None = TOKEN, hand_results: bool = False) -> None:
+    def __init__(
+        self, token: str | None = TOKEN, hand_results: bool = False, small_window: bool = False
+    ) -> None:
         self.outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
-        self.channel = grpc.insecure_channel(
-            ADDRESS, options=[("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES)]
-        )
+        options = [("grpc.max_send_message_length", 4 * MAX_MESSAGE_BYTES)]
+        if small_window:  # gRPC's receive window stays at 64 KiB instead of growing
+            options.append(("grpc.http2.bdp_probe", 0))
+        self.channel = grpc.insecure_channel(ADDRESS, options=options)
         if token is not None:
             hello = pb.Hello(token=token, protocol_version=1, hand_results=hand_results)
             self.send(pb.BotMessage(hello=hello))
@@ -230,6 +246,78 @@ def deaf(count: int) -> bool:
     return code == "RESOURCE_EXHAUSTED"
 
 
+def deaf_flood(count: int) -> bool:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})  # kept for sigwait below
+    stream = Stream(small_window=True)
+    request = next(m.decision for m in stream if m.WhichOneof("kind") == "decision")
+    for i in range(8):  # the rejections fill the window many times over: writes stall
+        stream.action("m" * 60_000, i, pb.Action(type=pb.ACTION_TYPE_FOLD))
+    long = pb.Action(type=pb.ACTION_TYPE_PLAY, card="Z" * 50_000)
+    for _ in range(count):
+        stream.action(request.match_id, request.request_id, long)
+    say(sent=8 + count)
+    signal.sigwait({signal.SIGUSR1})  # the test has seen what it wanted: now read
+    code, details = stream.status()
+    say(code=code, details=details)
+    stream.close()
+    return code == "RESOURCE_EXHAUSTED"
+
+
+def long_card(matches: int) -> bool:
+    stream = Stream()
+    sent, ended = False, 0
+    reasons: list[str] = []
+    for message in stream:
+        kind = message.WhichOneof("kind")
+        if kind == "decision":
+            request = message.decision
+            if not sent:  # once, before the legal action
+                long = pb.Action(type=pb.ACTION_TYPE_PLAY, card="Z" * 50_000)
+                stream.action(request.match_id, request.request_id, long)
+                sent = True
+            stream.action(request.match_id, request.request_id, request.view.legal[0])
+        elif kind == "rejected":
+            reasons.append(message.rejected.reason)
+        elif kind == "match_ended":
+            ended += 1
+            if ended == matches:
+                break
+    say(reasons=reasons)
+    stream.close()
+    return len(reasons) == 1
+
+
+JSON_HELLO = json.dumps({"hello": {"token": TOKEN, "protocol_version": 1}}).encode()
+
+
+def not_protobuf(count: int, after_hello: bool) -> bool:
+    ok = True
+    with grpc.insecure_channel(ADDRESS) as channel:
+        play = channel.stream_stream(
+            "/truco.v1.Referee/Play",
+            request_serializer=lambda raw: raw,  # bytes as they are
+            response_deserializer=pb.RefereeMessage.FromString,
+        )
+        for i in range(count):
+            outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+            call = play(iter(outbox.get, None))
+            if after_hello:
+                hello = pb.Hello(token=TOKEN, protocol_version=1)
+                outbox.put(pb.BotMessage(hello=hello).SerializeToString())
+                next(call)  # the welcome
+            outbox.put(JSON_HELLO)
+            try:
+                for _ in call:
+                    pass
+                code, details = "OK", ""
+            except grpc.RpcError as e:
+                code, details = e.code().name, e.details() or ""
+            outbox.put(None)
+            say(attempt=i, code=code, details=details)
+            ok = ok and code == "INVALID_ARGUMENT"
+    return ok
+
+
 def thief() -> bool:
     stream = Stream()
     welcome = next(iter(stream)).welcome
@@ -259,6 +347,7 @@ def main() -> None:
     parser.add_argument("--after", type=int, default=3)
     parser.add_argument("--target", default="")
     parser.add_argument("--matches", type=int, default=1)
+    parser.add_argument("--after-hello", action="store_true")
     args = parser.parse_args()
     kinds = {
         "garbage": lambda: garbage(args.count, args.within_s),
@@ -269,6 +358,9 @@ def main() -> None:
         "reconnect": lambda: reconnect(args.count),
         "hijack": lambda: hijack(args.target, args.matches),
         "deaf": lambda: deaf(args.count),
+        "deaf-flood": lambda: deaf_flood(args.count),
+        "long-card": lambda: long_card(args.matches),
+        "not-protobuf": lambda: not_protobuf(args.count, args.after_hello),
         "thief": thief,
     }
     sys.exit(0 if kinds[args.kind]() else 1)

@@ -247,6 +247,23 @@ def test_rotating_a_token_retires_the_old_one(arena: Any) -> None:
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
 
 
+def test_rotating_a_token_ends_the_session_opened_with_the_old_one(arena: Any) -> None:
+    ref, stub = arena
+    old = stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER).token
+    client = Client(ref.server.address)
+    client.hello(old)
+    assert client.next().welcome.bot == "alpha"
+    new = stub.RotateToken(api.RotateTokenRequest(name="alpha"), metadata=ORGANIZER).token
+    assert "alpha" not in ref.hub.sessions  # gone when the rotation returns: seats held
+    error = client.error()
+    assert error.code() == grpc.StatusCode.UNAUTHENTICATED and "rotated" in error.details()
+    client.close()
+    again = Client(ref.server.address)
+    again.hello(new)
+    assert again.next().welcome.bot == "alpha"
+    again.close()
+
+
 def test_rating_history_and_intervals_follow_the_recorded_matches(arena: Any) -> None:
     ref, stub = arena
     a, _ = ref.store.register_bot("alpha")

@@ -288,3 +288,40 @@ def test_unknown_preset_is_rejected():
         Rules.preset("mineiro")
     with pytest.raises(ValueError):
         Rules.preset("mineiro")
+
+
+# ---- long input in error messages -------------------------------------------------------
+
+LONG = "Z" * 50_000
+LONG_INPUTS = [
+    (lambda: Card.parse(LONG), "is not a card"),
+    (lambda: Card.parse([LONG]), "a card must be text"),
+    (lambda: Action.parse(LONG), "unknown action type"),
+    (lambda: Action.parse("play " + LONG), "is not a card"),
+    (lambda: Action.parse("raise " + LONG), "takes nothing after it"),
+    (lambda: Action.parse("play 5C " + LONG), "write 'play CARD'"),
+    (lambda: Action.from_json({"type": "play", "card": LONG}), "is not a card"),
+    (lambda: Action.from_json({"type": LONG}), "unknown action type"),
+    (lambda: Action.from_json({"type": "play", "card": "5C", "covered": LONG}), "'covered'"),
+    (lambda: Action.from_json({"type": "play", "slot": LONG}), "a slot is 0, 1 or 2"),
+    (lambda: Action.from_json([LONG]), "an action must be an object"),
+    (lambda: Rules.parse(LONG), "unknown preset"),
+    (lambda: Rules.parse("paulista:" + LONG), "write overrides as param=value"),
+    (lambda: Rules.parse(f"paulista:{LONG}=1"), "unknown rule parameter"),
+    (lambda: Rules.parse(f"paulista:deck={LONG}"), "deck must be one of"),
+    (lambda: Rules.parse(f"paulista:fold_hand={LONG}"), "fold_hand must be yes or no"),
+    (lambda: Rules.parse(f"paulista:team_size={LONG}"), "team_size must be a whole number"),
+    (lambda: Rules.from_json([LONG]), "rules must be a preset name or an object"),
+    (lambda: Rules.from_json({"preset": "paulista", "team_size": [LONG]}), "team_size"),
+]
+
+
+@pytest.mark.parametrize(("read", "named"), LONG_INPUTS, ids=[n for _, n in LONG_INPUTS])
+def test_errors_quote_long_input_cut_short(read, named):
+    # a bot's 50 KB card comes back in its rejection: the message names the problem and
+    # quotes only the start of what was sent
+    with pytest.raises(ValueError) as caught:
+        read()
+    message = str(caught.value)
+    assert named in message and "zzzz" in message.lower()
+    assert len(message) < 300, message[:300]

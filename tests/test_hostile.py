@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -247,7 +249,7 @@ def test_a_stolen_token_takes_the_session_over_until_the_token_is_rotated() -> N
     assert record["faults"]["good-b"] == CLEAN
 
 
-def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
+def test_a_bot_whose_writes_stall_is_cut_off_and_its_seats_are_held(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server, "WRITE_STALL_S", 1.0)
@@ -267,6 +269,80 @@ def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
     assert faults["disconnects"] == 1 and faults["substituted"] > 0
     assert own["faults"]["good-b"] == CLEAN
     assert_clean(good)
+
+
+def test_a_bot_that_never_reads_is_cut_off_and_its_seats_are_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # its rejections fill the 1000-message outbox while its writes are stalled: it leaves
+    # the hub at once, and its handler, stuck in a write, ends after WRITE_STALL_S; all
+    # of this while it still reads nothing (it reads only when told, at the end)
+    monkeypatch.setattr(server, "WRITE_STALL_S", 1.0)
+
+    async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], Any, bool]:
+        async with scene(hostile("deaf", "deaf-flood", "--count", "1100")) as s:
+            deaf = s.bots[-1]
+            session = s.hub.sessions["deaf"]
+            own = asyncio.ensure_future(s.runner("own", ["deaf", "good-b"], HOSTILE).run())
+            good = asyncio.ensure_future(s.good_matches_while([deaf]))
+            record = await own  # played to the end by a house bot in its seat
+            still_there = "deaf" in s.hub.sessions
+            await asyncio.wait_for(session.ended.wait(), ATTACK_TIMEOUT_S)  # the handler
+            assert deaf.process is not None
+            deaf.process.send_signal(signal.SIGUSR1)  # now it reads
+            return record, await good, await s.outcome(deaf), still_there
+
+    own, good, (status, [sent, seen]), still_there = asyncio.run(scenario())
+    assert sent["sent"] > 1000 and not still_there
+    assert status == 0 and seen["code"] == "RESOURCE_EXHAUSTED", seen
+    assert "not reading" in seen["details"]
+    faults = own["faults"]["deaf"]
+    assert faults["disconnects"] == 1 and faults["substituted"] > 0
+    assert own["faults"]["good-b"] == CLEAN
+    assert_clean(good)
+
+
+def test_a_long_card_comes_back_cut_short_in_its_rejection() -> None:
+    async def scenario() -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+        async with scene(hostile("long", "long-card", "--matches", "1")) as s:
+            own = asyncio.ensure_future(s.runner("own", ["long", "good-b"], GOOD).run())
+            good = await s.good_matches_while([s.bots[-1]])
+            outcome = await s.outcome(s.bots[-1])
+            return await own, good, outcome
+
+    own, good, (status, [seen]) = asyncio.run(scenario())
+    [reason] = seen["reasons"]
+    # the 50 KB card is quoted by its first characters: the reason still says what is wrong
+    assert status == 0 and len(reason.encode()) < 300, reason[:300]
+    assert "'ZZZZ" in reason and "is not a card" in reason
+    assert own["faults"]["long"] == {**CLEAN, "rejected": 1}
+    assert own["faults"]["good-b"] == CLEAN
+    assert_clean(good)
+
+
+def test_bytes_that_are_not_a_bot_message_get_invalid_argument_and_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # as the first message of a stream (anonymous) and after a hello (a known bot)
+    caplog.set_level(logging.INFO)
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any, Any, bool]:
+        async with scene() as s:
+            first = hostile("anonymous", "not-protobuf", "--count", "40")
+            later = hostile("later", "not-protobuf", "--count", "5", "--after-hello")
+            await s.launch(first, later)
+            good = await s.good_matches_while([first, later])
+            outcomes = await s.outcome(first), await s.outcome(later)
+            return good, *outcomes, "later" in s.hub.sessions
+
+    good, (status, firsts), (later_status, laters), still_there = asyncio.run(scenario())
+    attempts = firsts + laters
+    assert status == 0 and later_status == 0 and len(attempts) == 45, attempts
+    assert all("not a BotMessage" in a["details"] for a in attempts), attempts
+    assert not still_there
+    assert_clean(good)
+    lines = [line for r in caplog.records for line in caplog.handler.format(r).splitlines()]
+    assert "Traceback" not in caplog.text and len(lines) <= 2 * len(attempts), lines[:40]
 
 
 def test_bad_tokens_are_held_longer_and_longer_then_forgotten() -> None:

@@ -246,3 +246,29 @@ def test_matches_wait_for_free_seats_within_each_bots_concurrency() -> None:
         return order
 
     asyncio.run(scenario())
+
+
+def test_a_session_cut_off_with_a_status_leaves_the_hub_at_once() -> None:
+    # its stream's writer may be stuck on a bot that does not read: the seats are held
+    # from the moment the session is cut off, not from when that writer ends
+    from types import SimpleNamespace
+
+    from referee.hub import OUTBOX_LIMIT, Session
+
+    async def scenario() -> tuple[Hub, list[str], Session, Session]:
+        hub = Hub(MemoryTokens())
+        left: list[str] = []
+        match = SimpleNamespace(bots={"a"}, bot_left=left.append, bot_returned=lambda bot: None)
+        hub.matches["m"] = match  # type: ignore[assignment]
+        first, second = Session.open("a", 1, "one"), Session.open("a", 1, "two")
+        await hub.attach(first)
+        await hub.attach(second)  # a takeover: the first leaves, but is no disconnect
+        assert first.close_code == grpc.StatusCode.ABORTED and left == []
+        for _ in range(OUTBOX_LIMIT):  # after the welcome: one too many
+            second.send(pb.RefereeMessage())
+        return hub, left, first, second
+
+    hub, left, first, second = asyncio.run(scenario())
+    assert second.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert hub.sessions == {} and left == ["a"]
+    assert not first.ended.is_set() and not second.ended.is_set()  # their streams go on

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import ALL_CARDS, Card
-from arena.engine.errors import MalformedAction
+from arena.engine.errors import MalformedAction, quoted
 
 
 class ActionType(enum.StrEnum):
@@ -38,7 +38,7 @@ class Action:
     @staticmethod
     def play_slot(slot: int) -> Action:
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= 2:
-            raise MalformedAction(f"a slot is 0, 1 or 2, not {slot!r}")
+            raise MalformedAction(f"a slot is 0, 1 or 2, not {quoted(slot)}")
         return _SLOTS[slot]
 
     @property
@@ -55,12 +55,14 @@ class Action:
         ``fold``."""
         words = text.split() if isinstance(text, str) else []
         if not words:
-            raise MalformedAction(f"not an action: {text!r}")
+            raise MalformedAction(f"not an action: {quoted(text)}")
         kind = _type(words[0])
         rest = words[1:]
         if kind is not ActionType.PLAY:
             if rest:
-                raise MalformedAction(f"{kind} takes nothing after it, got {' '.join(rest)!r}")
+                raise MalformedAction(
+                    f"{kind} takes nothing after it, got {quoted(' '.join(rest))}"
+                )
             return _SIMPLE[kind]
         if len(rest) == 2 and rest[0].lower() == "slot" and rest[1].isdigit():
             return Action.play_slot(int(rest[1]))
@@ -69,7 +71,7 @@ class Action:
         if len(rest) == 2 and rest[1].lower() == "covered":
             return Action.play(Card.parse(rest[0]), covered=True)
         raise MalformedAction(
-            f"write 'play CARD', 'play CARD covered' or 'play slot N', not {text!r}"
+            f"write 'play CARD', 'play CARD covered' or 'play slot N', not {quoted(text)}"
         )
 
     def __str__(self) -> str:
@@ -97,13 +99,13 @@ class Action:
     def from_json(data: Any) -> Action:
         """Read one action of a match record (extra keys such as ``seat`` are ignored)."""
         if not isinstance(data, dict):
-            raise MalformedAction(f"an action must be an object, not {data!r}")
+            raise MalformedAction(f"an action must be an object, not {quoted(data)}")
         kind = _type(data.get("type"))
         if kind is not ActionType.PLAY:
             return _SIMPLE[kind]
         covered = data.get("covered", False)
         if not isinstance(covered, bool):
-            raise MalformedAction(f"'covered' must be true or false, not {covered!r}")
+            raise MalformedAction(f"'covered' must be true or false, not {quoted(covered)}")
         if "card" in data:
             return Action.play(Card.parse(data["card"]), covered)
         if "slot" in data:
@@ -118,7 +120,7 @@ def _type(word: Any) -> ActionType:
         return ActionType(str(word).lower())
     except ValueError:
         raise MalformedAction(
-            f"unknown action type {word!r}: use play, raise, accept or fold"
+            f"unknown action type {quoted(word)}: use play, raise, accept or fold"
         ) from None
 
 

@@ -30,7 +30,10 @@ QUOTE_LIMIT = 40
 
 
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """What a user sent, quoted for an error message and cut to ``limit`` characters: an
-    error never echoes a long input back whole."""
-    text = value if isinstance(value, str) else repr(value)
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    """What a user sent, written as a literal for an error message (text in quotes, a
+    number or a list as itself) and cut to about ``limit`` characters: an error never
+    echoes a long input back whole."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit] + "...")
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.cards import Card
-from arena.engine.errors import IllegalAction, RecordError, TrucoError
+from arena.engine.errors import IllegalAction, RecordError, TrucoError, quoted
 from arena.engine.match import Match
 from arena.engine.rules import Rules
 
@@ -74,7 +74,7 @@ def replay(record: Any) -> Match:
         raise RecordError("a match record must be a JSON object")
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:
-        raise RecordError(f"unknown record format {fmt!r}; this engine reads {FORMAT!r}")
+        raise RecordError(f"unknown record format {quoted(fmt)}; this engine reads {FORMAT!r}")
     rules = Rules.from_json(record.get("rules", "paulista"))
     seats = record.get("seats")
     if seats is not None and (
@@ -109,7 +109,7 @@ def _replay_hand(match: Match, i: int, hand: Any) -> None:
         vira = hand.get("vira")
         dealer = hand.get("dealer")
         if dealer is not None and (not isinstance(dealer, int) or isinstance(dealer, bool)):
-            raise RecordError(f"dealer must be a seat number, not {dealer!r}")
+            raise RecordError(f"dealer must be a seat number, not {quoted(dealer)}")
         match.deal(
             [[Card.parse(c) for c in seat] for seat in cards],
             None if vira is None else Card.parse(vira),
@@ -126,7 +126,7 @@ def _replay_hand(match: Match, i: int, hand: Any) -> None:
                 raise RecordError("the hand is already over")
             seat = data.get("seat") if isinstance(data, dict) else None
             if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
-                raise RecordError(f"seat must be a seat number, not {seat!r}")
+                raise RecordError(f"seat must be a seat number, not {quoted(seat)}")
             match.apply(_as_slot(match, Action.from_json(data), seat), seat)
         except TrucoError as e:
             raise type(e)(f"hand {i}, action {j}: {e}") from e
@@ -159,7 +159,7 @@ def disagreements(record: dict[str, Any], match: Match) -> list[str]:
                     key
                 ):
                     found.append(
-                        f"hand {i}: the record gives {key} {value!r}, "
+                        f"hand {i}: the record gives {key} {quoted(value)}, "
                         f"the replay gives {ours.get('result', {}).get(key)!r}"
                     )
     stated = record.get("result")
@@ -167,7 +167,7 @@ def disagreements(record: dict[str, Any], match: Match) -> list[str]:
         for key in ("score", "winner", "games"):
             if key in stated and stated[key] != recomputed["result"].get(key):
                 found.append(
-                    f"result: the record gives {key} {stated[key]!r}, "
+                    f"result: the record gives {key} {quoted(stated[key])}, "
                     f"the replay gives {recomputed['result'].get(key)!r}"
                 )
     return found
