@@ -416,10 +416,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"arena serve: write --token BOT=TOKEN, not {item!r}", file=sys.stderr)
             return 2
         tokens.add(bot, token)
+    local = _local_socket(settings.home)
 
     async def serve() -> None:
         arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
-        server = create_server(address, Hub(tokens), arena, credentials)
+        server = create_server(address, Hub(tokens), arena, credentials, local)
         await server.start()
         log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
         stop = asyncio.Event()
@@ -437,6 +438,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _local_socket(home: Path) -> str | None:
+    """The unix socket ``arena serve`` also listens on, for the CLI of ``home``'s owner
+    (:func:`_arena_endpoint`); None, with a warning, when another referee of the same home
+    listens there already, or no private place for it can be had."""
+    from arena.errors import ArenaError
+    from arena.settings import make_home, own_socket, referee_socket
+
+    try:
+        path = referee_socket(make_home(home))
+    except (ArenaError, OSError) as e:
+        log.warning("no local socket for the CLI: %s", e)
+        return None
+    if own_socket(path):
+        log.warning("another referee of %s listens on %s: this one leaves it be", home, path)
+        return None
+    return f"unix:{path}"
 
 
 def _run_starter(settings: Any) -> Any:
@@ -524,14 +543,13 @@ _ENDPOINT: list[tuple[str, str, Any]] = []
 
 def _arena_endpoint() -> tuple[str, str, Any]:
     """The Arena API to ask, the organizer's token, and the settings to reach it with:
-    ``$ARENA_REFEREE_ADDRESS`` when set; else a referee answering at the default address;
-    else an Arena API started in this process on the store (``$ARENA_DATABASE_URL`` or the
-    embedded PostgreSQL, plaintext on loopback), so that reading and organizing work with
-    no server running."""
+    ``$ARENA_REFEREE_ADDRESS`` when set; else the ``arena serve`` of ``$ARENA_HOME``, on its
+    private socket (:func:`_own_referee`); else an Arena API started in this process on the
+    store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL, plaintext on loopback), so
+    that reading and organizing work with no server running. Never a TCP port nobody
+    named: whoever listened there first would be sent the organizer's token."""
     import dataclasses
     import os
-
-    import grpc
 
     from arena.settings import Settings
 
@@ -540,14 +558,24 @@ def _arena_endpoint() -> tuple[str, str, Any]:
     settings = Settings.from_env()
     address = settings.referee_address
     if not os.environ.get("ARENA_REFEREE_ADDRESS"):
-        with settings.channel(address) as channel:
-            try:
-                grpc.channel_ready_future(channel).result(timeout=0.3)
-            except grpc.FutureTimeoutError:
-                address = _in_process_arena(settings)
-                settings = dataclasses.replace(settings, ca_file=None, tls=False)
+        address = _own_referee(settings.home) or _in_process_arena(settings)
+        settings = dataclasses.replace(settings, ca_file=None, tls=False)
     _ENDPOINT.append((address, settings.admin_token(), settings))
     return _ENDPOINT[0]
+
+
+def _own_referee(home: Path) -> str | None:
+    """``unix:PATH`` of the referee of ``home`` when one listens on its socket, made by
+    this user in a folder of this user's (:func:`arena.settings.own_socket`); else None."""
+    from arena.errors import Unavailable
+    from arena.settings import own_socket, referee_socket
+
+    try:
+        path = referee_socket(home)
+    except Unavailable as e:
+        log.warning("%s; the Arena API is served in this command", e)
+        return None
+    return f"unix:{path}" if own_socket(path) else None
 
 
 def _in_process_arena(settings: Any) -> str:

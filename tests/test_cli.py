@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
@@ -35,13 +42,16 @@ RECORD: dict[str, Any] = {
 }
 
 
-def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def arena(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -206,3 +216,116 @@ def test_arena_match_explains_a_bot_that_cannot_start() -> None:
     assert "exited with status 7 before connecting" in done.stderr
     unknown = arena("match", "--bot", "house:nobody", "--bot", "house:random")
     assert unknown.returncode == 1 and "unknown house bot 'nobody'" in unknown.stderr
+
+
+# ---- the organizer's token reaches only a referee the user can trust -------------------------
+
+
+class Impostor(grpc.GenericRpcHandler):
+    """Whatever listens at the default address first: it answers every call of any service
+    with an empty message, and keeps the metadata each call brought."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, str]]] = []
+
+    def service(self, details: Any) -> Any:
+        def answer(request: bytes, context: Any) -> bytes:
+            self.seen.append((details.method, dict(context.invocation_metadata())))
+            return b""
+
+        return grpc.unary_unary_rpc_method_handler(answer)
+
+
+@pytest.fixture
+def impostor() -> Iterator[Impostor]:
+    """An impostor listening on 127.0.0.1:50051, the referee's default address."""
+    handler = Impostor()
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=2), handlers=[handler],
+        options=[("grpc.so_reuseport", 0)],
+    )  # fmt: skip
+    try:
+        server.add_insecure_port("127.0.0.1:50051")
+    except RuntimeError:
+        pytest.skip("127.0.0.1:50051 is in use here: the impostor cannot listen there")
+    server.start()
+    yield handler
+    server.stop(grace=None)
+
+
+def organizer_env(database: str, home: Path) -> dict[str, str]:
+    """The environment of an organizer with no referee address configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return env | {
+        "ARENA_HOME": str(home),
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": "organizer-secret",
+    }
+
+
+def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_address(
+    impostor: Impostor, database: str, tmp_path: Path
+) -> None:
+    env = organizer_env(database, tmp_path / "home")
+    done = arena("bot", "register", "x", env=env)
+    assert [meta for _, meta in impostor.seen if "authorization" in meta] == []
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("registered x;")  # by the Arena API served in-process
+
+
+def test_the_cli_reaches_the_arena_of_its_home_through_a_private_socket(
+    database: str, tmp_path: Path
+) -> None:
+    from tests.test_sessions import Client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+    env = organizer_env(database, tmp_path / "home")
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--address", address], env=env, text=True
+    )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        done = arena("bot", "register", "alpha", env=env)
+        assert done.returncode == 0, done.stderr
+        client = Client(address)  # the bot connects to the referee over TCP
+        client.hello(done.stdout.splitlines()[-1])
+        assert client.next().welcome.bot == "alpha"
+        # only the running referee knows the bot is connected: the CLI asked it
+        listed = arena("bot", "list", env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.startswith("alpha connected"), listed.stdout
+        client.close()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
+
+
+def test_sockets_too_long_for_home_go_to_a_folder_of_the_users_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.errors import Unavailable
+    from arena.settings import private_socket
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert private_socket(tmp_path, "referee.sock") == tmp_path / "referee.sock"
+    deep = tmp_path / ("x" * 100)
+    path = private_socket(deep, "referee.sock")
+    own = tmp_path / "tmp" / f"truco-arena-{os.getuid()}"
+    assert path.parent == own and path.name.endswith("-referee.sock")
+    assert own.stat().st_mode & 0o777 == 0o700
+    assert private_socket(deep / "redis", "redis.sock").parent == own
+    assert private_socket(deep / "redis", "redis.sock") != path
+    own.chmod(0o755)  # someone else could have entered it: refused, not repaired
+    with pytest.raises(Unavailable, match="is not a folder of this user's only"):
+        private_socket(deep, "referee.sock")
+    if os.getuid() == 0:  # root can make the folder another user's, as a squatter would
+        own.chmod(0o700)
+        os.chown(own, 12345, 12345)
+        with pytest.raises(Unavailable, match="owner uid 12345"):
+            private_socket(deep, "referee.sock")
