@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.engine import Match, Rules, TrucoError, disagreements, replay, to_record
+from arena.engine.errors import quoted
 from arena.engine.record import replayed_record
 from arena.engine.rules import PRESET_NAMES
 from arena.engine.sources import NOTES, SOURCES, SUMMARIES
@@ -98,11 +99,10 @@ def _parser() -> argparse.ArgumentParser:
         "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
     )
     p.add_argument(
-        "--token",
-        action="append",
-        default=[],
-        metavar="BOT=TOKEN",
-        help="also accept this bot with this token (besides the registered bots)",
+        "--token-file",
+        metavar="FILE",
+        help="also accept these bots (besides the registered ones): lines BOT=TOKEN, # comments;"
+        " and those of $ARENA_BOT_TOKENS (BOT=TOKEN pairs, by commas or spaces)",
     )
     p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
                    "($ARENA_TLS_CERT)")  # fmt: skip
@@ -388,9 +388,11 @@ def _signed(x: float) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
+    import os
     import signal
 
     from arena.channel import server_credentials
+    from arena.errors import Invalid
     from arena.settings import Settings
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
@@ -408,13 +410,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"arena serve: cannot read the certificate or key: {e}", file=sys.stderr)
         return 1
+    try:
+        extra = _bot_tokens(args.token_file, os.environ.get("ARENA_BOT_TOKENS", ""))
+    except Invalid as e:
+        print(f"arena serve: {e}", file=sys.stderr)
+        return 2
     store = _open_store("serve", settings)
     tokens = MemoryTokens(fallback=StoreTokens(store))
-    for item in args.token:
-        bot, eq, token = item.partition("=")
-        if not eq or not bot or not token:
-            print(f"arena serve: write --token BOT=TOKEN, not {item!r}", file=sys.stderr)
-            return 2
+    for bot, token in extra:
         tokens.add(bot, token)
     local = _local_socket(settings.home)
 
@@ -438,6 +441,49 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _bot_tokens(token_file: str | None, variable: str) -> list[tuple[str, str]]:
+    """The extra bots ``arena serve`` accepts, as (bot, token): the lines of ``token_file``
+    (blank lines and # comments skipped) and the pairs of ``$ARENA_BOT_TOKENS`` (split at
+    commas and spaces); never the command line, which every user of the machine may read.
+    :class:`~arena.errors.Invalid` names the line or pair at fault, never its token."""
+    from arena.errors import Invalid
+
+    items = []
+    if token_file:
+        try:
+            text = Path(token_file).read_text(encoding="utf-8")
+        except OSError as e:
+            raise Invalid(f"cannot read {token_file}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise Invalid(f"{token_file} is not UTF-8 text") from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip() and not line.strip().startswith("#"):
+                items.append((f"line {n} of {token_file}", line))
+    for n, item in enumerate(variable.replace(",", " ").split(), 1):
+        items.append((f"item {n} of ARENA_BOT_TOKENS", item))
+    tokens: dict[str, str] = {}
+    for where, item in items:
+        bot, token = _bot_token(where, item)
+        if bot in tokens:
+            raise Invalid(f"{where}: {quoted(bot)} is given twice")
+        tokens[bot] = token
+    return list(tokens.items())
+
+
+def _bot_token(where: str, item: str) -> tuple[str, str]:
+    """``BOT=TOKEN`` read, spaces around either part dropped; Invalid saying what is wrong."""
+    from arena.errors import Invalid
+
+    bot, eq, token = (part.strip() for part in item.partition("="))
+    if not eq or any(c.isspace() for c in bot + token):
+        raise Invalid(f"{where}: write BOT=TOKEN")
+    if not bot:
+        raise Invalid(f"{where}: the bot's name is missing")
+    if not token:
+        raise Invalid(f"{where}: the token of {quoted(bot)} is missing")
+    return bot, token
 
 
 def _local_socket(home: Path) -> str | None:

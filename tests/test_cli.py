@@ -329,3 +329,66 @@ def test_sockets_too_long_for_home_go_to_a_folder_of_the_users_own(
         os.chown(own, 12345, 12345)
         with pytest.raises(Unavailable, match="owner uid 12345"):
             private_socket(deep, "referee.sock")
+
+
+# ---- arena serve: bots' tokens from a file and the environment, never the command line --------
+
+
+def free_address() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def test_arena_serve_takes_bot_tokens_from_a_file_and_from_the_environment(
+    database: str, tmp_path: Path
+) -> None:
+    from tests.test_sessions import Client
+
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# bots that play here unregistered\n\n  alpha=secret-a  \n# beta=old\n")
+    env = organizer_env(database, tmp_path / "home")
+    env["ARENA_BOT_TOKENS"] = "beta=secret-b, gamma=secret-g\ndelta=secret-d"
+    address = free_address()
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address]
+    serve = subprocess.Popen([*argv, "--token-file", str(tokens)], env=env, text=True)
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        for bot in ("alpha", "beta", "gamma", "delta"):
+            client = Client(address)
+            client.hello(f"secret-{bot[0]}")
+            assert client.next().welcome.bot == bot
+            client.close()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
+
+
+@pytest.mark.parametrize(
+    ("file", "variable", "message"),
+    [
+        ("alpha=a\nbeta secret\n", "", "line 2 of {file}: write BOT=TOKEN"),
+        ("=secret\n", "", "line 1 of {file}: the bot's name is missing"),
+        ("alpha=\n", "", "line 1 of {file}: the token of 'alpha' is missing"),
+        ("alpha=a\nalpha=b\n", "", "line 2 of {file}: 'alpha' is given twice"),
+        ("alpha=a b\n", "", "line 1 of {file}: write BOT=TOKEN"),
+        ("", "alpha=a,beta", "item 2 of ARENA_BOT_TOKENS: write BOT=TOKEN"),
+        ("alpha=a\n", "alpha=b", "item 1 of ARENA_BOT_TOKENS: 'alpha' is given twice"),
+        (None, "", "cannot read {file}: No such file or directory"),
+    ],
+)
+def test_a_malformed_token_is_one_line_and_exit_2(
+    tmp_path: Path, file: str | None, variable: str, message: str
+) -> None:
+    path = tmp_path / "tokens"
+    if file is not None:
+        path.write_text(file)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_BOT_TOKENS": variable}
+    done = arena("serve", "--address", free_address(), "--token-file", str(path), env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"arena serve: {message.format(file=path)}\n"
+    assert "secret" not in done.stderr and "Traceback" not in done.stderr
