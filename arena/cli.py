@@ -11,15 +11,16 @@ import json
 import logging
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from arena.engine import Match, Rules, TrucoError, disagreements, replay, to_record
 from arena.engine.errors import quoted
 from arena.engine.record import replayed_record
 from arena.engine.rules import PRESET_NAMES
 from arena.engine.sources import NOTES, SOURCES, SUMMARIES
+from arena.errors import MAX_ID, ArenaError
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except ArenaError as e:  # a kind of arena.errors: its message is meant for the user
+        print(f"arena: {e}", file=sys.stderr)
+        return 1
     return code
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, exit 2: what is wrong, and where the help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` in ASCII digits; anything
+    else is a usage error (exit 2) that gives the range."""
+
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 20 and low <= int(text) <= high:
+            return int(text)
+        raise argparse.ArgumentTypeError(
+            f"give a whole number from {low} to {high}, not {quoted(text)}"
+        )
+
+    return parse
+
+
+MATCHES = _count(1, 1000)  # matches or games asked for at once
+SEED = _count(0, 2**63 - 1)
+DECISION_MS = _count(1, 60_000)
+TIME_BANK_MS = _count(0, 600_000)
+GRACE_MS = _count(0, 600_000)
+ROW_ID = _count(1, MAX_ID)
+LIMIT = _count(1, 200)  # the Arena API's largest page
+PORT = _count(1, 65535)
+CONCURRENCY = _count(1, 64)
 
 
 def _rules(text: str) -> Rules:
@@ -48,7 +86,7 @@ def _rules(text: str) -> Rules:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description="Truco Arena")
+    parser = _Parser(prog="arena", description="Truco Arena")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     p = sub.add_parser("replay", help="replay a match record, checking every action")
@@ -80,13 +118,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CMD",
         help="house:NAME or a shell command; one per team, or one per seat",
     )
-    p.add_argument("--games", type=int, default=2, help="matches to play (default 2)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
-    p.add_argument("--time-bank-ms", type=int, default=10_000, help="extra time per match")
+    p.add_argument("--games", type=MATCHES, default=2, help="matches to play (default 2)")
+    p.add_argument("--seed", type=SEED, default=1)
+    p.add_argument("--decision-ms", type=DECISION_MS, default=1000, help="time per decision")
+    p.add_argument("--time-bank-ms", type=TIME_BANK_MS, default=10_000, help="extra time per match")
     p.add_argument(
         "--reconnect-grace-ms",
-        type=int,
+        type=GRACE_MS,
         default=60_000,
         help="how long a disconnected bot's seats are held before a house bot plays",
     )
@@ -111,13 +149,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
     p.set_defaults(run=cmd_web)
 
     p = sub.add_parser("challenge", help="rated matches between connected bots (organizer)")
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
     p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
-    p.add_argument("--games", type=int, default=2, help="matches (default 2, seats swapped)")
+    p.add_argument("--games", type=MATCHES, default=2, help="matches (default 2, seats swapped)")
     p.add_argument("--wait", action="store_true", help="wait for the results")
     p.set_defaults(run=cmd_challenge)
 
@@ -126,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
     p.add_argument("--since", default="", help="created at or after (e.g. 2026-11-29T10:00Z)")
     p.add_argument("--until", default="", help="created before")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
     p.set_defaults(run=cmd_matches)
 
     p = sub.add_parser("ratings", help="the leaderboard of a pool")
@@ -150,9 +188,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
     )
-    p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
-    p.add_argument("--seed", type=int, help="seed the bot's random choices")
-    p.add_argument("--budget-ms", type=int, help="mc only: thinking time per decision (30)")
+    p.add_argument("--concurrency", type=CONCURRENCY, default=16, help="matches at once (16)")
+    p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
+    p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
     p.set_defaults(run=cmd_bot_run)
 
     db = sub.add_parser("db", help="the database")
@@ -165,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
     p.add_argument(
         "--concurrency",
-        type=int,
+        type=CONCURRENCY,
         default=32,
         help="tasks at once (default 32); each bot's own concurrency still caps its matches",
     )
@@ -185,13 +223,13 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
     )
-    p.add_argument("--matches", type=int, default=8, help="per pairing and leg (default 8)")
-    p.add_argument("--web-port", type=int, default=8080, help="the web pages' port (8080)")
+    p.add_argument("--matches", type=MATCHES, default=8, help="per pairing and leg (default 8)")
+    p.add_argument("--web-port", type=PORT, default=8080, help="the web pages' port (8080)")
     p.set_defaults(run=cmd_demo)
 
     p = sub.add_parser("play", help="play and print a seeded match between two random players")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--seed", type=SEED, default=2026)
     p.add_argument("--record", metavar="FILE", help="also write the match record here")
     p.set_defaults(run=cmd_play)
     return parser
@@ -326,13 +364,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from referee.local import play_local
 
     rules = args.rules
-    try:
-        clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
-        if args.games < 1:
-            raise ValueError("--games must be at least 1")
-    except ValueError as e:
-        print(f"arena match: {e}", file=sys.stderr)
-        return 2
+    clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, disable=args.json) as bar:
         task = bar.add_task("matches", total=args.games)
@@ -804,13 +836,13 @@ def _tournament_parsers(sub: Any) -> None:
         "--format", default="round-robin", help="round-robin, double-round-robin or gauntlet"
     )
     p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
-    p.add_argument("--matches", type=int, default=2, help="per pairing, seats swapped (2)")
+    p.add_argument("--matches", type=MATCHES, default=2, help="per pairing, seats swapped (2)")
     p.add_argument(
         "--no-duplicate", action="store_true", help="new deals for every match (default: pairs)"
     )
-    p.add_argument("--decision-ms", type=int, default=1000)
-    p.add_argument("--time-bank-ms", type=int, default=10_000)
-    p.add_argument("--seed", type=int, help="the same deals in every run (default: new ones)")
+    p.add_argument("--decision-ms", type=DECISION_MS, default=1000)
+    p.add_argument("--time-bank-ms", type=TIME_BANK_MS, default=10_000)
+    p.add_argument("--seed", type=SEED, help="the same deals in every run (default: new ones)")
     p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
     p.set_defaults(run=cmd_tournament_create)
     p = t_sub.add_parser("start", help="start a run now (organizer); prints its id")
@@ -818,10 +850,10 @@ def _tournament_parsers(sub: Any) -> None:
     p.add_argument("--watch", action="store_true", help="then watch it to the end")
     p.set_defaults(run=cmd_tournament_start)
     p = t_sub.add_parser("watch", help="follow a run with a progress bar, then show its table")
-    p.add_argument("run_id", type=int, metavar="RUN")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
     p.set_defaults(run=cmd_tournament_watch)
     p = t_sub.add_parser("show", help="a run: progress, standings, crosstable")
-    p.add_argument("run_id", type=int, metavar="RUN")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
     p.add_argument("--json", action="store_true", help="print the run as JSON")
     p.set_defaults(run=cmd_tournament_show)
     p = t_sub.add_parser("list", help="the tournaments and their last runs")

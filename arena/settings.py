@@ -36,7 +36,8 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel, tls_from_env
-from arena.errors import Unavailable
+from arena.engine.errors import quoted
+from arena.errors import Invalid, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class Settings:
             admin_token_value=env.get("ARENA_ADMIN_TOKEN") or None,
             broker_url=env.get("ARENA_BROKER_URL") or None,
             queue=env.get("ARENA_QUEUE") or "arena",
-            visibility_timeout_s=int(env.get("ARENA_BROKER_VISIBILITY_S") or 3600),
+            visibility_timeout_s=_seconds(env, "ARENA_BROKER_VISIBILITY_S", 3600),
             ca_file=ca_file,
             tls=tls,
             tls_cert=env.get("ARENA_TLS_CERT") or None,
@@ -110,6 +111,15 @@ class Settings:
         """The Celery broker: the configured one, or the embedded Redis (started if
         needed)."""
         return self.broker_url or embedded_redis(self.home)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number of seconds from the variable ``name``; Invalid saying so when it is
+    something else."""
+    text = env.get(name) or str(default)
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise Invalid(f"{name} must be a whole number of seconds, not {quoted(text)}")
+    return int(text)
 
 
 SOCKET_PATH_MAX = 100  # bytes: a unix socket's path must fit in sun_path (104 to 108)

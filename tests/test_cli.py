@@ -392,3 +392,78 @@ def test_a_malformed_token_is_one_line_and_exit_2(
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"arena serve: {message.format(file=path)}\n"
     assert "secret" not in done.stderr and "Traceback" not in done.stderr
+
+
+# ---- numbers at the command line --------------------------------------------------------------
+
+BIG = str(2**64)
+CREATE = ("tournament", "create", "cup", "--bots", "a,b")
+BAD_NUMBERS = [
+    (("match", "--games", "0"), "--games", "1 to 1000"),
+    (("match", "--games", "-2"), "--games", "1 to 1000"),
+    (("match", "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    (("match", "--decision-ms", "0"), "--decision-ms", "1 to 60000"),
+    (("match", "--decision-ms", "60001"), "--decision-ms", "1 to 60000"),
+    (("match", "--time-bank-ms", "-1"), "--time-bank-ms", "0 to 600000"),
+    (("match", "--reconnect-grace-ms", "600001"), "--reconnect-grace-ms", "0 to 600000"),
+    (("web", "--port", "0"), "--port", "1 to 65535"),
+    (("web", "--port", "65536"), "--port", "1 to 65535"),
+    (("challenge", "a", "b", "--games", "1001"), "--games", "1 to 1000"),
+    (("matches", "--limit", "-5"), "--limit", "1 to 200"),
+    (("matches", "--limit", "0"), "--limit", "1 to 200"),
+    (("matches", "--limit", "201"), "--limit", "1 to 200"),
+    (("bot", "run", "house:mc", "--concurrency", "0"), "--concurrency", "1 to 64"),
+    (("bot", "run", "house:mc", "--seed", "-1"), "--seed", "0 to 9223372036854775807"),
+    (("bot", "run", "house:mc", "--budget-ms", "0"), "--budget-ms", "1 to 60000"),
+    (("worker", "--concurrency", "65"), "--concurrency", "1 to 64"),
+    (("demo", "--matches", "0"), "--matches", "1 to 1000"),
+    (("demo", "--web-port", "70000"), "--web-port", "1 to 65535"),
+    (("play", "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    ((*CREATE, "--matches", "0"), "--matches", "1 to 1000"),
+    ((*CREATE, "--decision-ms", "-3"), "--decision-ms", "1 to 60000"),
+    ((*CREATE, "--time-bank-ms", "600001"), "--time-bank-ms", "0 to 600000"),
+    ((*CREATE, "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    (("tournament", "watch", "0"), "RUN", "1 to 9223372036854775807"),
+    (("tournament", "show", "-1"), "RUN", "1 to 9223372036854775807"),
+    (("tournament", "show", BIG), "RUN", "1 to 9223372036854775807"),
+    (("match", "--games", "two"), "--games", "1 to 1000"),
+    (("match", "--games", "1e3"), "--games", "1 to 1000"),
+    (("match", "--games", "\u0663"), "--games", "1 to 1000"),  # an Arabic-Indic three
+    (("matches", "--limit", "9" * 5000), "--limit", "1 to 200"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "allowed"), BAD_NUMBERS, ids=[" ".join(a)[:40] for a, _, _ in BAD_NUMBERS]
+)
+def test_a_number_out_of_range_is_one_line_naming_the_option_and_the_range(
+    argv: tuple[str, ...], option: str, allowed: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")  # nothing may start, should a value get through
+    done = arena(*argv, env=env)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert f"argument {option}: " in done.stderr and allowed in done.stderr
+    assert len(done.stderr) < 200  # a long value is quoted cut short
+
+
+def test_clocks_may_be_zero_where_zero_means_something() -> None:
+    from arena.cli import _parser
+
+    args = _parser().parse_args(
+        ["match", "--time-bank-ms", "0", "--reconnect-grace-ms", "0", "--seed", "0"]
+    )
+    assert (args.time_bank_ms, args.reconnect_grace_ms, args.seed) == (0, 0, 0)
+    top = _parser().parse_args(["matches", "--limit", "200"])
+    assert top.limit == 200
+
+
+def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_BROKER_VISIBILITY_S": "soon"}
+    done = arena("stop-embedded", env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "arena: ARENA_BROKER_VISIBILITY_S must be a whole number of seconds, not 'soon'\n"
+    )
