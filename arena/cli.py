@@ -241,34 +241,50 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def replay_file(path: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """``arena replay``: the recomputed record on stdout (exit 0), or one line per
-    problem on stderr and nothing on stdout (exit 1)."""
+    problem on stderr and nothing on stdout (exit 1), whatever the input."""
     try:
-        if path == "-":
-            text = stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        print(f"cannot read {path}: {e.strerror}", file=stderr)
-        return 1
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        print(f"not JSON: {e}", file=stderr)
-        return 1
-    try:
+        record = _read_record(path, stdin)
         match = replay(record)
+        problems = disagreements(record, match)
+        text = "" if problems else json.dumps(replayed_record(record, match), indent=2)
     except TrucoError as e:
-        print(e, file=stderr)
-        return 1
-    problems = disagreements(record, match)
+        problems = [str(e)]
+    except RecursionError:  # a value nested deeper than Python's stack, anywhere in the record
+        problems = ["the record is nested too deeply"]
     for problem in problems:
         print(problem, file=stderr)
     if problems:
         return 1
-    json.dump(replayed_record(record, match), stdout, indent=2)
-    stdout.write("\n")
+    stdout.write(text + "\n")
     return 0
+
+
+def _read_record(path: str, stdin: TextIO) -> Any:
+    """The JSON value of the file ``path`` (``-``: standard input), read as UTF-8;
+    :class:`RecordError` saying why it cannot be read."""
+    from arena.engine.errors import RecordError
+
+    try:
+        if path == "-":
+            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except OSError as e:
+        raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        where = f"byte 0x{e.object[e.start]:02x} at position {e.start}"
+        raise RecordError(f"not UTF-8: {where}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not JSON: {e}") from None
+    except RecursionError:
+        raise RecordError("not JSON: nested too deeply") from None
+    except ValueError:  # the only other: a number too long to convert
+        limit = sys.get_int_max_str_digits()
+        raise RecordError(f"not JSON: a number has more than {limit} digits") from None
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -16,6 +18,8 @@ from typing import Any
 
 import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
 RECORD: dict[str, Any] = {
@@ -467,3 +471,157 @@ def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.stderr == (
         "arena: ARENA_BROKER_VISIBILITY_S must be a whole number of seconds, not 'soon'\n"
     )
+
+
+# ---- arena replay never crashes ---------------------------------------------------------------
+
+
+def replay_bytes(data: bytes, tmp_path: Path) -> list[subprocess.CompletedProcess[bytes]]:
+    """``arena replay`` of ``data``, from a file and from standard input."""
+    path = tmp_path / "record.json"
+    path.write_bytes(data)
+    argv = [sys.executable, "-m", "arena.cli", "replay"]
+    return [
+        subprocess.run([*argv, str(path)], capture_output=True, timeout=60),
+        subprocess.run([*argv, "-"], input=data, capture_output=True, timeout=60),
+    ]
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (nested(100_000), "not JSON: nested too deeply"),
+        ('{"rules": ' + nested(950) + "}", "rules must be a preset name or an object, not '[[["),
+        ('{"seed": ' + "7" * 5000 + "}", "not JSON: a number has more than 4300 digits"),
+        ('{"hands": [], "result": [3, 0]}', "result must be an object, not '[3, 0]'\n"),
+    ],
+    ids=["deep", "deep-inside", "long-number", "result"],
+)
+def test_replay_refuses_what_json_or_python_cannot_take_in_one_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    for done in replay_bytes(text.encode(), tmp_path):
+        assert (done.returncode, done.stdout) == (1, b"")
+        err = done.stderr.decode()
+        assert message in err and err.count("\n") == 1 and len(err) < 200, err
+
+
+def test_replay_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    data = json.dumps(RECORD).replace("alpha", "\u00e1lpha").encode("latin-1")
+    for done in replay_bytes(data, tmp_path):
+        assert (done.returncode, done.stdout) == (1, b"")
+        assert done.stderr.decode() == f"not UTF-8: byte 0xe1 at position {data.index(0xE1)}\n"
+
+
+def test_a_hand_result_that_is_not_an_object_is_refused() -> None:
+    record = json.loads(json.dumps(RECORD))
+    record["hands"][0]["result"] = 3
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "hand 0: result must be an object, not '3'\n"
+
+
+KEYS = st.sampled_from(
+    ["format", "rules", "preset", "team_size", "seats", "start_score", "start_games", "seed",
+     "hands", "dealer", "vira", "cards", "actions", "seat", "type", "card", "covered", "slot",
+     "result", "points", "score", "reason", "winner", "games", "next"]
+)  # fmt: skip
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    | st.sampled_from(["4C", "5C", "play", "raise", "accept", "fold", "paulista", "truco-match/1"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS | st.text(max_size=6), inner,
+                                                                max_size=4),
+    max_leaves=16,
+)  # fmt: skip
+
+
+@st.composite
+def played_records(draw: st.DrawFn) -> Any:
+    """The record of a seeded match, played by random choices to its end or part way."""
+    from arena.engine import Match, Rules, to_record
+    from arena.engine.rules import PRESET_NAMES
+
+    rules = Rules.preset(draw(st.sampled_from(PRESET_NAMES)))
+    seed = draw(st.integers(0, 2**32))
+    match, choose = Match(rules, seed=seed), random.Random(seed)
+    for _ in range(draw(st.integers(0, 300))):
+        if match.is_over:
+            break
+        match.apply(choose.choice(match.legal_actions()))
+    return to_record(match)
+
+
+def mutated(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` with one part replaced by any JSON value, or removed."""
+    if isinstance(value, dict | list) and value and draw(st.integers(0, 4)):
+        keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+        key = draw(st.sampled_from(keys))
+        copy = type(value)(value)
+        if draw(st.integers(0, 5)) == 0:
+            del copy[key]
+        else:
+            copy[key] = mutated(draw, value[key])
+        return copy
+    return draw(JSON_VALUES)
+
+
+@st.composite
+def mutated_records(draw: st.DrawFn) -> Any:
+    record = draw(played_records())
+    for _ in range(draw(st.integers(1, 3))):
+        record = mutated(draw, record)
+    return record
+
+
+def wrapped(text: str, depth: int) -> str:
+    """``text`` inside ``depth`` arrays and objects, alternately."""
+    for k in range(depth):
+        text = f'{{"x": {text}}}' if k % 2 else f"[{text}]"
+    return text
+
+
+RECORD_TEXTS = st.one_of(
+    st.one_of(JSON_VALUES, played_records(), mutated_records()).map(json.dumps),
+    st.builds(wrapped, st.sampled_from(["0", "[]", json.dumps(RECORD)]), st.integers(1, 3000)),
+    st.builds(lambda n, where: json.dumps({**RECORD, where: "N"}).replace('"N"', "9" * n),
+              st.integers(4000, 6000), KEYS),
+)  # fmt: skip
+
+
+def stated_results_are_objects(record: Any) -> bool:
+    """Whether every result the record states (its own, its hands') is an object."""
+    if not isinstance(record, dict):
+        return True
+    parts = [record, *(h for h in record.get("hands", []) if isinstance(h, dict))]
+    return all(isinstance(part.get("result", {}), dict) for part in parts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(RECORD_TEXTS)
+def test_replay_answers_anything_with_an_exit_status_never_an_exception(text: str) -> None:
+    from arena.cli import replay_file
+
+    out, err = io.StringIO(), io.StringIO()
+    code = replay_file("-", io.StringIO(text), out, err)
+    assert code in (0, 1)
+    assert (out.getvalue() == "") == (code == 1) and (err.getvalue() == "") == (code == 0)
+    if code == 0:
+        assert isinstance(json.loads(out.getvalue()), dict)
+        assert stated_results_are_objects(json.loads(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=64) | RECORD_TEXTS.map(str.encode) | st.just(b'"\xe1"'))
+def test_replay_answers_any_bytes_with_an_exit_status(data: bytes) -> None:
+    from arena.cli import replay_file
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "record.json"
+        path.write_bytes(data)
+        out, err = io.StringIO(), io.StringIO()
+        code = replay_file(str(path), io.StringIO(), out, err)
+    assert code in (0, 1) and (out.getvalue() == "" or err.getvalue() == "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import ALL_CARDS, Card
-from arena.engine.errors import MalformedAction
+from arena.engine.errors import MalformedAction, quoted
 
 
 class ActionType(enum.StrEnum):
@@ -38,7 +38,7 @@ class Action:
     @staticmethod
     def play_slot(slot: int) -> Action:
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= 2:
-            raise MalformedAction(f"a slot is 0, 1 or 2, not {slot!r}")
+            raise MalformedAction(f"a slot is 0, 1 or 2, not {quoted(slot)}")
         return _SLOTS[slot]
 
     @property
@@ -97,13 +97,13 @@ class Action:
     def from_json(data: Any) -> Action:
         """Read one action of a match record (extra keys such as ``seat`` are ignored)."""
         if not isinstance(data, dict):
-            raise MalformedAction(f"an action must be an object, not {data!r}")
+            raise MalformedAction(f"an action must be an object, not {quoted(data)}")
         kind = _type(data.get("type"))
         if kind is not ActionType.PLAY:
             return _SIMPLE[kind]
         covered = data.get("covered", False)
         if not isinstance(covered, bool):
-            raise MalformedAction(f"'covered' must be true or false, not {covered!r}")
+            raise MalformedAction(f"'covered' must be true or false, not {quoted(covered)}")
         if "card" in data:
             return Action.play(Card.parse(data["card"]), covered)
         if "slot" in data:
@@ -118,7 +118,7 @@ def _type(word: Any) -> ActionType:
         return ActionType(str(word).lower())
     except ValueError:
         raise MalformedAction(
-            f"unknown action type {word!r}: use play, raise, accept or fold"
+            f"unknown action type {quoted(word)}: use play, raise, accept or fold"
         ) from None
 
 

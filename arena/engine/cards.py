@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from functools import cache
 
-from arena.engine.errors import MalformedAction
+from arena.engine.errors import MalformedAction, quoted
 
 
 class Rank(enum.IntEnum):
@@ -72,11 +72,11 @@ class Card:
     def parse(text: str) -> Card:
         """Read ``4C``, ``10h``, ``qs``: rank then suit, any case."""
         if not isinstance(text, str):
-            raise MalformedAction(f"a card must be text like '4C', not {text!r}")
+            raise MalformedAction(f"a card must be text like '4C', not {quoted(text)}")
         card = _CARD_BY_TEXT.get(text.strip().upper())
         if card is None:
             raise MalformedAction(
-                f"{text!r} is not a card: write the rank (4 5 6 7 8 9 10 Q J K A 2 3) "
+                f"{quoted(text)} is not a card: write the rank (4 5 6 7 8 9 10 Q J K A 2 3) "
                 "then the suit (C H S D), like '4C' or '10H'"
             )
         return card

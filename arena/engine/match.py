@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from arena.engine.actions import ACCEPT, FOLD, RAISE, Action, ActionType
 from arena.engine.cards import COVERED, Card, Manilha, strength_table
-from arena.engine.errors import IllegalAction, RecordError
+from arena.engine.errors import IllegalAction, RecordError, quoted
 from arena.engine.rules import (
     LADDER,
     AllTied,
@@ -541,7 +541,9 @@ def _pair(name: str, values: Sequence[int], limit: int) -> tuple[int, int]:
         return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < limit
 
     if not isinstance(values, Sequence) or len(values) != 2 or not all(map(ok, values)):
-        raise RecordError(f"{name} must be two whole numbers from 0 to {limit - 1}, not {values!r}")
+        raise RecordError(
+            f"{name} must be two whole numbers from 0 to {limit - 1}, not {quoted(values)}"
+        )
     return (values[0], values[1])
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import Deck, Manilha
-from arena.engine.errors import RulesError
+from arena.engine.errors import RulesError, quoted
 
 
 class LeadAfterTie(enum.StrEnum):
@@ -90,9 +90,9 @@ class Rules:
             if issubclass(kind, enum.Enum):
                 object.__setattr__(self, f.name, _coerce(f.name, kind, value))
             elif kind is bool and not isinstance(value, bool):
-                raise RulesError(f"{f.name} must be true or false, not {value!r}")
+                raise RulesError(f"{f.name} must be true or false, not {quoted(value)}")
             elif kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise RulesError(f"{f.name} must be a whole number, not {value!r}")
+                raise RulesError(f"{f.name} must be a whole number, not {quoted(value)}")
         self._check()
         values = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
         object.__setattr__(self, "_hash", hash(values))
@@ -137,7 +137,7 @@ class Rules:
         try:
             return PRESETS[name.strip().lower()]
         except KeyError:
-            raise RulesError(f"unknown preset {name!r}: choose one of {_names()}") from None
+            raise RulesError(f"unknown preset {quoted(name)}: choose one of {_names()}") from None
 
     @staticmethod
     def parse(text: str) -> Rules:
@@ -148,7 +148,7 @@ class Rules:
         for item in filter(None, (s.strip() for s in overrides.split(","))):
             key, eq, value = item.partition("=")
             if not eq:
-                raise RulesError(f"write overrides as param=value, not {item!r}")
+                raise RulesError(f"write overrides as param=value, not {quoted(item)}")
             changes[key.strip()] = value.strip()
         return rules.replace(**changes)
 
@@ -157,7 +157,7 @@ class Rules:
         typed = {}
         for key, value in changes.items():
             if key not in _FIELD_TYPES or key == "name":
-                raise RulesError(f"unknown rule parameter {key!r}: known are {_params()}")
+                raise RulesError(f"unknown rule parameter {quoted(key)}: known are {_params()}")
             typed[key] = _from_text(key, value) if isinstance(value, str) else value
         return dataclasses.replace(self, **typed)
 
@@ -169,7 +169,7 @@ class Rules:
         if isinstance(data, dict):
             rest = {k: v for k, v in data.items() if k != "preset"}
             return Rules.preset(str(data.get("preset", "paulista"))).replace(**rest)
-        raise RulesError(f"rules must be a preset name or an object, not {data!r}")
+        raise RulesError(f"rules must be a preset name or an object, not {quoted(data)}")
 
     def to_json(self) -> dict[str, Any]:
         """The preset and every parameter that differs from it."""
@@ -226,7 +226,7 @@ def _coerce(name: str, kind: type, value: Any) -> Any:
         return kind(value)
     except ValueError:
         choices = ", ".join(str(m.value) for m in kind)  # type: ignore[attr-defined]
-        raise RulesError(f"{name} must be one of {choices}; {value!r} is not") from None
+        raise RulesError(f"{name} must be one of {choices}; {quoted(value)} is not") from None
 
 
 def _from_text(name: str, text: str) -> Any:
@@ -237,12 +237,12 @@ def _from_text(name: str, text: str) -> Any:
             return True
         if word in ("no", "false", "off", "0"):
             return False
-        raise RulesError(f"{name} must be yes or no, not {text!r}")
+        raise RulesError(f"{name} must be yes or no, not {quoted(text)}")
     if kind is int:
         try:
             return int(text)
         except ValueError:
-            raise RulesError(f"{name} must be a whole number, not {text!r}") from None
+            raise RulesError(f"{name} must be a whole number, not {quoted(text)}") from None
     return _coerce(name, kind, text.lower())
 
 
