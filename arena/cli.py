@@ -471,7 +471,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         arena = ArenaServicer(store, settings.admin_token(), start_run=_run_starter(settings))
-        server = create_server(address, Hub(tokens), arena, credentials, local)
+        try:
+            server = create_server(address, Hub(tokens), arena, credentials, local)
+        except RuntimeError as e:  # grpc.aio could not bind: its message names the address
+            raise OSError(str(e)) from None
         await server.start()
         log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
         stop = asyncio.Event()

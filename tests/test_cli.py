@@ -625,3 +625,43 @@ def test_replay_answers_any_bytes_with_an_exit_status(data: bytes) -> None:
         out, err = io.StringIO(), io.StringIO()
         code = replay_file(str(path), io.StringIO(), out, err)
     assert code in (0, 1) and (out.getvalue() == "" or err.getvalue() == "")
+
+
+def test_arena_serve_on_an_address_in_use_is_one_line_and_exit_1(
+    database: str, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        done = arena("serve", "--address", address, env=organizer_env(database, tmp_path / "h"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "Traceback" not in done.stderr, done.stderr
+    # gRPC's core logs its own line first; ours is the last
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("arena serve: ") and address in last, done.stderr
+
+
+def test_only_a_live_socket_of_this_user_in_a_private_folder_is_trusted(tmp_path: Path) -> None:
+    from arena.cli import _local_socket
+    from arena.settings import make_home, own_socket, referee_socket
+
+    home = make_home(tmp_path / "h")
+    assert home.stat().st_mode & 0o777 == 0o700
+    path = referee_socket(home)
+    assert path.parent == home
+    assert _local_socket(home) == f"unix:{path}"  # nothing listens: arena serve takes it
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        assert own_socket(path)
+        assert _local_socket(home) is None  # another arena serve of this home has it
+        home.chmod(0o777)  # anyone could have put a socket there
+        assert not own_socket(path)
+        home.chmod(0o700)
+        if os.getuid() == 0:  # root can give the socket to another user, as a squatter's
+            os.chown(path, 12345, -1)
+            assert not own_socket(path)
+            os.chown(path, 0, -1)
+    assert path.exists() and not own_socket(path)  # left behind by a server that is gone
+    assert _local_socket(home) == f"unix:{path}"
