@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test lint proto proto-check bench faults demo clean
+.PHONY: help install test chromium lint proto proto-check bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -20,8 +20,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-test: lint proto-check ## run the whole test suite (after the linters and the proto check)
+test: lint proto-check chromium ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest
+
+# Playwright never downloads a browser here: the browser tests drive the system's Chromium,
+# and skip (saying what to install) where there is none.
+chromium: ## install the browser tests' Chromium (apt-get) when missing and run as root
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium for the browser tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; \
+	fi
 
 lint: install ## ruff, and mypy --strict on the engine
 	$(VENV)/bin/ruff check .

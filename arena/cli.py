@@ -11,14 +11,16 @@ import json
 import logging
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from arena.engine import Match, Rules, TrucoError, disagreements, replay, to_record
+from arena.engine.errors import quoted
 from arena.engine.record import replayed_record
 from arena.engine.rules import PRESET_NAMES
 from arena.engine.sources import NOTES, SOURCES, SUMMARIES
+from arena.errors import MAX_ID, ArenaError
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +36,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except ArenaError as e:  # a kind of arena.errors: its message is meant for the user
+        print(f"arena: {e}", file=sys.stderr)
+        return 1
     return code
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, exit 2: what is wrong, and where the help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` in ASCII digits; anything
+    else is a usage error (exit 2) that gives the range."""
+
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 20 and low <= int(text) <= high:
+            return int(text)
+        raise argparse.ArgumentTypeError(
+            f"give a whole number from {low} to {high}, not {quoted(text)}"
+        )
+
+    return parse
+
+
+MATCHES = _count(1, 1000)  # matches or games asked for at once
+SEED = _count(0, 2**63 - 1)
+DECISION_MS = _count(1, 60_000)
+TIME_BANK_MS = _count(0, 600_000)
+GRACE_MS = _count(0, 600_000)
+ROW_ID = _count(1, MAX_ID)
+LIMIT = _count(1, 200)  # the Arena API's largest page
+PORT = _count(1, 65535)
+CONCURRENCY = _count(1, 64)
 
 
 def _rules(text: str) -> Rules:
@@ -47,7 +86,7 @@ def _rules(text: str) -> Rules:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description="Truco Arena")
+    parser = _Parser(prog="arena", description="Truco Arena")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     p = sub.add_parser("replay", help="replay a match record, checking every action")
@@ -79,13 +118,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CMD",
         help="house:NAME or a shell command; one per team, or one per seat",
     )
-    p.add_argument("--games", type=int, default=2, help="matches to play (default 2)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
-    p.add_argument("--time-bank-ms", type=int, default=10_000, help="extra time per match")
+    p.add_argument("--games", type=MATCHES, default=2, help="matches to play (default 2)")
+    p.add_argument("--seed", type=SEED, default=1)
+    p.add_argument("--decision-ms", type=DECISION_MS, default=1000, help="time per decision")
+    p.add_argument("--time-bank-ms", type=TIME_BANK_MS, default=10_000, help="extra time per match")
     p.add_argument(
         "--reconnect-grace-ms",
-        type=int,
+        type=GRACE_MS,
         default=60_000,
         help="how long a disconnected bot's seats are held before a house bot plays",
     )
@@ -98,11 +137,10 @@ def _parser() -> argparse.ArgumentParser:
         "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
     )
     p.add_argument(
-        "--token",
-        action="append",
-        default=[],
-        metavar="BOT=TOKEN",
-        help="also accept this bot with this token (besides the registered bots)",
+        "--token-file",
+        metavar="FILE",
+        help="also accept these bots (besides the registered ones): lines BOT=TOKEN, # comments;"
+        " and those of $ARENA_BOT_TOKENS (BOT=TOKEN pairs, by commas or spaces)",
     )
     p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
                    "($ARENA_TLS_CERT)")  # fmt: skip
@@ -111,13 +149,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
+    p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
     p.set_defaults(run=cmd_web)
 
     p = sub.add_parser("challenge", help="rated matches between connected bots (organizer)")
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
     p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
-    p.add_argument("--games", type=int, default=2, help="matches (default 2, seats swapped)")
+    p.add_argument("--games", type=MATCHES, default=2, help="matches (default 2, seats swapped)")
     p.add_argument("--wait", action="store_true", help="wait for the results")
     p.set_defaults(run=cmd_challenge)
 
@@ -126,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
     p.add_argument("--since", default="", help="created at or after (e.g. 2026-11-29T10:00Z)")
     p.add_argument("--until", default="", help="created before")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
     p.set_defaults(run=cmd_matches)
 
     p = sub.add_parser("ratings", help="the leaderboard of a pool")
@@ -150,9 +188,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
     )
-    p.add_argument("--concurrency", type=int, default=16, help="matches at once (default 16)")
-    p.add_argument("--seed", type=int, help="seed the bot's random choices")
-    p.add_argument("--budget-ms", type=int, help="mc only: thinking time per decision (30)")
+    p.add_argument("--concurrency", type=CONCURRENCY, default=16, help="matches at once (16)")
+    p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
+    p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
     p.set_defaults(run=cmd_bot_run)
 
     db = sub.add_parser("db", help="the database")
@@ -165,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
     p.add_argument(
         "--concurrency",
-        type=int,
+        type=CONCURRENCY,
         default=32,
         help="tasks at once (default 32); each bot's own concurrency still caps its matches",
     )
@@ -185,13 +223,13 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
     )
-    p.add_argument("--matches", type=int, default=8, help="per pairing and leg (default 8)")
-    p.add_argument("--web-port", type=int, default=8080, help="the web pages' port (8080)")
+    p.add_argument("--matches", type=MATCHES, default=8, help="per pairing and leg (default 8)")
+    p.add_argument("--web-port", type=PORT, default=8080, help="the web pages' port (8080)")
     p.set_defaults(run=cmd_demo)
 
     p = sub.add_parser("play", help="play and print a seeded match between two random players")
     p.add_argument("--rules", type=_rules, default=Rules(), help="PRESET[:param=value,...]")
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--seed", type=SEED, default=2026)
     p.add_argument("--record", metavar="FILE", help="also write the match record here")
     p.set_defaults(run=cmd_play)
     return parser
@@ -203,34 +241,50 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def replay_file(path: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """``arena replay``: the recomputed record on stdout (exit 0), or one line per
-    problem on stderr and nothing on stdout (exit 1)."""
+    problem on stderr and nothing on stdout (exit 1), whatever the input."""
     try:
-        if path == "-":
-            text = stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        print(f"cannot read {path}: {e.strerror}", file=stderr)
-        return 1
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        print(f"not JSON: {e}", file=stderr)
-        return 1
-    try:
+        record = _read_record(path, stdin)
         match = replay(record)
+        problems = disagreements(record, match)
+        text = "" if problems else json.dumps(replayed_record(record, match), indent=2)
     except TrucoError as e:
-        print(e, file=stderr)
-        return 1
-    problems = disagreements(record, match)
+        problems = [str(e)]
+    except RecursionError:  # a value nested deeper than Python's stack, anywhere in the record
+        problems = ["the record is nested too deeply"]
     for problem in problems:
         print(problem, file=stderr)
     if problems:
         return 1
-    json.dump(replayed_record(record, match), stdout, indent=2)
-    stdout.write("\n")
+    stdout.write(text + "\n")
     return 0
+
+
+def _read_record(path: str, stdin: TextIO) -> Any:
+    """The JSON value of the file ``path`` (``-``: standard input), read as UTF-8;
+    :class:`RecordError` saying why it cannot be read."""
+    from arena.engine.errors import RecordError
+
+    try:
+        if path == "-":
+            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except OSError as e:
+        raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        where = f"byte 0x{e.object[e.start]:02x} at position {e.start}"
+        raise RecordError(f"not UTF-8: {where}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not JSON: {e}") from None
+    except RecursionError:
+        raise RecordError("not JSON: nested too deeply") from None
+    except ValueError:  # the only other: a number too long to convert
+        limit = sys.get_int_max_str_digits()
+        raise RecordError(f"not JSON: a number has more than {limit} digits") from None
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:
@@ -326,13 +380,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from referee.local import play_local
 
     rules = args.rules
-    try:
-        clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
-        if args.games < 1:
-            raise ValueError("--games must be at least 1")
-    except ValueError as e:
-        print(f"arena match: {e}", file=sys.stderr)
-        return 2
+    clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, disable=args.json) as bar:
         task = bar.add_task("matches", total=args.games)
@@ -388,10 +436,12 @@ def _signed(x: float) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
+    import os
     import signal
 
     from arena.channel import server_credentials
     from arena.dispatch import Dispatcher
+    from arena.errors import Invalid
     from arena.settings import Settings
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
@@ -409,18 +459,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"arena serve: cannot read the certificate or key: {e}", file=sys.stderr)
         return 1
+    try:
+        extra = _bot_tokens(args.token_file, os.environ.get("ARENA_BOT_TOKENS", ""))
+    except Invalid as e:
+        print(f"arena serve: {e}", file=sys.stderr)
+        return 2
     store = _open_store("serve", settings)
     tokens = MemoryTokens(fallback=StoreTokens(store))
-    for item in args.token:
-        bot, eq, token = item.partition("=")
-        if not eq or not bot or not token:
-            print(f"arena serve: write --token BOT=TOKEN, not {item!r}", file=sys.stderr)
-            return 2
+    for bot, token in extra:
         tokens.add(bot, token)
+    local = _local_socket(settings.home)
 
     async def serve() -> None:
         arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
-        server = create_server(address, Hub(tokens), arena, credentials)
+        try:
+            server = create_server(address, Hub(tokens), arena, credentials, local)
+        except RuntimeError as e:  # grpc.aio could not bind: its message names the address
+            raise OSError(str(e)) from None
         await server.start()
         log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
         stop = asyncio.Event()
@@ -438,6 +493,67 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _bot_tokens(token_file: str | None, variable: str) -> list[tuple[str, str]]:
+    """The extra bots ``arena serve`` accepts, as (bot, token): the lines of ``token_file``
+    (blank lines and # comments skipped) and the pairs of ``$ARENA_BOT_TOKENS`` (split at
+    commas and spaces); never the command line, which every user of the machine may read.
+    :class:`~arena.errors.Invalid` names the line or pair at fault, never its token."""
+    from arena.errors import Invalid
+
+    items = []
+    if token_file:
+        try:
+            text = Path(token_file).read_text(encoding="utf-8")
+        except OSError as e:
+            raise Invalid(f"cannot read {token_file}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise Invalid(f"{token_file} is not UTF-8 text") from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip() and not line.strip().startswith("#"):
+                items.append((f"line {n} of {token_file}", line))
+    for n, item in enumerate(variable.replace(",", " ").split(), 1):
+        items.append((f"item {n} of ARENA_BOT_TOKENS", item))
+    tokens: dict[str, str] = {}
+    for where, item in items:
+        bot, token = _bot_token(where, item)
+        if bot in tokens:
+            raise Invalid(f"{where}: {quoted(bot)} is given twice")
+        tokens[bot] = token
+    return list(tokens.items())
+
+
+def _bot_token(where: str, item: str) -> tuple[str, str]:
+    """``BOT=TOKEN`` read, spaces around either part dropped; Invalid saying what is wrong."""
+    from arena.errors import Invalid
+
+    bot, eq, token = (part.strip() for part in item.partition("="))
+    if not eq or any(c.isspace() for c in bot + token):
+        raise Invalid(f"{where}: write BOT=TOKEN")
+    if not bot:
+        raise Invalid(f"{where}: the bot's name is missing")
+    if not token:
+        raise Invalid(f"{where}: the token of {quoted(bot)} is missing")
+    return bot, token
+
+
+def _local_socket(home: Path) -> str | None:
+    """The unix socket ``arena serve`` also listens on, for the CLI of ``home``'s owner
+    (:func:`_arena_endpoint`); None, with a warning, when another referee of the same home
+    listens there already, or no private place for it can be had."""
+    from arena.errors import ArenaError
+    from arena.settings import make_home, own_socket, referee_socket
+
+    try:
+        path = referee_socket(make_home(home))
+    except (ArenaError, OSError) as e:
+        log.warning("no local socket for the CLI: %s", e)
+        return None
+    if own_socket(path):
+        log.warning("another referee of %s listens on %s: this one leaves it be", home, path)
+        return None
+    return f"unix:{path}"
 
 
 def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
@@ -511,14 +627,13 @@ _ENDPOINT: list[tuple[str, str, Any]] = []
 
 def _arena_endpoint() -> tuple[str, str, Any]:
     """The Arena API to ask, the organizer's token, and the settings to reach it with:
-    ``$ARENA_REFEREE_ADDRESS`` when set; else a referee answering at the default address;
-    else an Arena API started in this process on the store (``$ARENA_DATABASE_URL`` or the
-    embedded PostgreSQL, plaintext on loopback), so that reading and organizing work with
-    no server running."""
+    ``$ARENA_REFEREE_ADDRESS`` when set; else the ``arena serve`` of ``$ARENA_HOME``, on its
+    private socket (:func:`_own_referee`); else an Arena API started in this process on the
+    store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL, plaintext on loopback), so
+    that reading and organizing work with no server running. Never a TCP port nobody
+    named: whoever listened there first would be sent the organizer's token."""
     import dataclasses
     import os
-
-    import grpc
 
     from arena.settings import Settings
 
@@ -527,14 +642,24 @@ def _arena_endpoint() -> tuple[str, str, Any]:
     settings = Settings.from_env()
     address = settings.referee_address
     if not os.environ.get("ARENA_REFEREE_ADDRESS"):
-        with settings.channel(address) as channel:
-            try:
-                grpc.channel_ready_future(channel).result(timeout=0.3)
-            except grpc.FutureTimeoutError:
-                address = _in_process_arena(settings)
-                settings = dataclasses.replace(settings, ca_file=None, tls=False)
+        address = _own_referee(settings.home) or _in_process_arena(settings)
+        settings = dataclasses.replace(settings, ca_file=None, tls=False)
     _ENDPOINT.append((address, settings.admin_token(), settings))
     return _ENDPOINT[0]
+
+
+def _own_referee(home: Path) -> str | None:
+    """``unix:PATH`` of the referee of ``home`` when one listens on its socket, made by
+    this user in a folder of this user's (:func:`arena.settings.own_socket`); else None."""
+    from arena.errors import Unavailable
+    from arena.settings import own_socket, referee_socket
+
+    try:
+        path = referee_socket(home)
+    except Unavailable as e:
+        log.warning("%s; the Arena API is served in this command", e)
+        return None
+    return f"unix:{path}" if own_socket(path) else None
 
 
 def _in_process_arena(settings: Any) -> str:
@@ -718,7 +843,7 @@ def _tournament_parsers(sub: Any) -> None:
         "--format", default="round-robin", help="round-robin, double-round-robin or gauntlet"
     )
     p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
-    p.add_argument("--matches", type=int, default=2, help="per pairing, seats swapped (2)")
+    p.add_argument("--matches", type=MATCHES, default=2, help="per pairing, seats swapped (2)")
     p.add_argument(
         "--duplicate",
         action="store_true",
@@ -730,10 +855,10 @@ def _tournament_parsers(sub: Any) -> None:
         help="declare that no bot remembers one match in the next (house bots): only then "
         "may deals be duplicated or fixed by --seed",
     )
-    p.add_argument("--decision-ms", type=int, default=1000)
-    p.add_argument("--time-bank-ms", type=int, default=10_000)
+    p.add_argument("--decision-ms", type=DECISION_MS, default=1000)
+    p.add_argument("--time-bank-ms", type=TIME_BANK_MS, default=10_000)
     p.add_argument(
-        "--seed", type=int, help="the same deals in every run (needs --trusted; default: new ones)"
+        "--seed", type=SEED, help="the same deals in every run (needs --trusted; default: new ones)"
     )
     p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
     p.set_defaults(run=cmd_tournament_create)
@@ -742,10 +867,10 @@ def _tournament_parsers(sub: Any) -> None:
     p.add_argument("--watch", action="store_true", help="then watch it to the end")
     p.set_defaults(run=cmd_tournament_start)
     p = t_sub.add_parser("watch", help="follow a run with a progress bar, then show its table")
-    p.add_argument("run_id", type=int, metavar="RUN")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
     p.set_defaults(run=cmd_tournament_watch)
     p = t_sub.add_parser("show", help="a run: progress, standings, crosstable")
-    p.add_argument("run_id", type=int, metavar="RUN")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
     p.add_argument("--json", action="store_true", help="print the run as JSON")
     p.set_defaults(run=cmd_tournament_show)
     p = t_sub.add_parser("list", help="the tournaments and their last runs")

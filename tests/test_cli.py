@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import random
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
 RECORD: dict[str, Any] = {
@@ -35,13 +46,16 @@ RECORD: dict[str, Any] = {
 }
 
 
-def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def arena(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -206,3 +220,448 @@ def test_arena_match_explains_a_bot_that_cannot_start() -> None:
     assert "exited with status 7 before connecting" in done.stderr
     unknown = arena("match", "--bot", "house:nobody", "--bot", "house:random")
     assert unknown.returncode == 1 and "unknown house bot 'nobody'" in unknown.stderr
+
+
+# ---- the organizer's token reaches only a referee the user can trust -------------------------
+
+
+class Impostor(grpc.GenericRpcHandler):
+    """Whatever listens at the default address first: it answers every call of any service
+    with an empty message, and keeps the metadata each call brought."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, str]]] = []
+
+    def service(self, details: Any) -> Any:
+        def answer(request: bytes, context: Any) -> bytes:
+            self.seen.append((details.method, dict(context.invocation_metadata())))
+            return b""
+
+        return grpc.unary_unary_rpc_method_handler(answer)
+
+
+@pytest.fixture
+def impostor() -> Iterator[Impostor]:
+    """An impostor listening on 127.0.0.1:50051, the referee's default address."""
+    handler = Impostor()
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=2), handlers=[handler],
+        options=[("grpc.so_reuseport", 0)],
+    )  # fmt: skip
+    try:
+        server.add_insecure_port("127.0.0.1:50051")
+    except RuntimeError:
+        pytest.skip("127.0.0.1:50051 is in use here: the impostor cannot listen there")
+    server.start()
+    yield handler
+    server.stop(grace=None)
+
+
+def organizer_env(database: str, home: Path) -> dict[str, str]:
+    """The environment of an organizer with no referee address configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return env | {
+        "ARENA_HOME": str(home),
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": "organizer-secret",
+    }
+
+
+def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_address(
+    impostor: Impostor, database: str, tmp_path: Path
+) -> None:
+    env = organizer_env(database, tmp_path / "home")
+    done = arena("bot", "register", "x", env=env)
+    assert [meta for _, meta in impostor.seen if "authorization" in meta] == []
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("registered x;")  # by the Arena API served in-process
+
+
+def test_the_cli_reaches_the_arena_of_its_home_through_a_private_socket(
+    database: str, tmp_path: Path
+) -> None:
+    from tests.test_sessions import Client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+    env = organizer_env(database, tmp_path / "home")
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--address", address], env=env, text=True
+    )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        done = arena("bot", "register", "alpha", env=env)
+        assert done.returncode == 0, done.stderr
+        client = Client(address)  # the bot connects to the referee over TCP
+        client.hello(done.stdout.splitlines()[-1])
+        assert client.next().welcome.bot == "alpha"
+        # only the running referee knows the bot is connected: the CLI asked it
+        listed = arena("bot", "list", env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.startswith("alpha connected"), listed.stdout
+        client.close()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
+
+
+def test_sockets_too_long_for_home_go_to_a_folder_of_the_users_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.errors import Unavailable
+    from arena.settings import private_socket
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert private_socket(tmp_path, "referee.sock") == tmp_path / "referee.sock"
+    deep = tmp_path / ("x" * 100)
+    path = private_socket(deep, "referee.sock")
+    own = tmp_path / "tmp" / f"truco-arena-{os.getuid()}"
+    assert path.parent == own and path.name.endswith("-referee.sock")
+    assert own.stat().st_mode & 0o777 == 0o700
+    assert private_socket(deep / "redis", "redis.sock").parent == own
+    assert private_socket(deep / "redis", "redis.sock") != path
+    own.chmod(0o755)  # someone else could have entered it: refused, not repaired
+    with pytest.raises(Unavailable, match="is not a folder of this user's only"):
+        private_socket(deep, "referee.sock")
+    if os.getuid() == 0:  # root can make the folder another user's, as a squatter would
+        own.chmod(0o700)
+        os.chown(own, 12345, 12345)
+        with pytest.raises(Unavailable, match="owner uid 12345"):
+            private_socket(deep, "referee.sock")
+
+
+# ---- arena serve: bots' tokens from a file and the environment, never the command line --------
+
+
+def free_address() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def test_arena_serve_takes_bot_tokens_from_a_file_and_from_the_environment(
+    database: str, tmp_path: Path
+) -> None:
+    from tests.test_sessions import Client
+
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# bots that play here unregistered\n\n  alpha=secret-a  \n# beta=old\n")
+    env = organizer_env(database, tmp_path / "home")
+    env["ARENA_BOT_TOKENS"] = "beta=secret-b, gamma=secret-g\ndelta=secret-d"
+    address = free_address()
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address]
+    serve = subprocess.Popen([*argv, "--token-file", str(tokens)], env=env, text=True)
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        for bot in ("alpha", "beta", "gamma", "delta"):
+            client = Client(address)
+            client.hello(f"secret-{bot[0]}")
+            assert client.next().welcome.bot == bot
+            client.close()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
+
+
+@pytest.mark.parametrize(
+    ("file", "variable", "message"),
+    [
+        ("alpha=a\nbeta secret\n", "", "line 2 of {file}: write BOT=TOKEN"),
+        ("=secret\n", "", "line 1 of {file}: the bot's name is missing"),
+        ("alpha=\n", "", "line 1 of {file}: the token of 'alpha' is missing"),
+        ("alpha=a\nalpha=b\n", "", "line 2 of {file}: 'alpha' is given twice"),
+        ("alpha=a b\n", "", "line 1 of {file}: write BOT=TOKEN"),
+        ("", "alpha=a,beta", "item 2 of ARENA_BOT_TOKENS: write BOT=TOKEN"),
+        ("alpha=a\n", "alpha=b", "item 1 of ARENA_BOT_TOKENS: 'alpha' is given twice"),
+        (None, "", "cannot read {file}: No such file or directory"),
+    ],
+)
+def test_a_malformed_token_is_one_line_and_exit_2(
+    tmp_path: Path, file: str | None, variable: str, message: str
+) -> None:
+    path = tmp_path / "tokens"
+    if file is not None:
+        path.write_text(file)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_BOT_TOKENS": variable}
+    done = arena("serve", "--address", free_address(), "--token-file", str(path), env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"arena serve: {message.format(file=path)}\n"
+    assert "secret" not in done.stderr and "Traceback" not in done.stderr
+
+
+# ---- numbers at the command line --------------------------------------------------------------
+
+BIG = str(2**64)
+CREATE = ("tournament", "create", "cup", "--bots", "a,b")
+BAD_NUMBERS = [
+    (("match", "--games", "0"), "--games", "1 to 1000"),
+    (("match", "--games", "-2"), "--games", "1 to 1000"),
+    (("match", "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    (("match", "--decision-ms", "0"), "--decision-ms", "1 to 60000"),
+    (("match", "--decision-ms", "60001"), "--decision-ms", "1 to 60000"),
+    (("match", "--time-bank-ms", "-1"), "--time-bank-ms", "0 to 600000"),
+    (("match", "--reconnect-grace-ms", "600001"), "--reconnect-grace-ms", "0 to 600000"),
+    (("web", "--port", "0"), "--port", "1 to 65535"),
+    (("web", "--port", "65536"), "--port", "1 to 65535"),
+    (("challenge", "a", "b", "--games", "1001"), "--games", "1 to 1000"),
+    (("matches", "--limit", "-5"), "--limit", "1 to 200"),
+    (("matches", "--limit", "0"), "--limit", "1 to 200"),
+    (("matches", "--limit", "201"), "--limit", "1 to 200"),
+    (("bot", "run", "house:mc", "--concurrency", "0"), "--concurrency", "1 to 64"),
+    (("bot", "run", "house:mc", "--seed", "-1"), "--seed", "0 to 9223372036854775807"),
+    (("bot", "run", "house:mc", "--budget-ms", "0"), "--budget-ms", "1 to 60000"),
+    (("worker", "--concurrency", "65"), "--concurrency", "1 to 64"),
+    (("demo", "--matches", "0"), "--matches", "1 to 1000"),
+    (("demo", "--web-port", "70000"), "--web-port", "1 to 65535"),
+    (("play", "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    ((*CREATE, "--matches", "0"), "--matches", "1 to 1000"),
+    ((*CREATE, "--decision-ms", "-3"), "--decision-ms", "1 to 60000"),
+    ((*CREATE, "--time-bank-ms", "600001"), "--time-bank-ms", "0 to 600000"),
+    ((*CREATE, "--seed", BIG), "--seed", "0 to 9223372036854775807"),
+    (("tournament", "watch", "0"), "RUN", "1 to 9223372036854775807"),
+    (("tournament", "show", "-1"), "RUN", "1 to 9223372036854775807"),
+    (("tournament", "show", BIG), "RUN", "1 to 9223372036854775807"),
+    (("match", "--games", "two"), "--games", "1 to 1000"),
+    (("match", "--games", "1e3"), "--games", "1 to 1000"),
+    (("match", "--games", "\u0663"), "--games", "1 to 1000"),  # an Arabic-Indic three
+    (("matches", "--limit", "9" * 5000), "--limit", "1 to 200"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "allowed"), BAD_NUMBERS, ids=[" ".join(a)[:40] for a, _, _ in BAD_NUMBERS]
+)
+def test_a_number_out_of_range_is_one_line_naming_the_option_and_the_range(
+    argv: tuple[str, ...], option: str, allowed: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")  # nothing may start, should a value get through
+    done = arena(*argv, env=env)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert f"argument {option}: " in done.stderr and allowed in done.stderr
+    assert len(done.stderr) < 200  # a long value is quoted cut short
+
+
+def test_clocks_may_be_zero_where_zero_means_something() -> None:
+    from arena.cli import _parser
+
+    args = _parser().parse_args(
+        ["match", "--time-bank-ms", "0", "--reconnect-grace-ms", "0", "--seed", "0"]
+    )
+    assert (args.time_bank_ms, args.reconnect_grace_ms, args.seed) == (0, 0, 0)
+    top = _parser().parse_args(["matches", "--limit", "200"])
+    assert top.limit == 200
+
+
+def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_BROKER_VISIBILITY_S": "soon"}
+    done = arena("stop-embedded", env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "arena: ARENA_BROKER_VISIBILITY_S must be a whole number of seconds, not 'soon'\n"
+    )
+
+
+# ---- arena replay never crashes ---------------------------------------------------------------
+
+
+def replay_bytes(data: bytes, tmp_path: Path) -> list[subprocess.CompletedProcess[bytes]]:
+    """``arena replay`` of ``data``, from a file and from standard input."""
+    path = tmp_path / "record.json"
+    path.write_bytes(data)
+    argv = [sys.executable, "-m", "arena.cli", "replay"]
+    return [
+        subprocess.run([*argv, str(path)], capture_output=True, timeout=60),
+        subprocess.run([*argv, "-"], input=data, capture_output=True, timeout=60),
+    ]
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (nested(100_000), "not JSON: nested too deeply"),
+        ('{"rules": ' + nested(950) + "}", "rules must be a preset name or an object, not '[[["),
+        ('{"seed": ' + "7" * 5000 + "}", "not JSON: a number has more than 4300 digits"),
+        ('{"hands": [], "result": [3, 0]}', "result must be an object, not '[3, 0]'\n"),
+    ],
+    ids=["deep", "deep-inside", "long-number", "result"],
+)
+def test_replay_refuses_what_json_or_python_cannot_take_in_one_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    for done in replay_bytes(text.encode(), tmp_path):
+        assert (done.returncode, done.stdout) == (1, b"")
+        err = done.stderr.decode()
+        assert message in err and err.count("\n") == 1 and len(err) < 200, err
+
+
+def test_replay_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    data = json.dumps(RECORD).replace("alpha", "\u00e1lpha").encode("latin-1")
+    for done in replay_bytes(data, tmp_path):
+        assert (done.returncode, done.stdout) == (1, b"")
+        assert done.stderr.decode() == f"not UTF-8: byte 0xe1 at position {data.index(0xE1)}\n"
+
+
+def test_a_hand_result_that_is_not_an_object_is_refused() -> None:
+    record = json.loads(json.dumps(RECORD))
+    record["hands"][0]["result"] = 3
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "hand 0: result must be an object, not '3'\n"
+
+
+KEYS = st.sampled_from(
+    ["format", "rules", "preset", "team_size", "seats", "start_score", "start_games", "seed",
+     "hands", "dealer", "vira", "cards", "actions", "seat", "type", "card", "covered", "slot",
+     "result", "points", "score", "reason", "winner", "games", "next"]
+)  # fmt: skip
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    | st.sampled_from(["4C", "5C", "play", "raise", "accept", "fold", "paulista", "truco-match/1"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS | st.text(max_size=6), inner,
+                                                                max_size=4),
+    max_leaves=16,
+)  # fmt: skip
+
+
+@st.composite
+def played_records(draw: st.DrawFn) -> Any:
+    """The record of a seeded match, played by random choices to its end or part way."""
+    from arena.engine import Match, Rules, to_record
+    from arena.engine.rules import PRESET_NAMES
+
+    rules = Rules.preset(draw(st.sampled_from(PRESET_NAMES)))
+    seed = draw(st.integers(0, 2**32))
+    match, choose = Match(rules, seed=seed), random.Random(seed)
+    for _ in range(draw(st.integers(0, 300))):
+        if match.is_over:
+            break
+        match.apply(choose.choice(match.legal_actions()))
+    return to_record(match)
+
+
+def mutated(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` with one part replaced by any JSON value, or removed."""
+    if isinstance(value, dict | list) and value and draw(st.integers(0, 4)):
+        keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+        key = draw(st.sampled_from(keys))
+        copy = type(value)(value)
+        if draw(st.integers(0, 5)) == 0:
+            del copy[key]
+        else:
+            copy[key] = mutated(draw, value[key])
+        return copy
+    return draw(JSON_VALUES)
+
+
+@st.composite
+def mutated_records(draw: st.DrawFn) -> Any:
+    record = draw(played_records())
+    for _ in range(draw(st.integers(1, 3))):
+        record = mutated(draw, record)
+    return record
+
+
+def wrapped(text: str, depth: int) -> str:
+    """``text`` inside ``depth`` arrays and objects, alternately."""
+    for k in range(depth):
+        text = f'{{"x": {text}}}' if k % 2 else f"[{text}]"
+    return text
+
+
+RECORD_TEXTS = st.one_of(
+    st.one_of(JSON_VALUES, played_records(), mutated_records()).map(json.dumps),
+    st.builds(wrapped, st.sampled_from(["0", "[]", json.dumps(RECORD)]), st.integers(1, 3000)),
+    st.builds(lambda n, where: json.dumps({**RECORD, where: "N"}).replace('"N"', "9" * n),
+              st.integers(4000, 6000), KEYS),
+)  # fmt: skip
+
+
+def stated_results_are_objects(record: Any) -> bool:
+    """Whether every result the record states (its own, its hands') is an object."""
+    if not isinstance(record, dict):
+        return True
+    parts = [record, *(h for h in record.get("hands", []) if isinstance(h, dict))]
+    return all(isinstance(part.get("result", {}), dict) for part in parts)
+
+
+@settings(max_examples=400, deadline=None)
+@given(RECORD_TEXTS)
+def test_replay_answers_anything_with_an_exit_status_never_an_exception(text: str) -> None:
+    from arena.cli import replay_file
+
+    out, err = io.StringIO(), io.StringIO()
+    code = replay_file("-", io.StringIO(text), out, err)
+    assert code in (0, 1)
+    assert (out.getvalue() == "") == (code == 1) and (err.getvalue() == "") == (code == 0)
+    if code == 0:
+        assert isinstance(json.loads(out.getvalue()), dict)
+        assert stated_results_are_objects(json.loads(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=64) | RECORD_TEXTS.map(str.encode) | st.just(b'"\xe1"'))
+def test_replay_answers_any_bytes_with_an_exit_status(data: bytes) -> None:
+    from arena.cli import replay_file
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "record.json"
+        path.write_bytes(data)
+        out, err = io.StringIO(), io.StringIO()
+        code = replay_file(str(path), io.StringIO(), out, err)
+    assert code in (0, 1) and (out.getvalue() == "" or err.getvalue() == "")
+
+
+def test_arena_serve_on_an_address_in_use_is_one_line_and_exit_1(
+    database: str, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        done = arena("serve", "--address", address, env=organizer_env(database, tmp_path / "h"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "Traceback" not in done.stderr, done.stderr
+    # gRPC's core logs its own line first; ours is the last
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("arena serve: ") and address in last, done.stderr
+
+
+def test_only_a_live_socket_of_this_user_in_a_private_folder_is_trusted(tmp_path: Path) -> None:
+    from arena.cli import _local_socket
+    from arena.settings import make_home, own_socket, referee_socket
+
+    home = make_home(tmp_path / "h")
+    assert home.stat().st_mode & 0o777 == 0o700
+    path = referee_socket(home)
+    assert path.parent == home
+    assert _local_socket(home) == f"unix:{path}"  # nothing listens: arena serve takes it
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        assert own_socket(path)
+        assert _local_socket(home) is None  # another arena serve of this home has it
+        home.chmod(0o777)  # anyone could have put a socket there
+        assert not own_socket(path)
+        home.chmod(0o700)
+        if os.getuid() == 0:  # root can give the socket to another user, as a squatter's
+            os.chown(path, 12345, -1)
+            assert not own_socket(path)
+            os.chown(path, 0, -1)
+    assert path.exists() and not own_socket(path)  # left behind by a server that is gone
+    assert _local_socket(home) == f"unix:{path}"

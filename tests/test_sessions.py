@@ -184,8 +184,13 @@ def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens(database: str) ->
         port = s.getsockname()[1]
     address = f"127.0.0.1:{port}"
     serve = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--address", address, "--token", "b=secret"],
-        env={**os.environ, "ARENA_DATABASE_URL": database, "ARENA_ADMIN_TOKEN": "x"},
+        [sys.executable, "-m", "arena.cli", "serve", "--address", address],
+        env={
+            **os.environ,
+            "ARENA_DATABASE_URL": database,
+            "ARENA_ADMIN_TOKEN": "x",
+            "ARENA_BOT_TOKENS": "b=secret",
+        },
         stderr=subprocess.PIPE,
         text=True,
     )

@@ -1,4 +1,4 @@
-"""Match records (see MATCH-RECORD.md): writing one from a match, and replaying one.
+"""Match records (docs/rules.md, "Match records"): writing one from a match, and replaying one.
 
 ``to_record(match)`` is the whole story of a match as a JSON-ready dict.
 ``replay(record)`` plays a record through the engine, checking every action, and
@@ -75,6 +75,7 @@ def replay(record: Any) -> Match:
     fmt = record.get("format", FORMAT)
     if fmt != FORMAT:
         raise RecordError(f"unknown record format {quoted(fmt)}; this engine reads {FORMAT!r}")
+    _check_result(record)
     rules = Rules.from_json(record.get("rules", "paulista"))
     seats = record.get("seats")
     if seats is not None and (
@@ -99,6 +100,7 @@ def _replay_hand(match: Match, i: int, hand: Any) -> None:
     try:
         if not isinstance(hand, dict):
             raise RecordError("a hand must be an object")
+        _check_result(hand)
         if match.is_over:
             raise RecordError("the match was already over")
         if not match.needs_deal:
@@ -130,6 +132,13 @@ def _replay_hand(match: Match, i: int, hand: Any) -> None:
             match.apply(_as_slot(match, Action.from_json(data), seat), seat)
         except TrucoError as e:
             raise type(e)(f"hand {i}, action {j}: {e}") from e
+
+
+def _check_result(part: dict[str, Any]) -> None:
+    """A stated result (of the match or of a hand) is an object when there is one: a
+    result of another kind would otherwise go unchecked."""
+    if "result" in part and not isinstance(part["result"], dict):
+        raise RecordError(f"result must be an object, not {quoted(part['result'])}")
 
 
 def _as_slot(match: Match, action: Action, seat: int | None) -> Action:
