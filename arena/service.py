@@ -55,10 +55,17 @@ class Processes:
         self.running: dict[str, subprocess.Popen[bytes]] = {}
         logs.mkdir(parents=True, exist_ok=True)
 
-    def start(self, name: str, *args: str, env: Mapping[str, str] = {}) -> subprocess.Popen[bytes]:
+    def start(
+        self,
+        name: str,
+        *args: str,
+        env: Mapping[str, str] = {},
+        command: Iterable[str] = ARENA,
+    ) -> subprocess.Popen[bytes]:
+        """``arena ARGS`` (or ``command ARGS``) as the process ``name``."""
         with open(self.logs / f"{name}.log", "ab") as log:
             process = subprocess.Popen(
-                [*ARENA, *args],
+                [*command, *args],
                 env={**self.env, **env},
                 stdin=subprocess.DEVNULL,
                 stdout=log,

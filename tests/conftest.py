@@ -70,11 +70,23 @@ def arena_factory(database: str, tmp_path: Path) -> Iterator[Any]:
         yield make
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """`make faults` ends with the tally of tests/test_faults.py."""
+def pytest_runtest_logreport(report: Any) -> None:
+    """Count the attacks of the tests marked ``hostile``: each one that passed was held."""
     from tests import faultlog
 
-    lines = faultlog.NOTES + ([faultlog.line()] if faultlog.TALLY["injected"] else [])
+    if report.when == "call" and "hostile" in report.keywords:
+        faultlog.ATTACKS[report.outcome] += 1
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """`make faults` ends with the tallies of the hostile tests and tests/test_faults.py."""
+    from tests import faultlog
+
+    lines = [*faultlog.NOTES]
+    if sum(faultlog.ATTACKS.values()):
+        lines.append(faultlog.attacks_line())
+    if faultlog.TALLY["injected"]:
+        lines.append(faultlog.line())
     for line in lines:
         terminalreporter.write_line(line)
     summary = os.environ.get("ARENA_FAULTS_SUMMARY")
