@@ -25,6 +25,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from arena.engine.errors import quoted
+from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.store.store import Store
 from arena.web import pages
 from arena.web.charts import rating_chart, sparkline
@@ -35,6 +37,10 @@ HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
 
 Builder = Callable[[Store, Request, bool], dict[str, Any]]
+
+STATUS = {NotFound: 404, Invalid: 400, Unavailable: 503}  # the error kinds a page answers
+TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 503: "Unavailable"}
+UNAVAILABLE = "the arena's database cannot be reached now; try again later"
 
 
 def pool_url(pool: str) -> str:
@@ -120,10 +126,8 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
             organizer = is_organizer(request)
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
-            except pages.NotFound as e:
-                return _error(request, template, 404, str(e))
-            except BadRequest as e:
-                return _error(request, template, 400, str(e))
+            except (NotFound, Invalid, Unavailable) as e:
+                return _refusal(request, template, e)
             headers = {"Cache-Control": "private, no-store"} if organizer else {}
             if template is None:
                 return JSONResponse(data, headers=headers)
@@ -149,10 +153,23 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
         log.info("organizer view opened from %s", request.client.host if request.client else "?")
         return response
 
+    def _refusal(request: Request, template: str | None, error: ArenaError) -> Response:
+        """The status of the error's kind, with its message (the store's own, when it is
+        unavailable, goes to the log: it names the database)."""
+        status = next(code for kind, code in STATUS.items() if isinstance(error, kind))
+        if status == 503:
+            log.warning("a page could not be read: %s", error)
+        return _error(request, template, status, UNAVAILABLE if status == 503 else str(error))
+
     def _error(request: Request, template: str | None, status: int, message: str) -> Response:
         if template is None:
             return JSONResponse({"error": message}, status_code=status)
-        context = {"page": {"error": message}, "status": status, "organizer": False}
+        context = {
+            "page": {"error": message},
+            "status": status,
+            "title": TITLES[status],
+            "organizer": False,
+        }
         return templates.TemplateResponse(request, "error.html", context, status_code=status)
 
     async def front(request: Request) -> Response:
@@ -188,23 +205,20 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
     return Starlette(routes=routes)
 
 
-class BadRequest(ValueError):
-    """A query parameter that cannot be read."""
-
-
 def _here(request: Request) -> str:
     path = request.url.path
     return path + (f"?{request.url.query}" if request.url.query else "")
 
 
 def _int(request: Request, name: str, default: int) -> int:
+    """A query parameter that counts from 0, in ASCII digits."""
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
-    try:
-        return int(text)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number, not {text!r}") from None
+    number = parse_id(text)
+    if number is None:
+        raise Invalid(f"{name} must be a whole number, not {quoted(text)}")
+    return number
 
 
 def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
@@ -225,7 +239,7 @@ def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
         store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
     )
     last = max(len(data["steps"]) - 1, 0)
-    data["step"] = min(max(_int(request, "step", 0), 0), last)
+    data["step"] = min(_int(request, "step", 0), last)
     return data
 
 
