@@ -248,8 +248,8 @@ def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.tournaments(store)
+    return pages.tournaments(store, organizer=organizer)
 
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.run(store, request.path_params["id"])
+    return pages.run(store, request.path_params["id"], organizer=organizer)

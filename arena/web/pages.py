@@ -262,9 +262,9 @@ def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
     return {"cron": cron, "next": upcoming}
 
 
-def _definition(d: dict[str, Any]) -> dict[str, Any]:
-    """What a page shows of a tournament definition."""
-    return {
+def _definition(d: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
+    """What a page shows of a tournament definition (its seed to the organizer alone)."""
+    out = {
         "rules": d.get("rules"),
         "format": d.get("format"),
         "bots": list(d.get("bots") or []),
@@ -277,10 +277,16 @@ def _definition(d: dict[str, Any]) -> dict[str, Any]:
         "seed": d.get("seed"),
         "schedule": d.get("schedule"),
     }
+    return out if organizer else _without_seed(out)
 
 
-def _run_summary(run: RunRow, tournament: str) -> dict[str, Any]:
-    return {
+def _without_seed(data: dict[str, Any]) -> dict[str, Any]:
+    """A seed deals every card of a match, hidden ones too: only the organizer sees it."""
+    return {k: v for k, v in data.items() if k != "seed"}
+
+
+def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, Any]:
+    out = {
         "id": run.id,
         "tournament": tournament,
         "tournament_id": run.tournament_id,
@@ -293,9 +299,12 @@ def _run_summary(run: RunRow, tournament: str) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
     }
+    return out if organizer else _without_seed(out)
 
 
-def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
+def tournaments(
+    store: Store, now: datetime | None = None, *, organizer: bool = False
+) -> dict[str, Any]:
     """Every tournament: its definition, its schedule with the next firing, and its latest
     runs."""
     now = now or datetime.now(UTC)
@@ -305,7 +314,7 @@ def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
             {
                 "id": t.id,
                 "name": t.name,
-                "definition": _definition(t.definition),
+                "definition": _definition(t.definition, organizer=organizer),
                 "pool": _pool_of(t.definition),
                 "schedule": _schedule(t.schedule, now),
                 "created_at": t.created_at.isoformat(),
@@ -313,7 +322,8 @@ def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
                 "last_run": extra["last_run"],
                 "last_status": extra["last_status"],
                 "runs": [
-                    _run_summary(r, name) for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
+                    _run_summary(r, name, organizer=organizer)
+                    for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
                 ],
             }
         )
@@ -361,7 +371,9 @@ def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> lis
     return rows
 
 
-def run(store: Store, run_id: str, now: datetime | None = None) -> dict[str, Any]:
+def run(
+    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool = False
+) -> dict[str, Any]:
     """A tournament run: its progress, its standings (live while it runs) and crosstable,
     its definition and schedule, and its matches."""
     now = now or datetime.now(UTC)
@@ -380,9 +392,9 @@ def run(store: Store, run_id: str, now: datetime | None = None) -> dict[str, Any
     matches = store.run_matches(row.id, limit=RUN_MATCHES)
     active = row.status in ("starting", "running")
     return {
-        "run": _run_summary(row, name),
+        "run": _run_summary(row, name, organizer=organizer),
         "pool": _pool_of(row.definition),
-        "definition": _definition(row.definition),
+        "definition": _definition(row.definition, organizer=organizer),
         "schedule": _schedule(row.definition.get("schedule"), now),
         "progress": _progress(store, row, len(matches), now),
         "live": live,
