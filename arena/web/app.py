@@ -27,6 +27,7 @@ from starlette.templating import Jinja2Templates
 
 from arena.engine.errors import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
+from arena.guard import FailedTokens
 from arena.store.store import Store
 from arena.web import pages
 from arena.web.charts import rating_chart, sparkline
@@ -39,7 +40,13 @@ COOKIE = "arena_organizer"
 Builder = Callable[[Store, Request, bool], dict[str, Any]]
 
 STATUS = {NotFound: 404, Invalid: 400, Unavailable: 503}  # the error kinds a page answers
-TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 503: "Unavailable"}
+TITLES = {
+    400: "Bad request",
+    403: "Forbidden",
+    404: "Not found",
+    429: "Too many requests",
+    503: "Unavailable",
+}
 UNAVAILABLE = "the arena's database cannot be reached now; try again later"
 
 
@@ -102,27 +109,48 @@ def _templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def create_app(store: Store, *, organizer_token: str) -> Starlette:
-    """The web application over ``store``; ``organizer_token`` unlocks hidden cards."""
+def create_app(
+    store: Store, *, organizer_token: str, failed_tokens: FailedTokens | None = None
+) -> Starlette:
+    """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
+    seeds. Wrong tokens are counted, per address, in ``failed_tokens``."""
     templates = _templates()
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
+    failed = failed_tokens if failed_tokens is not None else FailedTokens()
+
+    def is_token(token: str) -> bool:
+        return hmac.compare_digest(token.encode(), secret)
 
     def is_organizer(request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() == "bearer" and token:
-            return hmac.compare_digest(token.strip().encode(), secret)
+        token = _bearer(request)
+        if token is not None:
+            return is_token(token)
         cookie = request.cookies.get(COOKIE, "")
         return bool(cookie) and hmac.compare_digest(cookie.encode(), cookie_value.encode())
+
+    async def wrong_token(request: Request, template: str | None) -> Response | None:
+        """The refusal of a request offering a token that is not the organizer's, held
+        longer and longer for an address that keeps guessing (:mod:`arena.guard`); None
+        when every token it offers is right."""
+        if all(is_token(token) for token in _offered(request)):
+            return None
+        address = request.client.host if request.client else ""
+        if failed.busy(address):
+            return _error(request, template, 429, "too many wrong tokens; try again later")
+        log.info("refused a wrong organizer token from %s", address)
+        await failed.hold(address)
+        return _error(request, template, 403, "not the organizer's token")
 
     def page(builder: Builder, template: str | None) -> Callable[[Request], Awaitable[Response]]:
         """A handler: the page's dict as HTML (``template``) or as its JSON twin (None)."""
 
         async def handle(request: Request) -> Response:
-            token = request.query_params.get("token")
-            if token is not None:
-                return _sign_in(request, token)
+            refused = await wrong_token(request, template)
+            if refused is not None:
+                return refused
+            if "token" in request.query_params:
+                return _sign_in(request)
             organizer = is_organizer(request)
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
@@ -136,9 +164,9 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
 
         return handle
 
-    def _sign_in(request: Request, token: str) -> Response:
-        if not hmac.compare_digest(token.encode(), secret):
-            return PlainTextResponse("not the organizer's token", status_code=403)
+    def _sign_in(request: Request) -> Response:
+        """The cookie of the organizer, for a request whose ``?token=`` is right; back to
+        the same page without the token."""
         query = "&".join(
             f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
         )
@@ -203,6 +231,19 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
     return Starlette(routes=routes)
+
+
+def _bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, if the request has one."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _offered(request: Request) -> list[str]:
+    """Every organizer token a request offers: in ``?token=`` and in its header."""
+    bearer = _bearer(request)
+    return request.query_params.getlist("token") + ([] if bearer is None else [bearer])
 
 
 def _here(request: Request) -> str:
