@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -30,7 +31,8 @@ from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
 from arena.store.store import Store
 from arena.web import pages
-from arena.web.charts import rating_chart, sparkline
+from arena.web.charts import progress_bar, rating_chart, sparkline
+from arena.web.headers import SecurityHeaders
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +85,10 @@ def duration(seconds: float | None) -> str:
 
 
 def heat(share: float) -> str:
-    """The background of a crosstable cell: red for no wins through yellow to green."""
-    return f"hsl({round(120 * share)}, 65%, 82%)"
+    """The class of a crosstable cell, by its share of wins in tenths: ``heat-0`` (red,
+    no wins) through yellow to ``heat-10`` (green). A class, not a style attribute: the
+    pages' security policy allows no inline style."""
+    return f"heat-{round(10 * share)}"
 
 
 def _templates() -> Jinja2Templates:
@@ -97,6 +101,7 @@ def _templates() -> Jinja2Templates:
     env.globals.update(
         sparkline=sparkline,
         rating_chart=rating_chart,
+        progress_bar=progress_bar,
         pool_url=pool_url,
         bot_url=bot_url,
         match_url=match_url,
@@ -230,7 +235,7 @@ def create_app(
     for path, builder, template in views:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
 
 
 def _bearer(request: Request) -> str | None:
