@@ -3,7 +3,9 @@
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
 renders. Every route is a GET: nothing here changes the store. The organizer (the
 ``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
-``?token=TOKEN`` sets) sees the cards that are hidden from everyone else.
+``?token=TOKEN`` sets) sees the cards and the seeds that are hidden from everyone else; a
+wrong token is refused, later and later for an address that keeps guessing. Errors of the
+kinds of :mod:`arena.errors` become statuses in one place, :func:`create_app`'s ``page``.
 """
 
 from __future__ import annotations
