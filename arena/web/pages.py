@@ -302,9 +302,7 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
     return out if organizer else _without_seed(out)
 
 
-def tournaments(
-    store: Store, now: datetime | None = None, *, organizer: bool = False
-) -> dict[str, Any]:
+def tournaments(store: Store, now: datetime | None = None, *, organizer: bool) -> dict[str, Any]:
     """Every tournament: its definition, its schedule with the next firing, and its latest
     runs."""
     now = now or datetime.now(UTC)
@@ -372,7 +370,7 @@ def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> lis
 
 
 def run(
-    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool = False
+    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
 ) -> dict[str, Any]:
     """A tournament run: its progress, its standings (live while it runs) and crosstable,
     its definition and schedule, and its matches."""
