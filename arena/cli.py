@@ -572,32 +572,18 @@ def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    import signal
-
-    import uvicorn
-
     from arena.settings import Settings
     from arena.web import create_app
+    from arena.web.server import serve
 
     settings = Settings.from_env()
     store = _open_store("web", settings)
     app = create_app(store, organizer_token=settings.admin_token())
-    server = uvicorn.Server(
-        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    )
-    log.warning("web pages on http://%s:%d/", args.host, args.port)
-
-    def stopped(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stopped)
     try:
-        server.run()  # on SIGINT or SIGTERM it finishes open requests, then re-raises the signal
-    except KeyboardInterrupt:
-        pass
+        started = serve(app, args.host, args.port)
     finally:
         store.close()
-    return 0 if server.started else 1
+    return 0 if started else 1
 
 
 def _arena_call(method: str, request: Any, organizer: bool = False) -> Any:

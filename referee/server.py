@@ -19,10 +19,10 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.guard import FailedTokens, peer_address
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.guard import FailedTokens, peer_address
 from referee.hub import NOT_READING, Hub, Session
 
 log = logging.getLogger(__name__)

@@ -21,11 +21,12 @@ from typing import Any
 
 import pytest
 
+from arena import guard
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
-from referee import guard, server
-from referee.guard import FailedTokens, peer_address
+from arena.guard import FailedTokens, peer_address
+from referee import server
 from referee.hub import Hub, MemoryTokens
 from referee.local import BotProcess, launch, stop, wait_connected
 from referee.runner import MatchRunner

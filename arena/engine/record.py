@@ -201,8 +201,9 @@ def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
     """The record as anyone may see it: a covered card's face and every card that was
-    never played face up become null (the organizer sees the whole record)."""
-    out = dict(record)
+    never played face up become null, and the seed is left out (with the rules it deals
+    every hidden card). The organizer sees the whole record."""
+    out = {k: v for k, v in record.items() if k != "seed"}
     hands = []
     for hand in record.get("hands", []):
         shown = {

@@ -3,7 +3,9 @@
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
 renders. Every route is a GET: nothing here changes the store. The organizer (the
 ``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
-``?token=TOKEN`` sets) sees the cards that are hidden from everyone else.
+``?token=TOKEN`` sets) sees the cards and the seeds that are hidden from everyone else; a
+wrong token is refused, later and later for an address that keeps guessing. Errors of the
+kinds of :mod:`arena.errors` become statuses in one place, :func:`create_app`'s ``page``.
 """
 
 from __future__ import annotations
@@ -19,15 +21,20 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from arena.engine.errors import quoted
+from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
+from arena.guard import FailedTokens
 from arena.store.store import Store
 from arena.web import pages
-from arena.web.charts import rating_chart, sparkline
+from arena.web.charts import progress_bar, rating_chart, sparkline
+from arena.web.headers import SecurityHeaders
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +42,16 @@ HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
 
 Builder = Callable[[Store, Request, bool], dict[str, Any]]
+
+STATUS = {NotFound: 404, Invalid: 400, Unavailable: 503}  # the error kinds a page answers
+TITLES = {
+    400: "Bad request",
+    403: "Forbidden",
+    404: "Not found",
+    429: "Too many requests",
+    503: "Unavailable",
+}
+UNAVAILABLE = "the arena's database cannot be reached now; try again later"
 
 
 def pool_url(pool: str) -> str:
@@ -70,8 +87,10 @@ def duration(seconds: float | None) -> str:
 
 
 def heat(share: float) -> str:
-    """The background of a crosstable cell: red for no wins through yellow to green."""
-    return f"hsl({round(120 * share)}, 65%, 82%)"
+    """The class of a crosstable cell, by its share of wins in tenths: ``heat-0`` (red,
+    no wins) through yellow to ``heat-10`` (green). A class, not a style attribute: the
+    pages' security policy allows no inline style."""
+    return f"heat-{round(10 * share)}"
 
 
 def _templates() -> Jinja2Templates:
@@ -84,6 +103,7 @@ def _templates() -> Jinja2Templates:
     env.globals.update(
         sparkline=sparkline,
         rating_chart=rating_chart,
+        progress_bar=progress_bar,
         pool_url=pool_url,
         bot_url=bot_url,
         match_url=match_url,
@@ -96,34 +116,53 @@ def _templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def create_app(store: Store, *, organizer_token: str) -> Starlette:
-    """The web application over ``store``; ``organizer_token`` unlocks hidden cards."""
+def create_app(
+    store: Store, *, organizer_token: str, failed_tokens: FailedTokens | None = None
+) -> Starlette:
+    """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
+    seeds. Wrong tokens are counted, per address, in ``failed_tokens``."""
     templates = _templates()
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
+    failed = failed_tokens if failed_tokens is not None else FailedTokens()
+
+    def is_token(token: str) -> bool:
+        return hmac.compare_digest(token.encode(), secret)
 
     def is_organizer(request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() == "bearer" and token:
-            return hmac.compare_digest(token.strip().encode(), secret)
+        token = _bearer(request)
+        if token is not None:
+            return is_token(token)
         cookie = request.cookies.get(COOKIE, "")
         return bool(cookie) and hmac.compare_digest(cookie.encode(), cookie_value.encode())
+
+    async def wrong_token(request: Request, template: str | None) -> Response | None:
+        """The refusal of a request offering a token that is not the organizer's, held
+        longer and longer for an address that keeps guessing (:mod:`arena.guard`); None
+        when every token it offers is right."""
+        if all(is_token(token) for token in _offered(request)):
+            return None
+        address = request.client.host if request.client else ""
+        if failed.busy(address):
+            return _error(request, template, 429, "too many wrong tokens; try again later")
+        log.info("refused a wrong organizer token from %s", address)
+        await failed.hold(address)
+        return _error(request, template, 403, "not the organizer's token")
 
     def page(builder: Builder, template: str | None) -> Callable[[Request], Awaitable[Response]]:
         """A handler: the page's dict as HTML (``template``) or as its JSON twin (None)."""
 
         async def handle(request: Request) -> Response:
-            token = request.query_params.get("token")
-            if token is not None:
-                return _sign_in(request, token)
+            refused = await wrong_token(request, template)
+            if refused is not None:
+                return refused
+            if "token" in request.query_params:
+                return _sign_in(request)
             organizer = is_organizer(request)
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
-            except pages.NotFound as e:
-                return _error(request, template, 404, str(e))
-            except BadRequest as e:
-                return _error(request, template, 400, str(e))
+            except (NotFound, Invalid, Unavailable) as e:
+                return _refusal(request, template, e)
             headers = {"Cache-Control": "private, no-store"} if organizer else {}
             if template is None:
                 return JSONResponse(data, headers=headers)
@@ -132,9 +171,9 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
 
         return handle
 
-    def _sign_in(request: Request, token: str) -> Response:
-        if not hmac.compare_digest(token.encode(), secret):
-            return PlainTextResponse("not the organizer's token", status_code=403)
+    def _sign_in(request: Request) -> Response:
+        """The cookie of the organizer, for a request whose ``?token=`` is right; back to
+        the same page without the token."""
         query = "&".join(
             f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
         )
@@ -149,10 +188,23 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
         log.info("organizer view opened from %s", request.client.host if request.client else "?")
         return response
 
+    def _refusal(request: Request, template: str | None, error: ArenaError) -> Response:
+        """The status of the error's kind, with its message (the store's own, when it is
+        unavailable, goes to the log: it names the database)."""
+        status = next(code for kind, code in STATUS.items() if isinstance(error, kind))
+        if status == 503:
+            log.warning("a page could not be read: %s", error)
+        return _error(request, template, status, UNAVAILABLE if status == 503 else str(error))
+
     def _error(request: Request, template: str | None, status: int, message: str) -> Response:
         if template is None:
             return JSONResponse({"error": message}, status_code=status)
-        context = {"page": {"error": message}, "status": status, "organizer": False}
+        context = {
+            "page": {"error": message},
+            "status": status,
+            "title": TITLES[status],
+            "organizer": False,
+        }
         return templates.TemplateResponse(request, "error.html", context, status_code=status)
 
     async def front(request: Request) -> Response:
@@ -185,11 +237,20 @@ def create_app(store: Store, *, organizer_token: str) -> Starlette:
     for path, builder, template in views:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
 
 
-class BadRequest(ValueError):
-    """A query parameter that cannot be read."""
+def _bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, if the request has one."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _offered(request: Request) -> list[str]:
+    """Every organizer token a request offers: in ``?token=`` and in its header."""
+    bearer = _bearer(request)
+    return request.query_params.getlist("token") + ([] if bearer is None else [bearer])
 
 
 def _here(request: Request) -> str:
@@ -198,13 +259,14 @@ def _here(request: Request) -> str:
 
 
 def _int(request: Request, name: str, default: int) -> int:
+    """A query parameter that counts from 0, in ASCII digits."""
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
-    try:
-        return int(text)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number, not {text!r}") from None
+    number = parse_id(text)
+    if number is None:
+        raise Invalid(f"{name} must be a whole number, not {quoted(text)}")
+    return number
 
 
 def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
@@ -225,7 +287,7 @@ def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
         store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
     )
     last = max(len(data["steps"]) - 1, 0)
-    data["step"] = min(max(_int(request, "step", 0), 0), last)
+    data["step"] = min(_int(request, "step", 0), last)
     return data
 
 
@@ -234,8 +296,8 @@ def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.tournaments(store)
+    return pages.tournaments(store, organizer=organizer)
 
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.run(store, request.path_params["id"])
+    return pages.run(store, request.path_params["id"], organizer=organizer)

@@ -1,4 +1,5 @@
-"""Charts drawn on the server as inline SVG: no script and no internet needed to see them."""
+"""Charts drawn on the server as inline SVG: no script and no internet needed to see them,
+and no inline style (the pages' security policy allows none)."""
 
 from __future__ import annotations
 
@@ -74,4 +75,16 @@ def rating_chart(values: Sequence[float], width: int = 640, height: int = 220) -
         + f'<text x="{left}" y="{height - 6}">game 0</text>'
         + f'<text x="{width - right}" y="{height - 6}" text-anchor="end">game {n}</text>'
         + "</svg>"
+    )
+
+
+def progress_bar(finished: int, failed: int, total: int) -> Markup:
+    """A run's progress: its finished matches, then its failed ones, out of ``total``,
+    stretched across the width it is given."""
+    done = 100 * finished / total
+    lost = 100 * failed / total
+    return Markup(
+        '<svg viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">'
+        f'<rect class="finished" width="{done:.2f}" height="1"/>'
+        f'<rect class="failed" x="{done:.2f}" width="{lost:.2f}" height="1"/></svg>'
     )

@@ -1,7 +1,8 @@
 """The data of every page, as plain dicts read from the store.
 
 Each function is one page: the JSON twin of the page is exactly its dict, and the HTML
-page renders it. Nothing here writes to the store. :class:`NotFound` says what is missing.
+page renders it. Nothing here writes to the store. :class:`arena.errors.NotFound` says
+what is missing, quoting what the visitor asked for short.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.engine import RulesError, TrucoError
+from arena.engine.errors import quoted
 from arena.engine.record import public_record
 from arena.engine.rules import PRESET_NAMES, Rules
+from arena.errors import NotFound, parse_id
 from arena.rating import half_intervals, is_provisional
 from arena.store.rows import MatchRow, RunRow
 from arena.store.store import Store, pool_of
@@ -27,19 +30,16 @@ RUN_MATCHES = 100  # matches listed on a run's page
 REFRESH_S = 5  # how often the page of a run being played reloads itself
 
 
-class NotFound(LookupError):
-    """No such pool, bot, match or run: the message says which."""
-
-
 def check_pool(pool: str) -> str:
     """A pool is ``PRESET/TEAM_SIZE`` with a known preset and a team size it allows."""
     preset, _, size = pool.partition("/")
-    if preset not in PRESET_NAMES or not size.isdigit():
-        raise NotFound(f"no pool {pool!r}: a pool is PRESET/TEAM_SIZE, like {DEFAULT_POOL}")
+    team_size = parse_id(size)
+    if preset not in PRESET_NAMES or team_size is None:
+        raise NotFound(f"no pool {quoted(pool)}: a pool is PRESET/TEAM_SIZE, like {DEFAULT_POOL}")
     try:
-        rules = Rules.parse(f"{preset}:team_size={int(size)}")
+        rules = Rules.parse(f"{preset}:team_size={team_size}")
     except (RulesError, ValueError) as e:
-        raise NotFound(f"no pool {pool!r}: {e}") from None
+        raise NotFound(f"no pool {quoted(pool)}: {e}") from None
     return f"{rules.name}/{rules.team_size}"
 
 
@@ -113,7 +113,7 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     latest matches, faults and results against each opponent."""
     row = store.bot(name)
     if row is None:
-        raise NotFound(f"no bot named {name!r}")
+        raise NotFound(f"no bot named {quoted(name)}")
     ratings = store.bot_ratings(name)
     pools = [r.pool for r in ratings]
     if pool is not None:
@@ -203,7 +203,7 @@ def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dic
     cards in hand and the faces of covered cards."""
     found = store.match(match_id)
     if found is None:
-        raise NotFound(f"no match {match_id!r}")
+        raise NotFound(f"no match {quoted(match_id)}")
     row, names = found
     out: dict[str, Any] = {
         "match": summary(row, names),
@@ -234,7 +234,7 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
     """The match record: whole for the organizer, else with hidden cards as null."""
     found = store.match(match_id)
     if found is None:
-        raise NotFound(f"no match {match_id!r}")
+        raise NotFound(f"no match {quoted(match_id)}")
     row, _ = found
     if row.record is None:
         raise NotFound(f"match {match_id} has no record yet ({row.status})")
@@ -262,9 +262,9 @@ def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
     return {"cron": cron, "next": upcoming}
 
 
-def _definition(d: dict[str, Any]) -> dict[str, Any]:
-    """What a page shows of a tournament definition."""
-    return {
+def _definition(d: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
+    """What a page shows of a tournament definition (its seed to the organizer alone)."""
+    out = {
         "rules": d.get("rules"),
         "format": d.get("format"),
         "bots": list(d.get("bots") or []),
@@ -277,10 +277,16 @@ def _definition(d: dict[str, Any]) -> dict[str, Any]:
         "seed": d.get("seed"),
         "schedule": d.get("schedule"),
     }
+    return out if organizer else _without_seed(out)
 
 
-def _run_summary(run: RunRow, tournament: str) -> dict[str, Any]:
-    return {
+def _without_seed(data: dict[str, Any]) -> dict[str, Any]:
+    """A seed deals every card of a match, hidden ones too: only the organizer sees it."""
+    return {k: v for k, v in data.items() if k != "seed"}
+
+
+def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, Any]:
+    out = {
         "id": run.id,
         "tournament": tournament,
         "tournament_id": run.tournament_id,
@@ -293,9 +299,10 @@ def _run_summary(run: RunRow, tournament: str) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
     }
+    return out if organizer else _without_seed(out)
 
 
-def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
+def tournaments(store: Store, now: datetime | None = None, *, organizer: bool) -> dict[str, Any]:
     """Every tournament: its definition, its schedule with the next firing, and its latest
     runs."""
     now = now or datetime.now(UTC)
@@ -305,7 +312,7 @@ def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
             {
                 "id": t.id,
                 "name": t.name,
-                "definition": _definition(t.definition),
+                "definition": _definition(t.definition, organizer=organizer),
                 "pool": _pool_of(t.definition),
                 "schedule": _schedule(t.schedule, now),
                 "created_at": t.created_at.isoformat(),
@@ -313,7 +320,8 @@ def tournaments(store: Store, now: datetime | None = None) -> dict[str, Any]:
                 "last_run": extra["last_run"],
                 "last_status": extra["last_status"],
                 "runs": [
-                    _run_summary(r, name) for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
+                    _run_summary(r, name, organizer=organizer)
+                    for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
                 ],
             }
         )
@@ -361,13 +369,16 @@ def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> lis
     return rows
 
 
-def run(store: Store, run_id: str, now: datetime | None = None) -> dict[str, Any]:
+def run(
+    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
+) -> dict[str, Any]:
     """A tournament run: its progress, its standings (live while it runs) and crosstable,
     its definition and schedule, and its matches."""
     now = now or datetime.now(UTC)
-    found = store.run(int(run_id)) if run_id.isdigit() else None
+    number = parse_id(run_id)
+    found = None if number is None else store.run(number)
     if found is None:
-        raise NotFound(f"no tournament run {run_id!r}")
+        raise NotFound(f"no tournament run {quoted(run_id)}")
     row, name = found
     live = row.standings is None
     table = store.run_standings(row) if live else row.standings
@@ -379,9 +390,9 @@ def run(store: Store, run_id: str, now: datetime | None = None) -> dict[str, Any
     matches = store.run_matches(row.id, limit=RUN_MATCHES)
     active = row.status in ("starting", "running")
     return {
-        "run": _run_summary(row, name),
+        "run": _run_summary(row, name, organizer=organizer),
         "pool": _pool_of(row.definition),
-        "definition": _definition(row.definition),
+        "definition": _definition(row.definition, organizer=organizer),
         "schedule": _schedule(row.definition.get("schedule"), now),
         "progress": _progress(store, row, len(matches), now),
         "live": live,

@@ -1,13 +1,14 @@
 """Slowing down token guessing: refusals of bad tokens are held longer and longer for
-each peer address that keeps sending them.
+each peer address that keeps sending them. The referee holds bad bot tokens with it, the
+web pages bad organizer tokens.
 
 Tokens are 32 random bytes, so guessing one is hopeless; this makes trying expensive too
-and keeps a misconfigured bot from spinning. After ``FREE_FAILURES`` bad tokens from one
-address, each refusal waits ``FIRST_DELAY_S``, doubling up to ``MAX_DELAY_S``. An address
-is forgotten after ``FORGET_AFTER_S`` without a failure; at most ``MAX_ADDRESSES`` are
-remembered (the quietest are forgotten first). While ``MAX_WAITING`` refusals of one
-address are being held, its further hellos are refused at once, without looking at their
-token. A good token is never delayed, whatever its address did before.
+and keeps a misconfigured client from spinning. After ``FREE_FAILURES`` bad tokens from
+one address, each refusal waits ``FIRST_DELAY_S``, doubling up to ``MAX_DELAY_S``. An
+address is forgotten after ``FORGET_AFTER_S`` without a failure; at most ``MAX_ADDRESSES``
+are remembered (the quietest are forgotten first). While ``MAX_WAITING`` refusals of one
+address are being held, its further attempts are refused at once (:meth:`FailedTokens.busy`).
+A good token is never delayed, whatever its address did before.
 """
 
 from __future__ import annotations

@@ -1,0 +1,94 @@
+"""Serving the web pages (``arena web``): uvicorn, configured in this one place, with a
+deadline on each request head.
+
+uvicorn waits for a request head as long as bytes keep coming: a client that sends a
+header line every few seconds holds its connection forever, and a few hundred such
+clients (slowloris) hold every connection the server can take. :class:`HeadTimeout`
+closes a connection whose request head is not complete ``HEAD_TIMEOUT_S`` after the
+connection opened or after the previous response ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger(__name__)
+
+HEAD_TIMEOUT_S = 10.0
+
+
+class HeadTimeout(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with a deadline for each request head.
+
+    A new request is under way when uvicorn starts a new request-response cycle: then the
+    deadline goes. It comes back when a response ends and no pipelined request is already
+    under way, so that the rest of an unread body counts against the next head too."""
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        cycle = self.cycle
+        super().data_received(data)
+        if self.cycle is not cycle:
+            self._stop_waiting()
+
+    def on_response_complete(self) -> None:
+        cycle = self.cycle
+        super().on_response_complete()
+        if self.cycle is cycle and not self.transport.is_closing():
+            self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        self._stop_waiting()
+        self._deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_too_slow)
+
+    def _stop_waiting(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _head_too_slow(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            log.debug("closed a connection from %s: no request head in time", self.client)
+            self.transport.close()
+
+
+def web_server(app: Starlette, host: str = "127.0.0.1", port: int = 8080) -> uvicorn.Server:
+    """A uvicorn server of ``app``, not started: HTTP/1.1 with a deadline on request
+    heads, no websockets."""
+    config = uvicorn.Config(
+        app, host=host, port=port, http=HeadTimeout, ws="none", log_level="warning"
+    )
+    return uvicorn.Server(config)
+
+
+def serve(app: Starlette, host: str, port: int) -> bool:
+    """Serve ``app`` until SIGINT or SIGTERM, then finish the open requests; whether the
+    server started."""
+    server = web_server(app, host, port)
+    log.warning("web pages on http://%s:%d/", host, port)
+
+    def stopped(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stopped)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()  # on SIGINT or SIGTERM it finishes open requests, then re-raises the signal
+    return server.started
