@@ -49,10 +49,9 @@ bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare 
 	$(PY) -m arena.store.bench
 	$(PY) -m workers.bench
 
-faults: install ## hostile bots, TLS, faults injected into real runs, then load (minutes); ends with the tally
+faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, faults in real runs, load; ends with the tallies
 	@rm -f .faults-summary
-	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest \
-		tests/test_hostile.py tests/test_tls.py tests/test_faults.py; \
+	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest -m "hostile or faults" tests; \
 	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
 demo: install ## the whole service on embedded defaults: a tournament of house bots, standings, ratings

@@ -107,6 +107,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "match",
         help="play local matches between bots run as child processes (or: match show ID)",
+        description="Play local matches between your own bots, each run as a child process. "
+        "Matches come in pairs on the same deals with the seats exchanged, so the luck of "
+        "the cards mostly cancels out, as engine testers use opening pairs. That is fair "
+        "here because you run both sides: a bot that remembered its cards could read its "
+        "opponent's hand in the second match of a pair, so the arena never duplicates deals "
+        "between bots that dial in.",
     )
     p.add_argument("show", nargs="?", choices=["show"], help="show a recorded match instead")
     p.add_argument("id", nargs="?", help="with show: the match id")
@@ -152,10 +158,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
     p.set_defaults(run=cmd_web)
 
-    p = sub.add_parser("challenge", help="rated matches between connected bots (organizer)")
+    p = sub.add_parser(
+        "challenge",
+        help="rated matches between connected bots, played by the workers (organizer)",
+        description="Rated matches between registered bots connected now, played by the "
+        "workers (arena worker) through the referee and recorded with their Elo change. "
+        "Every match is dealt its own secret cards: bots that dial in may remember what "
+        "they saw, so no two matches share deals.",
+    )
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
     p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
-    p.add_argument("--games", type=MATCHES, default=2, help="matches (default 2, seats swapped)")
+    p.add_argument(
+        "--games", type=MATCHES, default=2, help="matches (default 2, seats swapped each time)"
+    )
     p.add_argument("--wait", action="store_true", help="wait for the results")
     p.set_defaults(run=cmd_challenge)
 
@@ -698,15 +713,27 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     print("requested: " + " ".join(ids))
     if not args.wait:
         return 0
-    pending = set(ids)
+    pending, began, hinted = set(ids), time.monotonic(), False
     while pending:
         time.sleep(0.5)  # polling the server: nothing here to wait on but its answers
+        statuses = set()
         for match_id in sorted(pending):
             summary = _arena_call("GetMatch", api.GetMatchRequest(id=match_id)).match
+            statuses.add(summary.status)
             if summary.status in ("finished", "failed"):
                 pending.discard(match_id)
                 print(_match_line(summary))
+        if statuses == {"scheduled"} and time.monotonic() - began > NO_WORKER_S and not hinted:
+            hinted = True
+            print(
+                f"none of the matches has started after {NO_WORKER_S} s: the workers play "
+                "them (is `arena worker` running on this arena's broker?)",
+                file=sys.stderr,
+            )
     return 0
+
+
+NO_WORKER_S = 15  # `arena challenge --wait` says it is waiting for a worker after this
 
 
 def _match_line(m: Any) -> str:
@@ -844,6 +871,12 @@ def _tournament_parsers(sub: Any) -> None:
     p.add_argument("--decision-ms", type=DECISION_MS, default=1000)
     p.add_argument("--time-bank-ms", type=TIME_BANK_MS, default=10_000)
     p.add_argument(
+        "--reconnect-grace-ms",
+        type=GRACE_MS,
+        default=60_000,
+        help="how long a lost bot's seats are held before a house bot plays (60000)",
+    )
+    p.add_argument(
         "--seed", type=SEED, help="the same deals in every run (needs --trusted; default: new ones)"
     )
     p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
@@ -870,7 +903,8 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
         else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
         matches=args.matches, duplicate=args.duplicate, trusted=args.trusted,
-        decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms, schedule=args.schedule or "",
+        decision_ms=args.decision_ms, time_bank_ms=args.time_bank_ms,
+        reconnect_grace_ms=args.reconnect_grace_ms, schedule=args.schedule or "",
     )  # fmt: skip
     if args.seed is not None:
         definition.seed = args.seed

@@ -55,6 +55,7 @@ class Settings:
     tls: bool = False  # clients: TLS with the system's roots when there is no ca_file
     tls_cert: str | None = None  # arena serve: its certificate (PEM), for TLS
     tls_key: str | None = None  # arena serve: the certificate's key (PEM)
+    referee_named: bool = False  # ARENA_REFEREE_ADDRESS was set (else the default is used)
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
@@ -72,7 +73,17 @@ class Settings:
             tls=tls,
             tls_cert=env.get("ARENA_TLS_CERT") or None,
             tls_key=env.get("ARENA_TLS_KEY") or None,
+            referee_named=bool(env.get("ARENA_REFEREE_ADDRESS")),
         )
+
+    def organizer_referee(self) -> str:
+        """Where a process that carries the organizer's token finds the referee: the
+        address the user named, else the home's own ``arena serve`` on its private socket
+        (plaintext; only this user can have made it). Never a TCP port nobody named:
+        whoever listened there first would be sent the token."""
+        if self.referee_named:
+            return self.referee_address
+        return f"unix:{referee_socket(self.home)}"
 
     def channel(self, address: str | None = None) -> grpc.Channel:
         """A channel to the referee (``address``, default ``referee_address``), with TLS

@@ -22,6 +22,7 @@ from arena.engine import Rules
 from arena.engine.errors import quoted
 from arena.engine.record import public_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
+from arena.guard import FailedTokens, peer_address
 from arena.pools import DEFAULT_POOL
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
@@ -114,19 +115,31 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         self.hub = hub  # set by create_server: the referee that RunMatch plays on
         self.dispatch = dispatch
         self._admin = admin_token.encode()
+        self.failed = FailedTokens()  # wrong organizer tokens, by address
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
-    def _is_organizer(self, context: Any) -> bool | None:
-        """True for the organizer's token, False for another token, None for none."""
+    async def _is_organizer(self, context: Any) -> bool:
+        """Whether the call carries the organizer's token. A wrong token counts as a guess
+        of its address (:mod:`arena.guard`): refused later and later, like a bad bot token,
+        and at once with RESOURCE_EXHAUSTED while too many of its guesses are held."""
         token = bearer(context)
-        return hmac.compare_digest(token.encode(), self._admin) if token else None
+        if not token:
+            return False
+        if hmac.compare_digest(token.encode(), self._admin):
+            return True
+        address = peer_address(context.peer())
+        if self.failed.busy(address):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many wrong tokens from your address"
+            )
+        log.warning("a wrong organizer token from %s", context.peer())
+        await self.failed.hold(address)
+        await context.abort(grpc.StatusCode.PERMISSION_DENIED, "not the organizer's token")
+        return False  # abort raises; this is for the type checker
 
     async def _organizer(self, context: Any) -> None:
-        verdict = self._is_organizer(context)
-        if verdict is False:
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "not the organizer's token")
-        if verdict is None:
+        if not await self._is_organizer(context):
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "this call needs the organizer's token (metadata authorization: Bearer TOKEN)",
@@ -224,12 +237,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return api.RequestMatchResponse(match_ids=ids)
 
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:
+        organizer = await self._is_organizer(context)
         found = await asyncio.to_thread(self.store.match, request.id)
         if found is None:
             raise NotFound(f"no match {quoted(request.id)}")
         row, names = found
         record = row.record
-        if record is not None and not self._is_organizer(context):
+        if record is not None and not organizer:
             record = public_record(record)
         return api.GetMatchResponse(
             match=_summary(row, names), record_json="" if record is None else json.dumps(record)
@@ -336,13 +350,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
         rows = await asyncio.to_thread(self.store.tournaments)
-        organizer = bool(self._is_organizer(context))
+        organizer = await self._is_organizer(context)
         return api.ListTournamentsResponse(
             tournaments=[_tournament(t, x, organizer) for t, x in rows]
         )
 
     async def GetRun(self, request: Any, context: Any) -> api.Run:
-        return await self._run(request.id, organizer=bool(self._is_organizer(context)))
+        return await self._run(request.id, organizer=await self._is_organizer(context))
 
     async def _run(self, run_id: int, *, organizer: bool) -> api.Run:
         found = await asyncio.to_thread(self.store.run, run_id)

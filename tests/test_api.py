@@ -11,12 +11,14 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import pytest
 
+from arena import guard
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
@@ -449,3 +451,25 @@ def test_a_nul_byte_in_any_call_gets_a_clear_status(arena: Any, who: str) -> Non
             assert e.code() not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL), (
                 method.name, e.code(), e.details(),
             )  # fmt: skip
+
+
+def test_wrong_organizer_tokens_are_refused_later_and_later(
+    arena: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, stub = arena
+    monkeypatch.setattr(guard, "FREE_FAILURES", 1)
+    monkeypatch.setattr(guard, "FIRST_DELAY_S", 0.2)
+    wrong = (("authorization", "Bearer guess"),)
+    held = []
+    for _ in range(3):
+        began = time.monotonic()
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.RegisterBot(api.RegisterBotRequest(name="x"), metadata=wrong, timeout=30)
+        assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        held.append(time.monotonic() - began)
+    assert held[1] >= 0.2 and held[2] >= 0.4, held  # the second and third are held
+    with pytest.raises(grpc.RpcError) as read:  # a wrong token on a read is a guess too
+        stub.GetRun(api.GetRunRequest(id=1), metadata=wrong, timeout=30)
+    assert read.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    reply = stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER)
+    assert reply.bot.name == "alpha"  # the right token is never held back

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -267,6 +268,7 @@ def organizer_env(database: str, home: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.hostile
 def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_address(
     impostor: Impostor, database: str, tmp_path: Path
 ) -> None:
@@ -461,6 +463,27 @@ def test_clocks_may_be_zero_where_zero_means_something() -> None:
     assert (args.time_bank_ms, args.reconnect_grace_ms, args.seed) == (0, 0, 0)
     top = _parser().parse_args(["matches", "--limit", "200"])
     assert top.limit == 200
+
+
+def test_a_tournament_created_with_zero_clocks_keeps_the_zeros(
+    database: str, tmp_path: Path
+) -> None:
+    # the Arena API read a proto3 zero as "unset" and stored the default (10000, 60000)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_DATABASE_URL": database}
+    for bot in ("ana", "bia"):
+        assert arena("bot", "register", bot, env=env).returncode == 0
+    made = arena(
+        "tournament", "create", "quick", "--bots", "ana,bia", "--time-bank-ms", "0",
+        "--reconnect-grace-ms", "0", env=env,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    with psycopg.connect(database) as conn:
+        row = conn.execute("SELECT definition FROM tournaments WHERE name = 'quick'").fetchone()
+    assert row is not None
+    assert (row[0]["time_bank_ms"], row[0]["reconnect_grace_ms"]) == (0, 0)
+    refused = arena("tournament", "create", "none", "--bots", "ana,bia", "--matches", "0", env=env)
+    assert refused.returncode == 2 and "--matches" in refused.stderr
 
 
 def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:

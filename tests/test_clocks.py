@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
@@ -20,6 +22,8 @@ from arena.proto.truco.v1 import bot_pb2 as pb
 from referee.hub import Hub, MemoryTokens, Session
 from referee.runner import MatchRunner
 from tests.test_referee import decisions_of, fake, play
+
+pytestmark = pytest.mark.hostile
 
 # the quick bot answers at once and never touches its bank; the mute one spends its bank
 # on its first decision, so from then on its deadlines come long before the quick one's

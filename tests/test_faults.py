@@ -37,6 +37,8 @@ from referee.runner import MatchRunner
 from tests import faultlog
 from tests.arenaproc import Arena, arenas, audit, audit_matches, broker_url
 
+pytestmark = pytest.mark.faults
+
 FULL = os.environ.get("ARENA_FAULTS") == "full"
 MATCHES = 8 if FULL else 4  # per pairing: three bots make 3 * MATCHES matches a run
 LOAD_S = 180.0 if FULL else 15.0

@@ -31,6 +31,8 @@ from referee.hub import Hub, MemoryTokens
 from referee.local import BotProcess, launch, stop, wait_connected
 from referee.runner import MatchRunner
 
+pytestmark = pytest.mark.hostile
+
 HERE = Path(__file__).resolve().parent
 # the well-behaved matches: half a second a decision and no bank, so any slowdown shows
 GOOD = TimeControl(decision_ms=500, time_bank_ms=0, reconnect_grace_ms=5000)

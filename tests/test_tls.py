@@ -21,6 +21,8 @@ from arena.channel import open_channel
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import stop_embedded_redis
 
+pytestmark = pytest.mark.faults
+
 ADMIN = "organizer-secret"
 
 

@@ -19,6 +19,8 @@ from arena.store.store import Store
 from arena.web import create_app
 from tests.webdata import ORGANIZER
 
+pytestmark = pytest.mark.hostile
+
 DELAY_S = 0.3
 PAGE = "/api/bots"
 

@@ -170,3 +170,25 @@ def test_a_fresh_workers_threads_share_one_store_started_once(tmp_path: Any) -> 
         stop_embedded_postgres(tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:2] == ["0", "1"], done.stdout
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_workers_send_the_organizer_token_only_to_a_referee_they_can_trust(
+    tmp_path: Any, named: bool
+) -> None:
+    # With no ARENA_REFEREE_ADDRESS, a worker plays through the home's own referee, on its
+    # private socket; it never tries the default TCP port, where anyone could listen first.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")
+    if named:
+        env["ARENA_REFEREE_ADDRESS"] = "referee.example.org:443"
+    script = "from workers import tasks; print(tasks.referee().address)"
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    address = done.stdout.strip()
+    if named:
+        assert address == "referee.example.org:443"
+    else:
+        assert address == f"unix:{tmp_path / 'home' / 'referee.sock'}", address

@@ -13,15 +13,15 @@ from typing import Any
 from arena.engine import RulesError, TrucoError
 from arena.engine.errors import quoted
 from arena.engine.record import public_record
-from arena.engine.rules import PRESET_NAMES, Rules
-from arena.errors import NotFound, parse_id
+from arena.engine.rules import Rules
+from arena.errors import Invalid, NotFound, parse_id
+from arena.pools import DEFAULT_POOL, parse_pool, pool_of
 from arena.rating import half_intervals, is_provisional
 from arena.store.rows import MatchRow, RunRow
-from arena.store.store import Store, pool_of
+from arena.store.store import Store
 from arena.tournament import next_firing
 from arena.web.replay import replay_hand, teams
 
-DEFAULT_POOL = "paulista/1"
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
 RECENT = 20  # matches listed on a bot's page
 POOL_RECENT = 10  # matches listed under a leaderboard
@@ -31,16 +31,11 @@ REFRESH_S = 5  # how often the page of a run being played reloads itself
 
 
 def check_pool(pool: str) -> str:
-    """A pool is ``PRESET/TEAM_SIZE`` with a known preset and a team size it allows."""
-    preset, _, size = pool.partition("/")
-    team_size = parse_id(size)
-    if preset not in PRESET_NAMES or team_size is None:
-        raise NotFound(f"no pool {quoted(pool)}: a pool is PRESET/TEAM_SIZE, like {DEFAULT_POOL}")
+    """A pool's name checked (:func:`arena.pools.parse_pool`): a page of no pool is 404."""
     try:
-        rules = Rules.parse(f"{preset}:team_size={team_size}")
-    except (RulesError, ValueError) as e:
-        raise NotFound(f"no pool {quoted(pool)}: {e}") from None
-    return f"{rules.name}/{rules.team_size}"
+        return parse_pool(pool)
+    except Invalid as e:
+        raise NotFound(str(e)) from None
 
 
 def default_pool(store: Store) -> str:
@@ -272,6 +267,7 @@ def _definition(d: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
         "challenger": d.get("challenger"),
         "matches": d.get("matches"),
         "duplicate": d.get("duplicate"),
+        "trusted": bool(d.get("trusted")),  # the organizer says no bot remembers a match
         "decision_ms": d.get("decision_ms"),
         "time_bank_ms": d.get("time_bank_ms"),
         "seed": d.get("seed"),
