@@ -34,7 +34,7 @@ def site(database: str) -> Iterator[str]:
     migrate(database)
     store = Store(database)
     fill(store)
-    run_id, ids = start_run(store, Definition("weekly", bots=("alpha", "beta", "gamma"), seed=3))
+    run_id, ids = start_run(store, Definition("weekly", bots=("alpha", "beta", "gamma")))
     play_run(store, run_id, ids)
     server = uvicorn.Server(
         uvicorn.Config(create_app(store, organizer_token=ORGANIZER), log_level="warning")

@@ -25,7 +25,9 @@ HEADERS = {
 @pytest.fixture
 def client(store: Store) -> TestClient:
     fill(store)
-    run_id, ids = start_run(store, Definition("weekly", bots=("alpha", "beta", "gamma"), seed=3))
+    run_id, ids = start_run(
+        store, Definition("weekly", bots=("alpha", "beta", "gamma"), seed=3, trusted=True)
+    )
     play_run(store, run_id, ids)
     start_run(store, Definition("empty", pool="paulista/3"))  # fails: nobody rated there
     weekly = store.tournament("weekly")
