@@ -992,7 +992,9 @@ def _print_run(run: Any) -> None:
 
     console = Console()
     d = run.definition
-    kind = f"{d.format}, {d.matches} per pairing{', duplicate deals' if d.duplicate else ''}"
+    deals = ", duplicate deals" if d.duplicate else ""
+    trust = ", bots declared trusted by the organizer" if d.trusted else ""
+    kind = f"{d.format}, {d.matches} per pairing{deals}{trust}"
     console.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
     console.print(
         f"{run.finished} of {run.total} matches recorded"
