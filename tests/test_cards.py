@@ -1,9 +1,9 @@
 """Cards, decks, card strength, and reading cards, actions and rules from text, checked
-against /work/shared/RULES.md.
+against docs/rules.md.
 
-Every expected value here comes from RULES.md ("Common ground", the parameter table and
-"Worked examples from the sources") and MATCH-RECORD.md (card and action notation), never
-from running the engine. Play itself is tested in test_rules.py.
+Every expected value here comes from docs/rules.md ("What every preset shares", the
+parameter table, the examples the sources work through, and "Match records" for the card
+and action notation), never from running the engine. Play itself is tested in test_rules.py.
 """
 
 import itertools
@@ -115,7 +115,7 @@ def test_manilhas_beat_every_plain_card_and_never_tie(vira_rank):
     assert values[0] > strongest_plain
 
 
-# ---- worked examples from RULES.md ----------------------------------------------------
+# ---- worked examples from the rule sources (docs/rules.md) ---------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Golden match records: scripted deals whose results were worked out by hand from RULES.md.
+"""Golden match records: scripted deals whose results were worked out by hand from docs/rules.md.
 
 Each file in tests/golden/ states every hand's ``points`` and the match ``result``. A
 hand result with ``"penalty": true`` expects the replayed hand to carry a ``reason``.

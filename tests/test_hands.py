@@ -1,7 +1,7 @@
-"""Hands played through scripted deals: the worked examples of RULES.md, the common
+"""Hands played through scripted deals: the worked examples of docs/rules.md, the common
 ground of every preset, the stake ladder, illegal actions and the timeout default.
 
-Every expected value comes from RULES.md (and MATCH-RECORD.md for notation), never from
+Every expected value comes from docs/rules.md (and its "Match records" for notation), never from
 running the engine. Unless a test says otherwise the dealer is the last seat, so seat 0
 leads round 1.
 """
@@ -19,7 +19,7 @@ from arena.engine import (
 )
 from tests.scripted import HANDS4, VIRA, C, act, legal, new_match, play_round, points
 
-# ---- worked examples from RULES.md -----------------------------------------------------
+# ---- worked examples from docs/rules.md -------------------------------------------------
 
 
 def test_worked_example_vira4_3c_ties_3d_and_round_2_decides():

@@ -1,5 +1,5 @@
 """Each parameter that differs between presets, shown in play: the same scripted
-situation under two presets (or a preset and an override) gives what RULES.md's table
+situation under two presets (or a preset and an override) gives what docs/rules.md's table
 says for each.
 """
 
@@ -127,7 +127,7 @@ def test_all_tied(rules, expected, next_dealer):
     assert [x.winner for x in view(m, 0).rounds] == [None, None, None]
     assert points(m) == expected
     assert m.outcome is None and m.needs_deal
-    if next_dealer is not None:  # RULES.md does not say who deals the replay
+    if next_dealer is not None:  # docs/rules.md does not say who deals the replay
         m.deal([[C(t) for t in h.split()] for h in hands], C(VIRA))
         assert m.hand.dealer == next_dealer
 

@@ -31,7 +31,7 @@ def played(rules: Rules, seed: int) -> dict[str, Any]:
 
 
 def elo_change(team_a: list[float], team_b: list[float], a_won: bool) -> float:
-    """The online Elo's change for each member of team A (DESIGN.md, Ratings): K times the
+    """The online Elo's change for each member of team A (README, "Running an arena"): K times the
     surprise, each team playing at its members' mean rating."""
     mean_a, mean_b = sum(team_a) / len(team_a), sum(team_b) / len(team_b)
     return rating.K * (a_won - 1 / (1 + 10 ** ((mean_b - mean_a) / rating.SCALE)))

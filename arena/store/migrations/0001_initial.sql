@@ -18,7 +18,7 @@ CREATE TABLE matches (
                  CHECK (status IN ('scheduled', 'running', 'finished', 'failed')),
     rated        boolean NOT NULL DEFAULT true,
     seed         bigint NOT NULL,
-    record       jsonb,  -- the match record (MATCH-RECORD.md), once finished
+    record       jsonb,  -- the match record (docs/rules.md, "Match records"), once finished
     winner       smallint CHECK (winner IN (0, 1)),
     score        smallint[],
     faults       jsonb NOT NULL DEFAULT '{}',

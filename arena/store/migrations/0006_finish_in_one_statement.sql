@@ -20,7 +20,7 @@ END $$;
 -- it was recorded before, and nothing changed), whether its run is done (false outside a
 -- run), whether it is rated, and the rating of each bot before and after, in bot-id order
 -- (empty when nothing moved: unrated, recorded before, or a bot seated on both teams).
--- The online Elo (DESIGN.md, Ratings): each team plays at its members' mean rating, the
+-- The online Elo (README, "Running an arena"): each team plays at its members' mean rating, the
 -- expected score is logistic in base 10 over `scale` points, and every member of the
 -- winning team gains k times (1 - expected) while the losers lose as much. The store
 -- passes arena.rating's K and SCALE.
