@@ -42,8 +42,9 @@ def open_channel(
     tls: bool = False,
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.Channel:
-    """A channel to ``address``: TLS when ``ca_file`` or ``tls``, else plaintext."""
-    secure = credentials(ca_file, tls)
+    """A channel to ``address``: TLS when ``ca_file`` or ``tls``, else plaintext. A unix
+    socket (``unix:PATH``, the arena's own, local) is always plaintext."""
+    secure = None if address.startswith("unix:") else credentials(ca_file, tls)
     if secure is None:
         return grpc.insecure_channel(address, options=list(options))
     return grpc.secure_channel(address, secure, options=list(options))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -21,6 +22,8 @@ import psycopg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from arena.service import free_address, wait_serving
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
 RECORD: dict[str, Any] = {
@@ -279,21 +282,30 @@ def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_addres
     assert done.stdout.startswith("registered x;")  # by the Arena API served in-process
 
 
+@contextlib.contextmanager
+def serving(env: dict[str, str], *options: str) -> Iterator[str]:
+    """`arena serve` on a free loopback address with ``options``, once it answers; its
+    address. It must stop cleanly (exit 0) on SIGTERM at the end."""
+    address = free_address()
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address, *options]
+    serve = subprocess.Popen(argv, env=env, text=True)
+    try:
+        wait_serving(address)
+        yield address
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+    finally:
+        serve.kill()
+        serve.wait()
+
+
 def test_the_cli_reaches_the_arena_of_its_home_through_a_private_socket(
     database: str, tmp_path: Path
 ) -> None:
     from tests.test_sessions import Client
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{s.getsockname()[1]}"
     env = organizer_env(database, tmp_path / "home")
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--address", address], env=env, text=True
-    )
-    try:
-        with grpc.insecure_channel(address) as channel:
-            grpc.channel_ready_future(channel).result(timeout=60)
+    with serving(env) as address:
         done = arena("bot", "register", "alpha", env=env)
         assert done.returncode == 0, done.stderr
         client = Client(address)  # the bot connects to the referee over TCP
@@ -304,11 +316,6 @@ def test_the_cli_reaches_the_arena_of_its_home_through_a_private_socket(
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.startswith("alpha connected"), listed.stdout
         client.close()
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=20) == 0
-    finally:
-        serve.kill()
-        serve.wait()
 
 
 def test_sockets_too_long_for_home_go_to_a_folder_of_the_users_own(
@@ -340,12 +347,6 @@ def test_sockets_too_long_for_home_go_to_a_folder_of_the_users_own(
 # ---- arena serve: bots' tokens from a file and the environment, never the command line --------
 
 
-def free_address() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{s.getsockname()[1]}"
-
-
 def test_arena_serve_takes_bot_tokens_from_a_file_and_from_the_environment(
     database: str, tmp_path: Path
 ) -> None:
@@ -355,22 +356,12 @@ def test_arena_serve_takes_bot_tokens_from_a_file_and_from_the_environment(
     tokens.write_text("# bots that play here unregistered\n\n  alpha=secret-a  \n# beta=old\n")
     env = organizer_env(database, tmp_path / "home")
     env["ARENA_BOT_TOKENS"] = "beta=secret-b, gamma=secret-g\ndelta=secret-d"
-    address = free_address()
-    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address]
-    serve = subprocess.Popen([*argv, "--token-file", str(tokens)], env=env, text=True)
-    try:
-        with grpc.insecure_channel(address) as channel:
-            grpc.channel_ready_future(channel).result(timeout=60)
+    with serving(env, "--token-file", str(tokens)) as address:
         for bot in ("alpha", "beta", "gamma", "delta"):
             client = Client(address)
             client.hello(f"secret-{bot[0]}")
             assert client.next().welcome.bot == bot
             client.close()
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=20) == 0
-    finally:
-        serve.kill()
-        serve.wait()
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from arena.client import RefereeClient
 from arena.clock import TimeControl
-from arena.errors import ArenaError, NotFound, Unavailable
+from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.settings import Settings
 from arena.store.store import Store
 from arena.tournament import due_firing
@@ -71,19 +71,22 @@ def store() -> Store:
 @once
 def referee() -> RefereeClient:
     s = settings()
-    target = s.organizer_referee()
-    if target.startswith("unix:"):  # the home's own referee: local, plaintext
-        return RefereeClient(target, s.admin_token())
-    return RefereeClient(target, s.admin_token(), s.ca_file, s.tls)
+    return RefereeClient(s.organizer_referee(), s.admin_token(), s.ca_file, s.tls)
 
 
 def _backoff(retries: int) -> int:
     return int(min(2**retries, BACKOFF_MAX_S))
 
 
-# Planning and finishing are idempotent: anything unexpected is tried again, with backoff,
-# rather than leaving a run "starting" until the scheduler's sweep comes by.
-AGAIN = {"autoretry_for": (Exception,), "retry_backoff": 2, "retry_backoff_max": BACKOFF_MAX_S}
+# Planning and finishing are idempotent: a database that is down, or anything unexpected,
+# is tried again with backoff rather than leaving a run "starting" until the scheduler's
+# sweep comes by; only what no retry can mend (no such run, an invalid one) is not.
+AGAIN = {
+    "autoretry_for": (Exception,),
+    "dont_autoretry_for": (NotFound, Invalid),
+    "retry_backoff": 2,
+    "retry_backoff_max": BACKOFF_MAX_S,
+}
 
 
 @app.task(name="arena.start_run", bind=True, max_retries=None, **AGAIN)
@@ -93,8 +96,6 @@ def start_run(self: Any, run_id: int) -> int:
     except NotFound as e:
         log.error("run %d: %s", run_id, e)
         return 0
-    except Unavailable as e:
-        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
     log.info("run %d: %d matches to play", run_id, len(ids))
     if ids:
         send_matches(ids)
@@ -146,10 +147,7 @@ def send_matches(ids: list[str]) -> None:
 
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
-    try:
-        finished = store().finish_run(run_id)
-    except Unavailable as e:
-        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    finished = store().finish_run(run_id)
     if finished:
         log.info("run %d finished", run_id)
     return finished
