@@ -7,11 +7,11 @@ value the source does not settle, picked by the project (docs/rules.md explains 
 from __future__ import annotations
 
 SOURCES = {
-    "paulista": "rules/000 (online Truco Paulista, 7funcards)",
-    "inteligente": "rules/001 (Truco Inteligente app)",
-    "solver": "rules/002 (the rules a truco solver's engine plays)",
-    "tradicional": "rules/003 (table rules for two pairs, with the queda)",
-    "megajogos": "rules/004 (MegaJogos two-pair rules)",
+    "paulista": "the online Truco Paulista rules of 7funcards",
+    "inteligente": "the Truco Inteligente app's rules",
+    "solver": "the rules a truco solver's engine plays",
+    "tradicional": "traditional table rules for two pairs, with the queda",
+    "megajogos": "the two-pair rules of MegaJogos",
 }
 
 SUMMARIES = {
