@@ -186,8 +186,8 @@ def test_covered_card_is_hidden_from_every_view():
         ("solver", True),
         ("tradicional", False),
         ("megajogos", False),
-        ("paulista:fold_hand=no", False),
-        ("inteligente:fold_hand=yes", True),
+        ("paulista:fold_hand=false", False),
+        ("inteligente:fold_hand=true", True),
     ],
 )
 def test_fold_hand_on_own_turn(rules, allowed):

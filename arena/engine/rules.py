@@ -239,7 +239,7 @@ def _from_text(name: str, text: str) -> Any:
             return True
         if word in ("no", "false", "off", "0"):
             return False
-        raise RulesError(f"{name} must be yes or no, not {quoted(text)}")
+        raise RulesError(f"{name} must be true or false, not {quoted(text)}")
     if kind is int:
         try:
             return int(text)
