@@ -4,6 +4,8 @@ Each playout checks, at every step, the invariants a wrong rule would break: mat
 end, the winner is right, scores never go down within a game, the stake ladder
 alternates, no view shows a card its seat may not see, legal actions are sorted and
 exactly the actions ``apply`` accepts, and the record replays to the same result.
+The hidden-card checks cover every way a card reaches anyone: the seat views, the
+public record and the web replay's steps for a visitor.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from arena.engine import (
     Phase,
     Rules,
     disagreements,
+    public_record,
     replay,
     to_record,
     view,
 )
+from arena.web.replay import replay_hand
 
 CASES = [
     pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")
@@ -82,10 +86,31 @@ def check_views(match: Match) -> None:
         forbidden = forbidden_cards(match, seat)
         leaked = {str(c) for c in seen.visible_cards()} & forbidden
         assert not leaked, f"seat {seat} sees {leaked}"
-        text = json.dumps(seen.to_json())
-        words = set(re.findall(r'"(10[CHSD]|[2-9QJKA][CHSD])"', text))
+        words = set(CARD_WORD.findall(json.dumps(seen.to_json())))
         assert not words & forbidden, f"seat {seat}'s JSON view shows {words & forbidden}"
         assert (seen.legal != ()) == (match.to_act == seat)
+
+
+CARD_WORD = re.compile(r'"(10[CHSD]|[2-9QJKA][CHSD])"')
+
+
+def check_public(match: Match) -> None:
+    """The public record and a visitor's replay of each hand show no card that was not
+    played face up in that hand (the vira aside), and no seed."""
+    record = json.loads(json.dumps(to_record(match)))
+    public = public_record(record)
+    assert "seed" not in public
+    for number, hand in enumerate(match.hands):
+        open_faces = {str(p.card) for r in hand.rounds for p in r.plays if not p.covered}
+        open_faces |= {str(p.card) for p in hand.table if not p.covered}
+        allowed = open_faces | {str(hand.vira)}
+        shown = set(CARD_WORD.findall(json.dumps(public["hands"][number])))
+        assert shown <= allowed, f"the public record of hand {number} shows {shown - allowed}"
+        steps = replay_hand(record, number, organizer=False).steps
+        shown = set(CARD_WORD.findall(json.dumps(steps)))
+        assert shown <= allowed, f"a visitor's replay of hand {number} shows {shown - allowed}"
+    every = set(CARD_WORD.findall(json.dumps(replay_hand(record, 0, organizer=True).steps)))
+    assert {str(c) for cards in match.hands[0].dealt for c in cards} <= every, "organizer"
 
 
 def candidate_actions(match: Match) -> list[Action]:
@@ -193,7 +218,7 @@ def test_random_playouts_keep_the_invariants(rules: Rules, seed: int) -> None:
 @pytest.mark.parametrize("rules", CASES)
 def test_views_and_legal_actions_at_every_step(rules: Rules) -> None:
     for seed in range(3):
-        play_out(rules, seed, deep_checks=True)
+        check_public(play_out(rules, seed, deep_checks=True))
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

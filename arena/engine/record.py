@@ -15,6 +15,7 @@ from arena.engine.cards import Card
 from arena.engine.errors import IllegalAction, RecordError, TrucoError, quoted
 from arena.engine.match import Match
 from arena.engine.rules import Rules
+from arena.engine.view import PUBLIC
 
 FORMAT = "truco-match/1"
 
@@ -206,18 +207,23 @@ def public_record(record: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in record.items() if k != "seed"}
     hands = []
     for hand in record.get("hands", []):
-        shown = {
-            a["card"]
-            for a in hand.get("actions", [])
-            if a.get("type") == "play" and not a.get("covered") and "card" in a
-        }
+        actions = hand.get("actions", [])
+        plays = [a for a in actions if a.get("type") == "play" and "card" in a]
+        shown = {a["card"] for a in plays if PUBLIC.sees_play(bool(a.get("covered")))}
         hands.append(
             {
                 **hand,
-                "cards": [[c if c in shown else None for c in cards] for cards in hand["cards"]],
+                "cards": [
+                    [c if c in shown or PUBLIC.sees_held(seat) else None for c in cards]
+                    for seat, cards in enumerate(hand["cards"])
+                ],
                 "actions": [
-                    {k: v for k, v in a.items() if not (a.get("covered") and k == "card")}
-                    for a in hand.get("actions", [])
+                    {
+                        k: v
+                        for k, v in a.items()
+                        if k != "card" or PUBLIC.sees_play(bool(a.get("covered")))
+                    }
+                    for a in actions
                 ],
             }
         )

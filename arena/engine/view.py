@@ -1,10 +1,12 @@
-"""What one seat may see: the only way the state reaches a bot.
+"""Who may see which card, and what one seat sees: the only way the state reaches a bot.
 
-``view(match, seat)`` holds the seat's own cards (none in a blind hand, only the slots
-left), its partners' cards only when the rules show them, the vira, the cards on the
-table (a covered card shows as covered, never its face), the rounds so far, the stake,
-any pending request, the score and whose turn it is. A view is complete: a bot needs no
-memory of earlier views.
+An :class:`Observer` (one seat, the public, or the organizer) holds the one rule for
+hidden information; the seat views here, the public record (``public_record``) and the
+web replay all ask it. ``view(match, seat)`` holds the seat's own cards (none in a blind
+hand, only the slots left), its partners' cards only when the rules show them, the
+vira, the cards on the table (a covered card shows as covered, never its face), the
+rounds so far, the stake, any pending request, the score and whose turn it is. A view
+is complete: a bot needs no memory of earlier views.
 """
 
 from __future__ import annotations
@@ -16,6 +18,49 @@ from arena.engine.actions import Action
 from arena.engine.cards import VELHA_MANILHAS, Card, Manilha, Suit, manilha_rank
 from arena.engine.match import Hand, HandKind, Match, Phase
 from arena.engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Observer:
+    """Who looks at a match: one seat (``seat``), the public (no seat), or the organizer.
+
+    A card's face reaches an observer only through :meth:`sees_play` (a card played) or
+    :meth:`sees_held` (a card still in a hand, or dealt and never played): everyone sees
+    a card played face up, and nobody but the organizer a covered card's face; a seat
+    sees its own hand (not in a blind hand) and, when the rules show them, its partners'.
+    """
+
+    seat: int | None = None
+    organizer: bool = False
+
+    def sees_play(self, covered: bool) -> bool:
+        return self.organizer or not covered
+
+    def sees_held(self, holder: int, hand: Hand | None = None, rules: Rules | None = None) -> bool:
+        """Whether the cards ``holder`` holds in ``hand`` show (the public and the
+        organizer need no hand: nothing held shows to the one, everything to the other)."""
+        if self.organizer:
+            return True
+        if self.seat is None or hand is None or rules is None or hand.blind:
+            return False
+        if holder == self.seat:
+            return True
+        return holder & 1 == self.seat & 1 and partners_shown(hand, rules, self.seat)
+
+
+PUBLIC = Observer()
+ORGANIZER = Observer(organizer=True)
+
+
+def partners_shown(hand: Hand, rules: Rules, seat: int) -> bool:
+    """Whether ``seat`` sees its partners' hands: in the special hand, by the deciding
+    team, when the rules say so."""
+    return (
+        hand.kind is HandKind.SPECIAL
+        and rules.special_partner_view
+        and hand.deciding == seat & 1
+        and rules.team_size > 1
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,16 +202,11 @@ def view(match: Match, seat: int) -> View:
     if hand is None:
         raise ValueError("no hand has been dealt yet")
     rules = match.rules
-    shows_partners = (
-        hand.kind is HandKind.SPECIAL
-        and rules.special_partner_view
-        and hand.deciding == seat & 1
-        and rules.team_size > 1
-    )
-    partners = (
-        tuple((s, tuple(hand.held[s])) for s in range(seat & 1, match.n, 2) if s != seat)
-        if shows_partners
-        else ()
+    looking = Observer(seat)
+    partners = tuple(
+        (s, tuple(hand.held[s]))
+        for s in range(seat & 1, match.n, 2)
+        if s != seat and looking.sees_held(s, hand, rules)
     )
     to_act = match.to_act
     return View(
@@ -178,7 +218,7 @@ def view(match: Match, seat: int) -> View:
         kind=hand.kind,
         blind=hand.blind,
         phase=hand.phase,
-        cards=() if hand.blind else tuple(hand.held[seat]),
+        cards=tuple(hand.held[seat]) if looking.sees_held(seat, hand, rules) else (),
         slots=hand.slots(seat),
         partners=partners,
         vira=hand.vira,
@@ -223,6 +263,13 @@ def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:
 
 
 def _seen(plays: Any) -> tuple[SeenPlay, ...]:
+    """Plays as every seat sees them (any seat: what a seat sees of a play never depends
+    on which, so the finished rounds are kept once for all)."""
     return tuple(
-        [SeenPlay(p.seat, None, True) if p.covered else SeenPlay(p.seat, p.card) for p in plays]
+        [
+            SeenPlay(p.seat, p.card)
+            if PUBLIC.sees_play(p.covered)
+            else SeenPlay(p.seat, None, True)
+            for p in plays
+        ]
     )

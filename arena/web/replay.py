@@ -1,8 +1,9 @@
 """A match record as a replay: the state of the table after the deal and after each action.
 
 The states come from the full record played through the engine, then lose what the
-viewer may not see: for everyone but the organizer, cards in hand are backs and a covered
-card has no face, so a state never holds a card that was not played face up by then.
+viewer may not see, as the engine's :class:`Observer` says (the public or the organizer):
+for everyone but the organizer, cards in hand are backs and a covered card has no face,
+so a state never holds a card that was not played face up by then.
 """
 
 from __future__ import annotations
@@ -10,9 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine import Action, Card, Match, Phase, Rules, TrucoError
-from arena.engine.actions import ActionType
-from arena.engine.match import Hand, HandKind
+from arena.engine import (
+    ORGANIZER,
+    PUBLIC,
+    Action,
+    ActionType,
+    Card,
+    Hand,
+    HandKind,
+    Match,
+    Observer,
+    Phase,
+    Rules,
+    TrucoError,
+)
 
 STAKE_NAMES = {1: "", 3: "truco", 6: "seis", 9: "nove", 10: "dez", 12: "doze"}
 
@@ -36,6 +48,7 @@ def replay_hand(record: dict[str, Any], number: int, *, organizer: bool) -> Repl
     hands = record.get("hands", [])
     if not 0 <= number < len(hands):
         raise IndexError(f"the match has no hand {number}")
+    looking = ORGANIZER if organizer else PUBLIC
     rules = Rules.from_json(record.get("rules", "paulista"))
     seats = record["seats"]
     match = Match(
@@ -55,7 +68,7 @@ def replay_hand(record: dict[str, Any], number: int, *, organizer: bool) -> Repl
         )
         score_before = list(match.score)
         if i == number:
-            steps.append(_state(match, hand, None, seats, organizer))
+            steps.append(_state(match, hand, None, seats, looking))
         for data in given.get("actions", []):
             action = Action.from_json(data)
             seat = data.get("seat")
@@ -63,8 +76,8 @@ def replay_hand(record: dict[str, Any], number: int, *, organizer: bool) -> Repl
             phase = hand.phase
             match.apply(_as_slot(hand, action, actor), seat)
             if i == number:
-                done = _describe(match, hand, actor, action, phase, seats, organizer)
-                steps.append(_state(match, hand, done, seats, organizer))
+                done = _describe(match, hand, actor, action, phase, seats, looking)
+                steps.append(_state(match, hand, done, seats, looking))
         result = hand.result
         summaries.append(
             {
@@ -91,19 +104,19 @@ def _as_slot(hand: Hand, action: Action, seat: int) -> Action:
     return Action.play_slot(hand.dealt[seat].index(action.card))
 
 
-def _card(card: Card, covered: bool, organizer: bool) -> str | None:
-    return None if covered and not organizer else str(card)
+def _card(card: Card, covered: bool, looking: Observer) -> str | None:
+    return str(card) if looking.sees_play(covered) else None
 
 
-def _plays(plays: Any, organizer: bool) -> list[dict[str, Any]]:
+def _plays(plays: Any, looking: Observer) -> list[dict[str, Any]]:
     return [
-        {"seat": p.seat, "card": _card(p.card, p.covered, organizer), "covered": p.covered}
+        {"seat": p.seat, "card": _card(p.card, p.covered, looking), "covered": p.covered}
         for p in plays
     ]
 
 
 def _state(
-    match: Match, hand: Hand, action: dict[str, Any] | None, seats: list[str], organizer: bool
+    match: Match, hand: Hand, action: dict[str, Any] | None, seats: list[str], looking: Observer
 ) -> dict[str, Any]:
     """The table as the viewer may see it now."""
     over = hand.result is not None
@@ -127,12 +140,16 @@ def _state(
                 "bot": name,
                 "team": s % 2,
                 "dealer": s == hand.dealer,
-                "held": [str(c) if organizer else None for c in hand.dealt[s] if c in hand.held[s]],
+                "held": [
+                    str(c) if looking.sees_held(s, hand, match.rules) else None
+                    for c in hand.dealt[s]
+                    if c in hand.held[s]
+                ],
             }
             for s, name in enumerate(seats)
         ],
-        "rounds": [{"plays": _plays(r.plays, organizer), "winner": r.winner} for r in hand.rounds],
-        "table": _plays(hand.table, organizer),
+        "rounds": [{"plays": _plays(r.plays, looking), "winner": r.winner} for r in hand.rounds],
+        "table": _plays(hand.table, looking),
         "result": None
         if hand.result is None
         else {"points": list(hand.result.points), "reason": hand.result.reason},
@@ -146,14 +163,14 @@ def _describe(
     action: Action,
     phase: Phase,
     seats: list[str],
-    organizer: bool,
+    looking: Observer,
 ) -> dict[str, Any]:
     """The action just taken, in words the viewer may read."""
     special = match.rules.special_at
     card = None
     if action.type is ActionType.PLAY:
         play = hand.table[-1] if hand.table else hand.rounds[-1].plays[-1]
-        card = _card(play.card, play.covered, organizer)
+        card = _card(play.card, play.covered, looking)
         if play.covered:
             text = f"plays {card} covered" if card else "plays a card face down"
         else:
