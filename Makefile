@@ -44,10 +44,10 @@ proto-check: install ## fail when the committed arena/proto differs from what pr
 	$(PY) -m arena.proto.build --check
 
 bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches
-	$(PY) -m arena.bench
-	$(PY) -m referee.bench
-	$(PY) -m arena.store.bench
-	$(PY) -m workers.bench
+	$(PY) -m tests.bench.engine
+	$(PY) -m tests.bench.referee
+	$(PY) -m tests.bench.store
+	$(PY) -m tests.bench.workers
 
 faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, faults in real runs, load; ends with the tallies
 	@rm -f .faults-summary

@@ -1,6 +1,6 @@
 """Engine speed: random-playout hands per second and the cost of one decision step.
 
-Run with ``make bench`` (or ``python -m arena.bench [--seconds S]``). Each preset plays
+Run with ``make bench`` (or ``python -m tests.bench.engine [--seconds S]``). Each preset plays
 seeded matches between uniformly random players for a fixed time on one core; a step
 is one ``legal_actions()`` plus one ``apply()``. The goal: at least 10,000 hands/s for
 ``paulista`` 1x1, so that the engine costs under a tenth of a gRPC round trip.

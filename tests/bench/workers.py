@@ -1,7 +1,7 @@
 """Tournament throughput through Celery, PostgreSQL and the referee, next to the same
 matches played locally (``arena match``'s code path), measured in the same run.
 
-``python -m workers.bench`` (part of ``make bench``) plays ``--rounds`` rounds (7); in each,
+``python -m tests.bench.workers`` (part of ``make bench``) plays ``--rounds`` rounds (7); in each,
 ``--matches`` matches (300) between two ``house:random`` bots, 16 at once, on each side:
 
 - **local**: :func:`referee.local.play_local` with two ``house:random`` bots (which

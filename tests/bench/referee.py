@@ -1,6 +1,6 @@
 """Referee throughput next to a bare gRPC ping-pong, measured in the same run.
 
-``python -m referee.bench`` (part of ``make bench``) runs, at 1 and at 16 concurrent
+``python -m tests.bench.referee`` (part of ``make bench``) runs, at 1 and at 16 concurrent
 matches (or lanes):
 
 - **ping-pong**: a bare ``grpc.aio`` server that sends a real decision request (a view
@@ -9,7 +9,7 @@ matches (or lanes):
 - **referee**: the real referee playing paulista matches, every decision a request;
 - **referee + SDK bots**: the same, with the house ``random`` bot run through the SDK.
 
-In the first two the clients are the same two processes (``python -m referee.bench
+In the first two the clients are the same two processes (``python -m tests.bench.referee
 client``): raw stubs, a random legal action per request, so the difference between the
 two rates is the referee's own cost. The two are measured in pairs of short slices, one
 right after the other, several rounds; the ratio is the median of the rounds' ratios. The
@@ -189,7 +189,7 @@ async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
 
 
 def _client_argv() -> list[str]:
-    return [sys.executable, "-m", "referee.bench", "client"]
+    return [sys.executable, "-m", "tests.bench.referee", "client"]
 
 
 def _sdk_argv() -> list[str]:
