@@ -112,9 +112,9 @@ class Settings:
         make_home(self.home)
         with warnings.catch_warnings():  # platformdirs: "XDG_RUNTIME_DIR is not set"
             warnings.simplefilter("ignore")
-            import pgserver  # only where no server is configured
+            from pgserver.postgres_server import get_server  # only where none is configured
 
-            server = pgserver.get_server(self.home / "pgdata", cleanup_mode=None)
+            server = get_server(self.home / "pgdata", cleanup_mode=None)
         log.info("using the embedded PostgreSQL in %s", self.home / "pgdata")
         return str(server.get_uri())
 

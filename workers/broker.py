@@ -26,7 +26,7 @@ from kombu import transport
 from kombu.transport import redis
 
 
-class Channel(redis.Channel):  # type: ignore[misc]
+class Channel(redis.Channel):
     _sync_client: Any = None
 
     def _get_pool(self, asynchronous: bool = False) -> Any:
@@ -45,7 +45,7 @@ class Channel(redis.Channel):  # type: ignore[misc]
         return client
 
 
-class Transport(redis.Transport):  # type: ignore[misc]
+class Transport(redis.Transport):
     Channel = Channel
 
 

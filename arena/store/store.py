@@ -216,9 +216,10 @@ class Store:
         whether the match's run has any match left to play: one statement, the
         ``finish_match`` function of migration 0006. The record may come as JSON text, as
         the referee sends it: it is then written as it is, not decoded and encoded again."""
-        text = None
+        text = record if isinstance(record, str) else None
         if isinstance(record, str):
-            text, record = record, json.loads(record)
+            record = json.loads(record)
+        assert isinstance(record, dict)
         winner = record.get("result", {}).get("winner")
         if winner not in (0, 1):
             raise Invalid(f"match {match_id}: the record has no winner")
