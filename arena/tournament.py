@@ -1,5 +1,5 @@
-"""Tournaments without I/O: definitions, who plays whom with which deals, cron schedules,
-and the standings of a set of results.
+"""Tournaments without I/O: definitions, who plays whom with which deals, and the
+standings of a set of results (their cron schedules are :mod:`arena.schedule`'s).
 
 A run's matches are planned from its definition, its participants, its seed and the
 arena's secret deal key alone, so planning again gives the same matches with the same ids
@@ -24,7 +24,6 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.clock import DEFAULT_CLOCK, TimeControl
@@ -33,10 +32,10 @@ from arena.engine.errors import quoted
 from arena.errors import MAX_ID
 from arena.pools import parse_pool
 from arena.rating import bradley_terry, win_counts
+from arena.schedule import check_schedule
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-CATCH_UP = timedelta(days=1)  # a schedule's missed firings older than this are skipped
 UNTRUSTED = (
     "with bots that may remember their cards (every dial-in bot), {what}: declare the bots "
     "trusted only if none keeps memory from one match to the next"
@@ -125,7 +124,7 @@ class Definition:
                                  "the cards of the last"))  # fmt: skip
         self.time_control()
         if self.schedule is not None:
-            next_firing(self.schedule, datetime.now(UTC))
+            check_schedule(self.schedule)
 
     def time_control(self) -> TimeControl:
         return TimeControl(
@@ -188,42 +187,6 @@ def plan(
                 match_seed = deal_seed(key, seed, p, leg, deal)
                 out.append(Planned(len(out) + 1, (a, b), seats, match_seed))
     return out
-
-
-# ---- schedules ----------------------------------------------------------------------------
-
-
-def _crontab(expr: str) -> Any:
-    from celery.schedules import crontab
-
-    parts = expr.split()
-    if len(parts) != 5:
-        raise ValueError(
-            f"a schedule is five cron fields (minute hour day-of-month month day-of-week, "
-            f"UTC), not {expr!r}"
-        )
-    minute, hour, day_of_month, month, day_of_week = parts
-    try:
-        return crontab(minute, hour, day_of_week, day_of_month, month)
-    except ValueError as e:
-        raise ValueError(f"bad schedule {expr!r}: {e}") from None
-
-
-def next_firing(expr: str, after: datetime) -> datetime:
-    """The first time the cron schedule fires after ``after`` (UTC, whole minutes)."""
-    last, delta, _ = _crontab(expr).remaining_delta(after.astimezone(UTC), tz=UTC)
-    firing: datetime = last + delta
-    return firing.astimezone(UTC)
-
-
-def due_firing(expr: str, fired: datetime, now: datetime) -> datetime | None:
-    """The latest time in (``fired``, ``now``] that the schedule fires at, or None. Firings
-    missed by more than CATCH_UP (the scheduler was down) are skipped, not caught up."""
-    at = max(fired, now - CATCH_UP)
-    latest = None
-    while (firing := next_firing(expr, at)) <= now:
-        latest = at = firing
-    return latest
 
 
 # ---- standings ----------------------------------------------------------------------------

@@ -27,9 +27,10 @@ from arena.pools import DEFAULT_POOL
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import half_intervals, is_provisional
+from arena.schedule import next_firing
 from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
 from arena.store.store import Store
-from arena.tournament import Definition, next_firing, seatings
+from arena.tournament import Definition, seatings
 from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import bearer

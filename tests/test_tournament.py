@@ -13,16 +13,9 @@ import pytest
 from arena.clock import TimeControl
 from arena.engine import Match, Rules
 from arena.errors import Exists, NotFound
+from arena.schedule import due_firing, next_firing
 from arena.store.store import Store
-from arena.tournament import (
-    Definition,
-    Result,
-    deal_seed,
-    due_firing,
-    next_firing,
-    plan,
-    standings,
-)
+from arena.tournament import Definition, Result, deal_seed, plan, standings
 from tests.test_store import played
 
 BOTS = ("ana", "bia", "caio")

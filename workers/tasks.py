@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 from arena.client import RefereeClient
 from arena.clock import TimeControl
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
+from arena.schedule import due_firing
 from arena.settings import Settings
 from arena.store.store import Store
-from arena.tournament import due_firing
 from workers.app import app
 
 log = logging.getLogger(__name__)

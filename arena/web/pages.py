@@ -17,9 +17,9 @@ from arena.engine.rules import Rules
 from arena.errors import Invalid, NotFound, parse_id
 from arena.pools import DEFAULT_POOL, parse_pool, pool_of
 from arena.rating import half_intervals, is_provisional
+from arena.schedule import next_firing
 from arena.store.rows import MatchRow, RunRow
 from arena.store.store import Store
-from arena.tournament import next_firing
 from arena.web.replay import replay_hand, teams
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
