@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from arena.engine import Rules, TrucoError
-from arena.engine.errors import quoted
-from arena.engine.rules import PRESET_NAMES
+from arena.engine import PRESET_NAMES, Rules, TrucoError, quoted
 from arena.errors import Invalid
 
 DEFAULT_POOL = "paulista/1"

@@ -36,7 +36,7 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel, tls_from_env
-from arena.engine.errors import quoted
+from arena.engine import quoted
 from arena.errors import Invalid, Unavailable
 
 log = logging.getLogger(__name__)

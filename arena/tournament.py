@@ -27,8 +27,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from arena.clock import DEFAULT_CLOCK, TimeControl
-from arena.engine import Rules
-from arena.engine.errors import quoted
+from arena.engine import Rules, quoted
 from arena.errors import MAX_ID
 from arena.pools import parse_pool
 from arena.rating import bradley_terry, win_counts

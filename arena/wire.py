@@ -14,9 +14,12 @@ from arena.engine import (
     MalformedAction,
     Phase,
     Rules,
+    SeenHand,
+    SeenPlay,
+    SeenRound,
     View,
+    manilhas,
 )
-from arena.engine.view import SeenHand, SeenPlay, SeenRound, manilhas
 from arena.proto.truco.v1 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 1

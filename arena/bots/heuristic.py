@@ -29,6 +29,7 @@ from arena.bots.strength import (
 )
 from arena.engine import (
     ACCEPT,
+    COVERED,
     FOLD,
     LADDER,
     RAISE,
@@ -39,9 +40,8 @@ from arena.engine import (
     Phase,
     View,
     strength_table,
+    unseen_cards,
 )
-from arena.engine.cards import COVERED
-from arena.engine.determinize import unseen_cards
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,7 @@ import time
 
 from arena.bots.inference import bets_read, plausibility
 from arena.bots.rollout import finish_hand
-from arena.engine import Action, Match, View
-from arena.engine.determinize import Determinizer
+from arena.engine import Action, Determinizer, Match, View
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,18 @@ from __future__ import annotations
 import random
 
 from arena.bots.strength import chance, deck_odds, position_of
-from arena.engine import ACCEPT, FOLD, RAISE, Action, HandKind, HandResult, Match
-from arena.engine.cards import COVERED
-from arena.engine.match import Hand, Phase
+from arena.engine import (
+    ACCEPT,
+    COVERED,
+    FOLD,
+    RAISE,
+    Action,
+    Hand,
+    HandKind,
+    HandResult,
+    Match,
+    Phase,
+)
 
 ANSWER_NOISE = 0.1  # spread of the accept threshold, so that rollouts vary
 EXPLORE = 0.1  # how often a card is chosen at random instead

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from arena.engine import Card, Deck, Manilha, strength_table
-from arena.engine.cards import COVERED
+from arena.engine import COVERED, Card, Deck, Manilha, strength_table
 
 Odds = Callable[[int], float]
 """The chance that a card of this power beats one unknown card."""

@@ -6,18 +6,46 @@ records).
 """
 
 from arena.engine.actions import ACCEPT, FOLD, RAISE, Action, ActionType
-from arena.engine.cards import ALL_CARDS, Card, Deck, Manilha, Rank, Suit, strength_table
-from arena.engine.errors import IllegalAction, MalformedAction, RecordError, RulesError, TrucoError
+from arena.engine.cards import ALL_CARDS, COVERED, Card, Deck, Manilha, Rank, Suit, strength_table
+from arena.engine.determinize import Determinizer, unseen_cards
+from arena.engine.errors import (
+    IllegalAction,
+    MalformedAction,
+    RecordError,
+    RulesError,
+    TrucoError,
+    quoted,
+)
 from arena.engine.match import Hand, HandKind, HandResult, Match, Outcome, Phase, Termination
-from arena.engine.record import FORMAT, disagreements, next_step, public_record, replay, to_record
-from arena.engine.rules import LADDER, PRESETS, Rules
-from arena.engine.view import ORGANIZER, PUBLIC, Observer, SeenPlay, SeenRound, View, view
+from arena.engine.record import (
+    FORMAT,
+    disagreements,
+    next_step,
+    public_record,
+    replay,
+    replayed_record,
+    to_record,
+)
+from arena.engine.rules import LADDER, PRESET_NAMES, PRESETS, Rules
+from arena.engine.view import (
+    ORGANIZER,
+    PUBLIC,
+    Observer,
+    SeenHand,
+    SeenPlay,
+    SeenRound,
+    View,
+    manilhas,
+    seen_hand,
+    view,
+)
 
 __all__ = [
-    "ACCEPT", "ALL_CARDS", "FOLD", "FORMAT", "LADDER", "ORGANIZER", "PRESETS", "PUBLIC",
-    "RAISE", "Action", "ActionType", "Card", "Deck", "Hand", "HandKind", "HandResult",
-    "IllegalAction", "MalformedAction", "Manilha", "Match", "Observer", "Outcome", "Phase",
-    "Rank", "RecordError", "Rules", "RulesError", "SeenPlay", "SeenRound", "Suit",
-    "Termination", "TrucoError", "View", "disagreements", "next_step", "public_record",
-    "replay", "strength_table", "to_record", "view",
+    "ACCEPT", "ALL_CARDS", "COVERED", "FOLD", "FORMAT", "LADDER", "ORGANIZER", "PRESETS",
+    "PRESET_NAMES", "PUBLIC", "RAISE", "Action", "ActionType", "Card", "Deck",
+    "Determinizer", "Hand", "HandKind", "HandResult", "IllegalAction", "MalformedAction",
+    "Manilha", "Match", "Observer", "Outcome", "Phase", "Rank", "RecordError", "Rules",
+    "RulesError", "SeenHand", "SeenPlay", "SeenRound", "Suit", "Termination", "TrucoError",
+    "View", "disagreements", "manilhas", "next_step", "public_record", "quoted", "replay",
+    "replayed_record", "seen_hand", "strength_table", "to_record", "unseen_cards", "view",
 ]  # fmt: skip

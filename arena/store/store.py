@@ -29,8 +29,7 @@ from psycopg_pool import ConnectionPool
 
 from arena import rating
 from arena.clock import TimeControl
-from arena.engine import Rules
-from arena.engine.errors import quoted
+from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound, Unavailable, parse_id
 from arena.pools import pool_of
 from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
