@@ -337,11 +337,12 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
 def cmd_db_migrate(args: argparse.Namespace) -> int:
     import psycopg
 
+    from arena.embedded import database_url
     from arena.settings import Settings
     from arena.store.migrate import migrate, schema_version
 
     try:
-        url = Settings.from_env().database()
+        url = database_url(Settings.from_env())
         applied = migrate(url)
         version = schema_version(url)
     except psycopg.Error as e:
@@ -575,11 +576,12 @@ def _open_store(command: str, settings: Any, max_size: int = 8) -> Any:
     """The store on the settings' database, migrated; SystemExit (1) saying why not."""
     import psycopg
 
+    from arena.embedded import database_url
     from arena.store.migrate import migrate
     from arena.store.store import Store
 
     try:
-        url = settings.database()
+        url = database_url(settings)
         migrate(url)
         return Store(url, max_size=max_size)
     except psycopg.Error as e:
@@ -1048,7 +1050,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_stop_embedded(args: argparse.Namespace) -> int:
-    from arena.settings import Settings, stop_embedded_postgres, stop_embedded_redis
+    from arena.embedded import stop_embedded_postgres, stop_embedded_redis
+    from arena.settings import Settings
 
     home = Settings.from_env().home
     stopped = stop_embedded_postgres(home)

@@ -16,15 +16,17 @@ import os
 import time
 from datetime import UTC, datetime
 
-from arena.proto.truco.v1 import arena_pb2 as api
-from arena.service import Organizer, Processes, free_address, wait_serving
-from arena.settings import (
-    Settings,
+from arena.embedded import (
+    broker_url,
+    database_url,
     embedded_postgres_running,
     embedded_redis_running,
     stop_embedded_postgres,
     stop_embedded_redis,
 )
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.settings import Settings
 
 BOTS = {
     "house-random": "house:random",
@@ -45,10 +47,10 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
     ours_redis = settings.broker_url is None and not embedded_redis_running(home)
     print(f"Truco Arena demo; data in {home}")
     _step("PostgreSQL", "embedded" if settings.database_url is None else "configured")
-    url = settings.database()
+    url = database_url(settings)
     migrate(url)
     _step("broker", "embedded Redis" if settings.broker_url is None else settings.broker_url)
-    broker = settings.broker()
+    broker = broker_url(settings)
     address = free_address()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
         "ARENA_HOME": str(home),

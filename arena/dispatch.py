@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arena.embedded import broker_url
 from arena.settings import Settings
 
 
@@ -22,7 +23,7 @@ class Dispatcher:
         if self._client is None:
             from celery import Celery
 
-            broker = self.settings.broker()
+            broker = broker_url(self.settings)
             self._client = Celery("arena-client", broker=broker, set_as_current=False)
         self._client.send_task(task, args=list(args), queue=self.settings.queue)
 

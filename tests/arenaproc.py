@@ -18,9 +18,10 @@ import psycopg
 import pytest
 from celery import Celery
 
+from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
-from arena.settings import Settings, stop_embedded_redis
+from arena.settings import Settings
 from arena.store.store import Store
 
 ADMIN = "organizer-secret"
@@ -91,7 +92,7 @@ class Arena:
         sender.send_task("arena.dispatch_due", kwargs={"now": later}, queue=self.env["ARENA_QUEUE"])
 
     def broker(self) -> str:
-        return self.env.get("ARENA_BROKER_URL") or Settings.from_env(self.env).broker()
+        return self.env.get("ARENA_BROKER_URL") or broker_url(Settings.from_env(self.env))
 
     def worker(self, name: str = "worker") -> None:
         self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info")

@@ -19,10 +19,10 @@ import grpc
 import pytest
 
 from arena import guard
+from arena.embedded import stop_embedded_postgres, stop_embedded_redis
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.settings import stop_embedded_postgres, stop_embedded_redis
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from referee.api import ArenaServicer

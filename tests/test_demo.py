@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.service import free_address
-from arena.settings import (
-    Settings,
+from arena.embedded import (
+    database_url,
     embedded_postgres_running,
     embedded_redis_running,
     stop_embedded_postgres,
 )
+from arena.service import free_address
+from arena.settings import Settings
 from arena.store.store import Store
 from arena.web import create_app
 
@@ -61,7 +62,7 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     )  # fmt: skip
     assert shown.returncode == 0 and "finished" in shown.stdout
 
-    store = Store(Settings.from_env(env).database())
+    store = Store(database_url(Settings.from_env(env)))
     request.addfinalizer(lambda: stop_embedded_postgres(home))  # should the test fail
     try:
         web = TestClient(create_app(store, organizer_token="x"))

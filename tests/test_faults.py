@@ -28,9 +28,9 @@ import pytest
 
 from arena.bots import house_bot
 from arena.clock import TimeControl
+from arena.embedded import embedded_redis, stop_embedded_redis
 from arena.engine import Rules
 from arena.service import wait_serving
-from arena.settings import embedded_redis, stop_embedded_redis
 from referee.hub import percentile_us
 from referee.local import bot_processes, local_arena
 from referee.runner import MatchRunner

@@ -18,8 +18,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.channel import open_channel
+from arena.embedded import stop_embedded_redis
 from arena.service import Organizer, Processes, free_address, wait_serving
-from arena.settings import stop_embedded_redis
 
 pytestmark = pytest.mark.faults
 

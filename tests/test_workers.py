@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from celery import Celery
 
-from arena.settings import stop_embedded_postgres
+from arena.embedded import stop_embedded_postgres
 from tests.arenaproc import broker_url
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from celery import Celery
 from celery.schedules import crontab
 
+from arena.embedded import broker_url
 from arena.settings import Settings
 from workers import broker
 
@@ -28,7 +29,7 @@ app.conf.update(
 def configure(settings: Settings) -> Celery:
     """Point the app at the settings' broker (starting the embedded Redis if needed)."""
     app.conf.update(
-        broker_url=settings.broker(),
+        broker_url=broker_url(settings),
         task_default_queue=settings.queue,
         broker_transport_options={
             "visibility_timeout": settings.visibility_timeout_s,

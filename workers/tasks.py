@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from arena.client import RefereeClient
 from arena.clock import TimeControl
+from arena.embedded import database_url
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.schedule import due_firing
 from arena.settings import Settings
@@ -65,7 +66,7 @@ def settings() -> Settings:
 
 @once
 def store() -> Store:
-    return Store(settings().database(), max_size=4)
+    return Store(database_url(settings()), max_size=4)
 
 
 @once

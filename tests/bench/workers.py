@@ -52,10 +52,11 @@ from psycopg.conninfo import make_conninfo
 
 import referee.local
 from arena.clock import TimeControl
+from arena.embedded import database_url, stop_embedded_redis
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
-from arena.settings import Settings, stop_embedded_redis
+from arena.settings import Settings
 from arena.store.store import Store
 from referee.runner import MatchRunner
 
@@ -120,7 +121,7 @@ def scratch_database(home: Path) -> Iterator[str]:
         with psycopg.connect(admin, connect_timeout=3):
             pass
     except psycopg.OperationalError:
-        admin = Settings(home, None, "", None).database()
+        admin = database_url(Settings(home, None, "", None))
         import pgserver
 
         embedded = pgserver.get_server(home / "pgdata")
