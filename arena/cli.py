@@ -22,6 +22,7 @@ from arena.engine.record import replayed_record
 from arena.engine.rules import PRESET_NAMES
 from arena.engine.sources import NOTES, SOURCES, SUMMARIES
 from arena.errors import MAX_ID, ArenaError
+from arena.rating import EloDifference, elo_text
 
 log = logging.getLogger(__name__)
 
@@ -444,11 +445,11 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        _print_summary(result)
+        _print_summary(result, summary.elo())
     return 0
 
 
-def _print_summary(result: dict[str, Any]) -> None:
+def _print_summary(result: dict[str, Any], elo: EloDifference) -> None:
     from rich.table import Table
 
     table = Table("bot", "wins", "points", "timeouts", "rejected", "disconnects", box=None)
@@ -462,16 +463,11 @@ def _print_summary(result: dict[str, Any]) -> None:
         )
     console = _console()
     console.print(table)
-    low, high = (_signed(x) for x in result["elo_ci95"])
     sides = [" + ".join(side) for side in result["sides"]]
     console.print(
-        f"{sides[0]} vs {sides[1]}: Elo difference {_signed(result['elo_diff'])} "
-        f"(95%: {low} to {high}) over {result['games']} games of {result['rules']}"
+        f"{sides[0]} vs {sides[1]}: Elo difference {elo_text(elo)} "
+        f"over {result['games']} games of {result['rules']}"
     )
-
-
-def _signed(x: float) -> str:
-    return f"{round(x):+d}"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

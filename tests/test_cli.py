@@ -202,7 +202,11 @@ def test_arena_match_plays_every_preset_with_house_bots(tmp_path: Path, rules: s
     summary = json.loads(done.stdout)
     assert summary["games"] == 2 and summary["bots"] == ["random", "heuristic"]
     assert sum(summary["wins"].values()) == 2
-    assert summary["elo_ci95"][0] <= summary["elo_diff"] <= summary["elo_ci95"][1]
+    elo, (low, high) = summary["elo_diff"], summary["elo_ci95"]
+    if elo is None:  # a clean sweep: one bound, the other end open
+        assert (low is None) != (high is None)
+    else:
+        assert low <= elo <= high
     assert set(summary["faults"]) == {"random", "heuristic"}
     for faults in summary["faults"].values():
         assert set(faults) == {"timeouts", "rejected", "disconnects", "substituted"}
@@ -217,6 +221,22 @@ def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None
     done = arena("match", "--bot", f"{sys.executable} {example}", "--bot", "house:random")
     assert done.returncode == 0, done.stderr
     assert "random_bot.py" in done.stdout and "Elo difference" in done.stdout
+
+
+def test_arena_match_gives_a_clean_sweep_its_one_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import _print_summary
+    from referee.local import Summary
+
+    sides = [["ana"], ["bia"]]
+    summary = Summary("paulista", 10, ["ana", "bia"], sides, {"ana": 10, "bia": 0})
+    summary.points = {"ana": 120, "bia": 41}
+    result = summary.to_json()
+    # JSON has no infinity: the estimate and the open end are null
+    assert (result["elo_diff"], result["elo_ci95"]) == (None, [182.7, None])
+    json.dumps(result, allow_nan=False)
+    _print_summary(result, summary.elo())
+    line = " ".join(capsys.readouterr().out.split())
+    assert "ana vs bia: Elo difference > +183 (95%, every game won) over 10 games" in line
 
 
 def test_arena_match_explains_a_bot_that_cannot_start() -> None:
