@@ -114,6 +114,19 @@ def _rules(text: str) -> Rules:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _time(text: str) -> str:
+    """``--since`` and ``--until`` values (:func:`arena.times.parse_time`), as the RFC 3339
+    time the Arena API is sent: ages and days are reckoned here, by this machine's clock."""
+    from datetime import UTC, datetime
+
+    from arena.times import parse_time
+
+    try:
+        return parse_time(text, datetime.now(UTC)).isoformat()
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena", description="Truco Arena")
     sub = parser.add_subparsers(metavar="COMMAND")
@@ -206,8 +219,16 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("matches", help="recorded matches, newest first")
     p.add_argument("--bot", help="only this bot's")
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
-    p.add_argument("--since", default="", help="created at or after (e.g. 2026-11-29T10:00Z)")
-    p.add_argument("--until", default="", help="created before")
+    p.add_argument(
+        "--since",
+        type=_time,
+        metavar="TIME",
+        help="created at or after: an RFC 3339 time (2026-11-29T10:00Z), a date (2026-11-29, "
+        "UTC), today, yesterday, or an age (30m, 2h, 3d, 1w)",
+    )
+    p.add_argument(
+        "--until", type=_time, metavar="TIME", help="created before (a time of the same forms)"
+    )
     p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
     p.set_defaults(run=cmd_matches)
 
@@ -772,8 +793,8 @@ def cmd_matches(args: argparse.Namespace) -> int:
         bot=args.bot or "",
         pool=args.pool or "",
         page_size=args.limit,
-        since=args.since,
-        until=args.until,
+        since=args.since or "",
+        until=args.until or "",
     )
     matches = _arena_call("ListMatches", request).matches
     for m in matches:

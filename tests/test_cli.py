@@ -508,6 +508,42 @@ def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     )
 
 
+# ---- times at the command line ------------------------------------------------------------------
+
+
+def test_arena_matches_takes_the_times_people_type(database: str, tmp_path: Path) -> None:
+    from arena.engine import Rules
+    from arena.store.migrate import migrate
+    from arena.store.store import Store
+
+    migrate(database)
+    with contextlib.closing(Store(database)) as store:
+        seats = [store.register_bot(name)[0].id for name in ("ana", "bia")]
+        store.create_match("m-today", Rules(), seats)
+    env = organizer_env(database, tmp_path / "home")
+    since = arena("matches", "--since", "yesterday", env=env)
+    assert since.returncode == 0, since.stderr
+    assert since.stdout.startswith("m-today  scheduled"), since.stdout
+    until = arena("matches", "--until", "2000-01-01", env=env)
+    assert (until.returncode, until.stdout) == (0, "no matches\n"), until.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--since", "foo"), ("--until", "2026-02-30"), ("--since", "")]
+)
+def test_a_time_that_is_not_one_is_one_line_naming_the_option(
+    option: str, value: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")  # nothing may start, should a value get through
+    done = arena("matches", option, value, env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"arena matches: error: argument {option}: {value!r} is not a time: give an RFC 3339 "
+        "time, a date, or an age such as 2h or 3d (see arena matches --help)\n"
+    )
+
+
 # ---- output into a pipe whose reader goes away (arena matches | head -2) ----------------------
 
 BUFFERINGS = {"buffered": "", "unbuffered": "1"}  # the values of PYTHONUNBUFFERED
