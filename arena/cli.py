@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -21,13 +22,29 @@ from arena.engine.record import replayed_record
 from arena.engine.rules import PRESET_NAMES
 from arena.engine.sources import NOTES, SOURCES, SUMMARIES
 from arena.errors import MAX_ID, ArenaError
+from arena.rating import EloDifference, elo_text
 
 log = logging.getLogger(__name__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import os
+    try:
+        try:
+            return _main(argv)
+        finally:  # help and SystemExit too: what is still buffered goes now, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # Whoever read standard output went away (`arena matches | head -2`): stop quietly,
+        # as cat or grep do. Standard output now leads nowhere, so that the interpreter's
+        # last flush at exit has nothing to complain about.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return READER_GONE
 
+
+READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # gRPC's fork handlers only warn here: the embedded servers are started by fork+exec
     os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     parser = _parser()
@@ -42,6 +59,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arena: {e}", file=sys.stderr)
         return 1
     return code
+
+
+def _console() -> Any:
+    """A rich console on standard output that leaves a reader gone away to main(), as
+    print does (rich on its own would exit with status 1)."""
+    from rich.console import Console
+
+    class Piped(Console):
+        def on_broken_pipe(self) -> None:
+            raise  # rich calls this while it handles the BrokenPipeError: main() takes it
+
+    return Piped()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,6 +111,19 @@ def _rules(text: str) -> Rules:
     try:
         return Rules.parse(text)
     except TrucoError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _time(text: str) -> str:
+    """``--since`` and ``--until`` values (:func:`arena.times.parse_time`), as the RFC 3339
+    time the Arena API is sent: ages and days are reckoned here, by this machine's clock."""
+    from datetime import UTC, datetime
+
+    from arena.times import parse_time
+
+    try:
+        return parse_time(text, datetime.now(UTC)).isoformat()
+    except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
@@ -177,8 +219,16 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("matches", help="recorded matches, newest first")
     p.add_argument("--bot", help="only this bot's")
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
-    p.add_argument("--since", default="", help="created at or after (e.g. 2026-11-29T10:00Z)")
-    p.add_argument("--until", default="", help="created before")
+    p.add_argument(
+        "--since",
+        type=_time,
+        metavar="TIME",
+        help="created at or after: an RFC 3339 time (2026-11-29T10:00Z), a date (2026-11-29, "
+        "UTC), today, yesterday, or an age (30m, 2h, 3d, 1w)",
+    )
+    p.add_argument(
+        "--until", type=_time, metavar="TIME", help="created before (a time of the same forms)"
+    )
     p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
     p.set_defaults(run=cmd_matches)
 
@@ -303,7 +353,6 @@ def _read_record(path: str, stdin: TextIO) -> Any:
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table("preset", "in one line", "seats", "source", box=None)
@@ -311,7 +360,7 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
         rules = Rules.preset(name)
         default = " (default)" if name == "paulista" else ""
         table.add_row(name + default, SUMMARIES[name], str(rules.seats), SOURCES[name])
-    Console().print(table)
+    _console().print(table)
     return 0
 
 
@@ -320,7 +369,6 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"preset": rules.name, **rules.parameters()}, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     base = Rules.preset(rules.name).parameter_texts()
@@ -328,7 +376,7 @@ def cmd_rules_show(args: argparse.Namespace) -> int:
     for key, value in rules.parameter_texts().items():
         note = "override" if value != base[key] else NOTES[rules.name][key]
         table.add_row(key, value, note)
-    console = Console()
+    console = _console()
     console.print(table)
     console.print(f"source: {SOURCES[rules.name]}; 'chosen' marks values the source leaves open")
     return 0
@@ -398,7 +446,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     rules = args.rules
     clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, transient=True, disable=args.json) as bar:
+    with Progress(*columns, transient=True, disable=args.json, console=_console()) as bar:
         task = bar.add_task("matches", total=args.games)
         try:
             summary = asyncio.run(
@@ -419,12 +467,11 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        _print_summary(result)
+        _print_summary(result, summary.elo())
     return 0
 
 
-def _print_summary(result: dict[str, Any]) -> None:
-    from rich.console import Console
+def _print_summary(result: dict[str, Any], elo: EloDifference) -> None:
     from rich.table import Table
 
     table = Table("bot", "wins", "points", "timeouts", "rejected", "disconnects", box=None)
@@ -436,23 +483,17 @@ def _print_summary(result: dict[str, Any]) -> None:
             str(result["points"][bot]),
             *(str(f.get(k, 0)) for k in ("timeouts", "rejected", "disconnects")),
         )
-    console = Console()
+    console = _console()
     console.print(table)
-    low, high = (_signed(x) for x in result["elo_ci95"])
     sides = [" + ".join(side) for side in result["sides"]]
     console.print(
-        f"{sides[0]} vs {sides[1]}: Elo difference {_signed(result['elo_diff'])} "
-        f"(95%: {low} to {high}) over {result['games']} games of {result['rules']}"
+        f"{sides[0]} vs {sides[1]}: Elo difference {elo_text(elo)} "
+        f"over {result['games']} games of {result['rules']}"
     )
-
-
-def _signed(x: float) -> str:
-    return f"{round(x):+d}"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
-    import os
     import signal
 
     from arena.channel import server_credentials
@@ -636,7 +677,6 @@ def _arena_endpoint() -> tuple[str, str, Any]:
     that reading and organizing work with no server running. Never a TCP port nobody
     named: whoever listened there first would be sent the organizer's token."""
     import dataclasses
-    import os
 
     from arena.settings import Settings
 
@@ -755,8 +795,8 @@ def cmd_matches(args: argparse.Namespace) -> int:
         bot=args.bot or "",
         pool=args.pool or "",
         page_size=args.limit,
-        since=args.since,
-        until=args.until,
+        since=args.since or "",
+        until=args.until or "",
     )
     matches = _arena_call("ListMatches", request).matches
     for m in matches:
@@ -807,7 +847,6 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     if args.json:
         print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
@@ -816,7 +855,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
         interval = f"{s.low:.0f}-{s.high:.0f}" if s.high > s.low else "-"
         row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
         table.add_row(*row, mark)
-    Console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
+    _console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
     return 0
 
 
@@ -953,7 +992,7 @@ def _watch(run_id: int) -> int:
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
         TimeRemainingColumn(),
     )  # fmt: skip
-    with Progress(*columns, transient=True) as progress:
+    with Progress(*columns, transient=True, console=_console()) as progress:
         task = progress.add_task(f"run {run.id} {run.tournament}", total=None, rate="")
         while run.status in ("starting", "running"):
             done = run.finished + run.failed
@@ -989,10 +1028,9 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
 
 
 def _print_run(run: Any) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = _console()
     d = run.definition
     deals = ", duplicate deals" if d.duplicate else ""
     trust = ", bots declared trusted by the organizer" if d.trusted else ""

@@ -5,7 +5,7 @@ for a finished tournament."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -13,7 +13,9 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True, slots=True)
 class EloDifference:
-    """How much stronger one side played than the other, on the Elo scale."""
+    """How much stronger one side played than the other, on the Elo scale. After a clean
+    sweep there is no finite estimate and one bound only: ``elo`` and the open end of the
+    interval are infinite (+inf when the first side won every game)."""
 
     elo: float
     low: float  # the 95% interval
@@ -27,19 +29,70 @@ def elo_from_score(p: float) -> float:
 
 
 def elo_difference(wins: int, games: int) -> EloDifference:
-    """The Elo difference implied by ``wins`` out of ``games`` (no draws in truco), with a
-    normal-approximation 95% interval. A clean sweep is clamped to half a game short of
-    it, so the figures stay finite."""
+    """The Elo difference implied by ``wins`` out of ``games`` (no draws in truco): the
+    score's log-odds (maximum likelihood), with an exact 95% interval (Clopper-Pearson: the
+    binomial itself, no normal approximation) mapped to Elo through the same logistic curve,
+    so that it means what it says for one game as for a thousand. After a clean sweep no
+    finite difference fits best: the estimate and the interval's upper end are +inf, and
+    its lower end is the one-sided 95% bound, the difference under which winning every game
+    is 5% likely (a score of 0.05 ** (1 / games)). No wins at all, the mirror image."""
     if games <= 0 or not 0 <= wins <= games:
         raise ValueError(f"need 0 <= wins <= games and games > 0, not {wins} of {games}")
-    p = wins / games
-    clamped = min(max(p, 0.5 / games), 1 - 0.5 / games)
-    spread = Z95 * math.sqrt(clamped * (1 - clamped) / games)
-    low = max(clamped - spread, 0.5 / games)
-    high = min(clamped + spread, 1 - 0.5 / games)
-    return EloDifference(
-        elo_from_score(clamped), elo_from_score(low), elo_from_score(high), games, p
-    )
+    if wins in (0, games):
+        bound = elo_from_score(ALPHA ** (1 / games))
+        if wins == games:
+            return EloDifference(math.inf, bound, math.inf, games, 1.0)
+        return EloDifference(-math.inf, -math.inf, -bound, games, 0.0)
+    low, high = _clopper_pearson(wins, games)
+    return EloDifference(elo_from_score(wins / games), low, high, games, wins / games)
+
+
+def elo_text(d: EloDifference) -> str:
+    """An Elo difference as the commands print it: ``+120 (95%: +30 to +215)``; after a
+    clean sweep, the one bound there is: ``> +183 (95%, every game won)``."""
+    if d.elo == math.inf:
+        return f"> {_signed(d.low)} (95%, every game won)"
+    if d.elo == -math.inf:
+        return f"< {_signed(d.high)} (95%, every game lost)"
+    return f"{_signed(d.elo)} (95%: {_signed(d.low)} to {_signed(d.high)})"
+
+
+def _signed(x: float) -> str:
+    return f"{round(x):+d}"
+
+
+ALPHA = 0.05  # 95% intervals
+BISECTION = 1e-9  # how close, in Elo points, the exact bounds are found
+
+
+def _clopper_pearson(wins: int, games: int) -> tuple[float, float]:
+    """For 0 < wins < games, the exact 95% interval of the Elo difference: from the least
+    difference under which ``wins`` or more of ``games`` is 2.5% likely to the greatest
+    under which ``wins`` or fewer is."""
+    log_ways = [
+        math.lgamma(games + 1) - math.lgamma(k + 1) - math.lgamma(games - k + 1)
+        for k in range(games + 1)
+    ]
+
+    def chance(elo: float, ks: range) -> float:
+        x = elo / _ELO_PER_NAT  # the log-odds of a win, in nats
+        log_win, log_loss = -_softplus(-x), -_softplus(x)
+        return math.fsum(math.exp(log_ways[k] + k * log_win + (games - k) * log_loss) for k in ks)
+
+    def least(holds: Callable[[float], bool]) -> float:
+        """The least difference at which ``holds`` (false below it, true above) is true.
+        Both bounds lie within ``reach``: a score of 1 / (100 games) or its mirror is
+        beyond either, even for one win or one loss."""
+        reach = SCALE * math.log10(100 * games)
+        lo, hi = -reach, reach
+        while hi - lo > BISECTION:
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+        return hi
+
+    low = least(lambda elo: chance(elo, range(wins, games + 1)) >= ALPHA / 2)
+    high = least(lambda elo: chance(elo, range(wins + 1)) <= ALPHA / 2)
+    return low, high
 
 
 # --- Online Elo ---------------------------------------------------------------------------

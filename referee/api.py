@@ -30,6 +30,7 @@ from arena.rating import half_intervals, is_provisional
 from arena.schedule import next_firing
 from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
 from arena.store.store import Store
+from arena.times import parse_time
 from arena.tournament import Definition, seatings
 from referee.hub import Hub
 from referee.runner import MatchRunner
@@ -252,18 +253,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
         size = min(request.page_size or 20, 200)
-        after = None
-        try:
-            if request.page_token:
-                stamp, match_id = request.page_token.split("|", 1)
-                after = (datetime.fromisoformat(stamp), match_id)
-            since = datetime.fromisoformat(request.since) if request.since else None
-            until = datetime.fromisoformat(request.until) if request.until else None
-        except ValueError:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "page_token must come from a previous page; since and until are RFC 3339 times",
-            )
+        now = datetime.now(UTC)
+        since = _time_field("since", request.since, now)
+        until = _time_field("until", request.until, now)
+        after = _page_after(request.page_token)
         rows = await asyncio.to_thread(
             self.store.matches,
             bot=request.bot or None,
@@ -388,6 +381,34 @@ def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:
     if row.winner is not None:
         summary.winner = row.winner
     return summary
+
+
+def _time_field(name: str, text: str, now: datetime) -> datetime | None:
+    """An optional time of a request (:func:`arena.times.parse_time`, ages reckoned from
+    ``now``); Invalid naming the field when it is not a time."""
+    if not text:
+        return None
+    try:
+        return parse_time(text, now)
+    except ValueError as e:
+        raise Invalid(f"{name}: {e}") from None
+
+
+def _page_after(token: str) -> tuple[datetime, str] | None:
+    """The (created_at, id) a page token names, the last match of the previous page; None
+    for the first page. Invalid when it is not a token this server gave."""
+    if not token:
+        return None
+    stamp, bar, match_id = token.partition("|")
+    try:
+        if bar:
+            return datetime.fromisoformat(stamp), match_id
+    except ValueError:
+        pass
+    raise Invalid(
+        "page_token: not one this server gave; send the next_page_token of the page before, "
+        "or none for the first page"
+    )
 
 
 def _stamp(at: datetime | None) -> str:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import shlex
 import signal
@@ -25,7 +26,7 @@ from typing import Any
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
-from arena.rating import elo_difference
+from arena.rating import EloDifference, elo_difference
 from arena.tournament import seatings
 from referee.hub import Hub, MemoryTokens
 from referee.runner import MatchRunner
@@ -62,9 +63,12 @@ class Summary:
     points: dict[str, int] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
 
+    def elo(self) -> EloDifference:
+        """How much stronger the first side played than the second."""
+        return elo_difference(self.wins[self.sides[0][0]], self.games)
+
     def to_json(self) -> dict[str, Any]:
-        side_wins = self.wins[self.sides[0][0]]
-        diff = elo_difference(side_wins, self.games)
+        diff = self.elo()
         return {
             "rules": self.rules,
             "games": self.games,
@@ -72,10 +76,16 @@ class Summary:
             "sides": self.sides,
             "wins": self.wins,
             "points": self.points,
-            "elo_diff": round(diff.elo, 1) + 0.0,  # + 0.0 turns -0.0 into 0.0
-            "elo_ci95": [round(diff.low, 1) + 0.0, round(diff.high, 1) + 0.0],
+            "elo_diff": _elo_json(diff.elo),
+            "elo_ci95": [_elo_json(diff.low), _elo_json(diff.high)],
             "faults": self.faults,
         }
+
+
+def _elo_json(x: float) -> float | None:
+    """An Elo figure for JSON, which has no infinity: null where a clean sweep leaves it
+    unbounded."""
+    return round(x, 1) + 0.0 if math.isfinite(x) else None  # + 0.0 turns -0.0 into 0.0
 
 
 def bot_processes(specs: Sequence[str]) -> list[BotProcess]:

@@ -303,9 +303,33 @@ def test_matches_list_newest_first_a_page_at_a_time_by_bot_and_time(arena: Any) 
     assert [m.id for m in gamma] == ["p4", "p3"] and list(gamma[0].seats) == ["alpha", "gamma"]
     later = stub.ListMatches(api.ListMatchesRequest(since="2999-01-01T00:00:00Z"), timeout=10)
     assert list(later.matches) == []
+    days = [stub.ListMatches(api.ListMatchesRequest(**{edge: "yesterday"}), timeout=10).matches
+            for edge in ("since", "until")]  # fmt: skip
+    assert [len(day) for day in days] == [5, 0]  # midnight yesterday, UTC: every match is later
+
+
+FORMS = "give an RFC 3339 time, a date, or an age such as 2h or 3d"
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "details"),
+    [
+        ({"page_token": "nonsense"}, "page_token: not one this server gave; send the "
+         "next_page_token of the page before, or none for the first page"),
+        ({"since": "yesterdy"}, f"since: 'yesterdy' is not a time: {FORMS}"),
+        ({"since": "2h", "until": "2026-11-31"}, f"until: '2026-11-31' is not a time: {FORMS}"),
+    ],
+)  # fmt: skip
+def test_a_bad_match_list_request_names_the_field_at_fault(
+    arena: Any, request_fields: dict[str, str], details: str
+) -> None:
+    _, stub = arena
     with pytest.raises(grpc.RpcError) as caught:
-        stub.ListMatches(api.ListMatchesRequest(page_token="nonsense"), timeout=10)
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        stub.ListMatches(api.ListMatchesRequest(**request_fields), timeout=10)
+    assert (caught.value.code(), caught.value.details()) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        details,
+    )
 
 
 @pytest.mark.parametrize(

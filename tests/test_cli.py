@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -201,7 +202,11 @@ def test_arena_match_plays_every_preset_with_house_bots(tmp_path: Path, rules: s
     summary = json.loads(done.stdout)
     assert summary["games"] == 2 and summary["bots"] == ["random", "heuristic"]
     assert sum(summary["wins"].values()) == 2
-    assert summary["elo_ci95"][0] <= summary["elo_diff"] <= summary["elo_ci95"][1]
+    elo, (low, high) = summary["elo_diff"], summary["elo_ci95"]
+    if elo is None:  # a clean sweep: one bound, the other end open
+        assert (low is None) != (high is None)
+    else:
+        assert low <= elo <= high
     assert set(summary["faults"]) == {"random", "heuristic"}
     for faults in summary["faults"].values():
         assert set(faults) == {"timeouts", "rejected", "disconnects", "substituted"}
@@ -216,6 +221,22 @@ def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None
     done = arena("match", "--bot", f"{sys.executable} {example}", "--bot", "house:random")
     assert done.returncode == 0, done.stderr
     assert "random_bot.py" in done.stdout and "Elo difference" in done.stdout
+
+
+def test_arena_match_gives_a_clean_sweep_its_one_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import _print_summary
+    from referee.local import Summary
+
+    sides = [["ana"], ["bia"]]
+    summary = Summary("paulista", 10, ["ana", "bia"], sides, {"ana": 10, "bia": 0})
+    summary.points = {"ana": 120, "bia": 41}
+    result = summary.to_json()
+    # JSON has no infinity: the estimate and the open end are null
+    assert (result["elo_diff"], result["elo_ci95"]) == (None, [182.7, None])
+    json.dumps(result, allow_nan=False)
+    _print_summary(result, summary.elo())
+    line = " ".join(capsys.readouterr().out.split())
+    assert "ana vs bia: Elo difference > +183 (95%, every game won) over 10 games" in line
 
 
 def test_arena_match_explains_a_bot_that_cannot_start() -> None:
@@ -485,6 +506,116 @@ def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.stderr == (
         "arena: ARENA_BROKER_VISIBILITY_S must be a whole number of seconds, not 'soon'\n"
     )
+
+
+# ---- times at the command line ------------------------------------------------------------------
+
+
+def test_arena_matches_takes_the_times_people_type(database: str, tmp_path: Path) -> None:
+    from arena.engine import Rules
+    from arena.store.migrate import migrate
+    from arena.store.store import Store
+
+    migrate(database)
+    with contextlib.closing(Store(database)) as store:
+        seats = [store.register_bot(name)[0].id for name in ("ana", "bia")]
+        store.create_match("m-today", Rules(), seats)
+    env = organizer_env(database, tmp_path / "home")
+    since = arena("matches", "--since", "yesterday", env=env)
+    assert since.returncode == 0, since.stderr
+    assert since.stdout.startswith("m-today  scheduled"), since.stdout
+    until = arena("matches", "--until", "2000-01-01", env=env)
+    assert (until.returncode, until.stdout) == (0, "no matches\n"), until.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--since", "foo"), ("--until", "2026-02-30"), ("--since", "")]
+)
+def test_a_time_that_is_not_one_is_one_line_naming_the_option(
+    option: str, value: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_HOME"] = str(tmp_path / "home")  # nothing may start, should a value get through
+    done = arena("matches", option, value, env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"arena matches: error: argument {option}: {value!r} is not a time: give an RFC 3339 "
+        "time, a date, or an age such as 2h or 3d (see arena matches --help)\n"
+    )
+
+
+# ---- output into a pipe whose reader goes away (arena matches | head -2) ----------------------
+
+BUFFERINGS = {"buffered": "", "unbuffered": "1"}  # the values of PYTHONUNBUFFERED
+
+
+def no_reader(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` with standard output a pipe whose reader has gone before it starts:
+    whatever it prints, whenever, meets a broken pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "arena.cli", *args], stdout=write, stderr=subprocess.PIPE,
+            text=True, timeout=60, env=env,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("buffering", BUFFERINGS.values(), ids=BUFFERINGS.keys())
+@pytest.mark.parametrize(
+    "argv",
+    [("rules", "list"), ("rules", "show", "paulista"), ("rules", "show", "solver", "--json"),
+     ("play",)],
+    ids=" ".join,
+)  # fmt: skip
+def test_a_command_whose_reader_is_gone_exits_quietly_with_141(
+    argv: tuple[str, ...], buffering: str
+) -> None:
+    # unbuffered, the first write fails; buffered, the flush at exit (rich's table or print)
+    done = no_reader(*argv, env=os.environ | {"PYTHONUNBUFFERED": buffering})
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_arena_matches_whose_reader_is_gone_exits_quietly(database: str, tmp_path: Path) -> None:
+    done = no_reader("matches", env=organizer_env(database, tmp_path / "home"))
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_reader_that_leaves_after_two_lines_ends_the_output_quietly(tmp_path: Path) -> None:
+    from arena.cli import replay_file
+    from arena.engine import Match, Rules, to_record
+
+    match = Match(Rules.parse("paulista:team_size=4"), seed=3)
+    choices = random.Random(3)
+    while not match.is_over:
+        match.apply(choices.choice(match.legal_actions()))
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(to_record(match)))
+    expected = io.StringIO()
+    assert replay_file(str(path), io.StringIO(), expected, io.StringIO()) == 0
+    read, write = os.pipe()
+    # the pipe made as small as it gets, and the output more than twice that: the command
+    # is still writing when the reader leaves, however fast either is
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 4096)
+    assert len(expected.getvalue()) > 2 * fcntl.fcntl(write, fcntl.F_GETPIPE_SZ)
+    # block-buffered, as standard output into a pipe is unless PYTHONUNBUFFERED says not
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    argv = [sys.executable, "-m", "arena.cli", "replay", str(path)]
+    with subprocess.Popen(
+        argv, stdout=write, stderr=subprocess.PIPE, text=True, env=env
+    ) as process:
+        os.close(write)
+        head = b""
+        while head.count(b"\n") < 2:
+            chunk = os.read(read, 64)
+            assert chunk, "the output ended before two lines"
+            head += chunk
+        os.close(read)
+        _, err = process.communicate(timeout=60)
+    assert expected.getvalue().startswith(head.decode())
+    assert (process.returncode, err) == (141, "")
 
 
 # ---- arena replay never crashes ---------------------------------------------------------------

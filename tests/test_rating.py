@@ -12,6 +12,7 @@ from arena.rating import (
     START,
     bradley_terry,
     elo_difference,
+    elo_text,
     is_provisional,
     win_counts,
 )
@@ -19,7 +20,65 @@ from arena.rating import (
 
 def test_elo_difference_is_the_log_odds() -> None:
     assert elo_difference(3, 4).elo == pytest.approx(400 * math.log10(3))
-    assert math.isfinite(elo_difference(5, 5).elo)
+    assert elo_difference(0, 0 + 1).score == 0.0 and elo_difference(7, 10).score == 0.7
+
+
+def score(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+@pytest.mark.parametrize("games", [1, 2, 4, 10, 1000])
+def test_a_clean_sweep_has_one_bound_where_a_sweep_is_5_percent_likely(games: int) -> None:
+    # P(every game won) = p ** games = 0.05: the one-sided 95% bound on the score
+    won = elo_difference(games, games)
+    assert (won.elo, won.high, won.score) == (math.inf, math.inf, 1.0)
+    assert score(won.low) == pytest.approx(0.05 ** (1 / games))
+    lost = elo_difference(0, games)
+    assert (lost.elo, lost.low, lost.high) == (-math.inf, -math.inf, -won.low)
+
+
+def test_one_game_by_hand() -> None:
+    # a win: a score of 0.05 or more, 400 log10(0.05 / 0.95) = -511.5 Elo or more
+    one = elo_difference(1, 1)
+    assert one.low == pytest.approx(-400 * math.log10(19))
+    assert elo_text(one) == "> -512 (95%, every game won)"
+    assert elo_text(elo_difference(0, 1)) == "< +512 (95%, every game lost)"
+    assert elo_text(elo_difference(10, 10)) == "> +183 (95%, every game won)"
+
+
+def test_even_scores_are_zero_between_mirrored_bounds() -> None:
+    # 1 of 2: at the lower bound, P(at least one win) = 1 - (1 - p) ** 2 = 0.025
+    even = elo_difference(1, 2)
+    p = 1 - math.sqrt(0.975)
+    assert even.elo == 0 and even.score == 0.5
+    assert even.low == pytest.approx(400 * math.log10(p / (1 - p)))
+    assert even.high == pytest.approx(-even.low)
+    assert elo_text(even) == "+0 (95%: -758 to +758)"
+    # 2 of 4: the tabulated Clopper-Pearson interval, 0.0676 to 0.9324
+    four = elo_difference(2, 4)
+    assert (score(four.low), score(four.high)) == pytest.approx((0.067586, 0.932414), abs=1e-6)
+
+
+def test_exact_intervals_match_the_binomial_by_hand() -> None:
+    # 7 of 10: the tabulated Clopper-Pearson interval, 0.3475 to 0.9333
+    seven = elo_difference(7, 10)
+    assert (score(seven.low), score(seven.high)) == pytest.approx((0.347547, 0.933260), abs=1e-6)
+    assert seven.low < seven.elo < seven.high
+    # 1 of n: at the lower bound P(at least one win) = 1 - (1 - p) ** n = 0.025
+    for n in (3, 50, 1000):
+        assert score(elo_difference(1, n).low) == pytest.approx(1 - 0.975 ** (1 / n))
+        assert elo_difference(n - 1, n).high == pytest.approx(-elo_difference(1, n).low)
+    # more games, a narrower interval about the same estimate
+    small, large = elo_difference(3, 4), elo_difference(750, 1000)
+    assert small.elo == pytest.approx(large.elo)
+    assert large.low > small.low and large.high < small.high
+    assert elo_text(large) == "+191 (95%: +166 to +216)"
+
+
+def test_an_impossible_count_is_refused() -> None:
+    for wins, games in ((1, 0), (-1, 3), (4, 3)):
+        with pytest.raises(ValueError):
+            elo_difference(wins, games)
 
 
 # --- online Elo ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.bots import house_bot
 from arena.engine import Match, Rules, view
-from arena.rating import EloDifference, elo_difference
+from arena.rating import EloDifference, elo_difference, elo_text
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +97,8 @@ def main() -> None:
         began = time.perf_counter()
         gap = elo_gap(better, worse, matches, args.seed, args.workers, mc=mc)
         log.info(
-            "%s over %s: %.1f%% of %d matches, Elo %+.0f [95%%: %+.0f .. %+.0f]  (%.0f s)",
-            better, worse, 100 * gap.score, matches, gap.elo, gap.low, gap.high,
-            time.perf_counter() - began,
+            "%s over %s: %.1f%% of %d matches, Elo %s  (%.0f s)",
+            better, worse, 100 * gap.score, matches, elo_text(gap), time.perf_counter() - began,
         )  # fmt: skip
 
 
