@@ -477,6 +477,16 @@ def test_a_tournament_created_with_zero_clocks_keeps_the_zeros(
     assert refused.returncode == 2 and "--matches" in refused.stderr
 
 
+def test_ratings_of_a_pool_that_cannot_exist_are_refused(database: str, tmp_path: Path) -> None:
+    env = organizer_env(database, tmp_path / "home")  # the Arena API served in the command
+    refused = arena("ratings", "--pool", "nonsense", env=env)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert "no pool 'nonsense'" in refused.stderr and "invalid_argument" in refused.stderr
+    empty = arena("ratings", "--pool", "tradicional/2", env=env)
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout == "no rated games in tradicional/2 yet\n"
+
+
 def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     env |= {"ARENA_HOME": str(tmp_path / "home"), "ARENA_BROKER_VISIBILITY_S": "soon"}
