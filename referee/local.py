@@ -4,6 +4,12 @@ Each ``--bot`` is ``house:NAME`` or any shell command. Every bot is started with
 ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` in its environment, connects over gRPC like any
 remote bot, and plays every match it is seated in. Matches come in pairs that share a
 seed (the same deals) with the seats swapped, so the cards favour neither side.
+
+A bot is known by the name it gives in its Hello, or else by its command's name. Its
+token must stand for a name before the Hello arrives, so each token is issued under the
+command's name, and once every bot has connected (all do before play starts) the bots
+are renamed as their Hellos say: the match records, the seats' names and the summary all
+use those names.
 """
 
 from __future__ import annotations
@@ -13,10 +19,12 @@ import contextlib
 import json
 import logging
 import os
+import re
 import shlex
 import signal
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,11 +42,14 @@ from referee.server import create_server
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 30.0
+# A Hello's name is taken when it is a name the arena could register (README, "Running
+# an arena"): it goes into tables, records and logs, where free text does not belong.
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass
 class BotProcess:
-    name: str
+    name: str  # unique; after its command until it connects, then as its Hello says
     spec: str
     argv: list[str]
     token: str = ""
@@ -90,11 +101,27 @@ def bot_processes(specs: Sequence[str]) -> list[BotProcess]:
             argv = ["/bin/sh", "-c", spec]
             base = _command_name(spec)
         out.append(BotProcess(base, spec, argv))
-    seen: dict[str, int] = {}
-    for bot in out:
-        if sum(b.name == bot.name for b in out) > 1:
-            seen[bot.name] = seen.get(bot.name, 0) + 1
-            bot.name = f"{bot.name}-{seen[bot.name]}"
+    for bot, name in zip(out, unique([b.name for b in out]), strict=True):
+        bot.name = name
+    return out
+
+
+def unique(names: Sequence[str]) -> list[str]:
+    """``names`` with each one given more than once numbered ``-1``, ``-2``... in order
+    (skipping a number that makes a name given once: ``a``, ``a``, ``a-1`` are ``a-2``,
+    ``a-3``, ``a-1``)."""
+    counts = Counter(names)
+    taken = {name for name in names if counts[name] == 1}
+    numbered: Counter[str] = Counter()
+    out = []
+    for name in names:
+        if counts[name] > 1:
+            numbered[name] += 1
+            while f"{name}-{numbered[name]}" in taken:
+                numbered[name] += 1
+            name = f"{name}-{numbered[name]}"
+            taken.add(name)
+        out.append(name)
     return out
 
 
@@ -113,10 +140,13 @@ def _command_name(command: str) -> str:
 
 @contextlib.asynccontextmanager
 async def local_arena(
-    bots: list[BotProcess], tokens: MemoryTokens | None = None, own_exit_s: float = 1.0
+    bots: list[BotProcess],
+    tokens: MemoryTokens | None = None,
+    own_exit_s: float = 1.0,
 ) -> AsyncIterator[Hub]:
-    """A referee on a free loopback port, with ``bots`` launched and connected; on exit
-    the streams end cleanly and every process and the server stop."""
+    """A referee on a free loopback port, with ``bots`` launched, connected and named
+    after their Hellos; on exit the streams end cleanly and every process and the server
+    stop."""
     tokens = tokens or MemoryTokens()
     for bot in bots:
         bot.token = tokens.issue(bot.name)
@@ -126,11 +156,28 @@ async def local_arena(
     try:
         await launch(bots, server.address)
         await wait_connected(hub, bots)
+        name_after_hellos(hub, tokens, bots)
         yield hub
         await hub.finish()
     finally:
         await stop(bots, own_exit_s)
         await server.stop()
+
+
+def name_after_hellos(hub: Hub, tokens: MemoryTokens, bots: list[BotProcess]) -> None:
+    """Name each connected bot as its Hello does, when that is a bot name (BOT_NAME); the
+    others keep their commands' names. A name several bots share is numbered by
+    :func:`unique`, in the order of ``bots``."""
+    wanted = []
+    for bot in bots:
+        session = hub.sessions.get(bot.name)  # gone already: its Hello is not known
+        said = session.hello_name if session else ""
+        wanted.append(said if BOT_NAME.fullmatch(said) else bot.name)
+    names = {b.name: new for b, new in zip(bots, unique(wanted), strict=True) if new != b.name}
+    hub.rename(names)
+    tokens.rename(names)
+    for bot in bots:
+        bot.name = names.get(bot.name, bot.name)
 
 
 async def play_local(
@@ -144,10 +191,13 @@ async def play_local(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> Summary:
     bots = bot_processes(specs)
-    names = [b.name for b in bots]
-    plan = seatings(rules, names, games)
     async with local_arena(bots) as hub:
-        concurrency = min(hub.sessions[b].concurrency for b in names)
+        names = [b.name for b in bots]  # as the bots' Hellos named them
+        plan = seatings(rules, names, games)
+        # a bot gone already plays no match itself: a house bot takes its seats
+        concurrency = min(
+            (hub.sessions[b].concurrency for b in names if b in hub.sessions), default=1
+        )
         summary = Summary(
             str(rules),
             games,

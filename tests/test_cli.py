@@ -215,7 +215,7 @@ def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None
     example = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
     done = arena("match", "--bot", f"{sys.executable} {example}", "--bot", "house:random")
     assert done.returncode == 0, done.stderr
-    assert "random_bot.py" in done.stdout and "Elo difference" in done.stdout
+    assert "example-random" in done.stdout and "Elo difference" in done.stdout  # its Hello's
 
 
 def test_arena_match_explains_a_bot_that_cannot_start() -> None:
