@@ -72,6 +72,8 @@ class Summary:
     wins: dict[str, int] = field(default_factory=dict)
     points: dict[str, int] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    # bots whose process ended before their matches did: command, status, last output
+    exited: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         side_wins = self.wins[self.sides[0][0]]
@@ -86,6 +88,7 @@ class Summary:
             "elo_diff": round(diff.elo, 1) + 0.0,  # + 0.0 turns -0.0 into 0.0
             "elo_ci95": [round(diff.low, 1) + 0.0, round(diff.high, 1) + 0.0],
             "faults": self.faults,
+            "exited": self.exited,
         }
 
 
@@ -143,10 +146,11 @@ async def local_arena(
     bots: list[BotProcess],
     tokens: MemoryTokens | None = None,
     own_exit_s: float = 1.0,
+    on_exit: Callable[[BotProcess], None] = lambda bot: None,
 ) -> AsyncIterator[Hub]:
     """A referee on a free loopback port, with ``bots`` launched, connected and named
-    after their Hellos; on exit the streams end cleanly and every process and the server
-    stop."""
+    after their Hellos; ``on_exit`` hears of a bot whose process ends while the block
+    runs. On exit the streams end cleanly and every process and the server stop."""
     tokens = tokens or MemoryTokens()
     for bot in bots:
         bot.token = tokens.issue(bot.name)
@@ -157,7 +161,12 @@ async def local_arena(
         await launch(bots, server.address)
         await wait_connected(hub, bots)
         name_after_hellos(hub, tokens, bots)
-        yield hub
+        watches = [asyncio.ensure_future(_watch(b, on_exit)) for b in bots if b.process]
+        try:
+            yield hub
+        finally:
+            for watch in watches:
+                watch.cancel()
         await hub.finish()
     finally:
         await stop(bots, own_exit_s)
@@ -180,6 +189,12 @@ def name_after_hellos(hub: Hub, tokens: MemoryTokens, bots: list[BotProcess]) ->
         bot.name = names.get(bot.name, bot.name)
 
 
+async def _watch(bot: BotProcess, on_exit: Callable[[BotProcess], None]) -> None:
+    assert bot.process is not None
+    await bot.process.wait()
+    on_exit(bot)
+
+
 async def play_local(
     rules: Rules,
     specs: Sequence[str],
@@ -191,9 +206,20 @@ async def play_local(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> Summary:
     bots = bot_processes(specs)
-    async with local_arena(bots) as hub:
+    left: Counter[str] = Counter()  # matches each bot has yet to finish
+    exited: dict[str, dict[str, Any]] = {}
+
+    def died(bot: BotProcess) -> None:
+        assert bot.process is not None
+        if left[bot.name]:  # not a bot leaving after its last match (--matches N, say)
+            status, output = bot.process.returncode, bot.stderr_tail()
+            exited[bot.name] = {"command": bot.spec, "status": status, "output": output}
+
+    async with local_arena(bots, on_exit=died) as hub:
         names = [b.name for b in bots]  # as the bots' Hellos named them
         plan = seatings(rules, names, games)
+        for seats in plan:  # counted before the first await, so before any exit is heard
+            left.update(set(seats))
         # a bot gone already plays no match itself: a house bot takes its seats
         concurrency = min(
             (hub.sessions[b].concurrency for b in names if b in hub.sessions), default=1
@@ -205,6 +231,7 @@ async def play_local(
             [sorted(set(plan[0][t::2])) for t in (0, 1)],
             {b: 0 for b in names},
             {b: 0 for b in names},
+            exited=exited,
         )
         if records is not None:
             records.mkdir(parents=True, exist_ok=True)
@@ -224,6 +251,7 @@ async def play_local(
                     stand_in=lambda: house_bot("heuristic"),
                 )
                 record = await runner.run()
+            left.subtract(set(plan[k]))
             _tally(summary, plan[k], record)
             if records is not None:
                 path = records / f"match-{k + 1:04d}.json"
@@ -276,7 +304,7 @@ async def wait_connected(hub: Hub, bots: list[BotProcess]) -> None:
             return
         bot = exits[finished.pop()]
         raise RuntimeError(
-            f"bot {bot.name} ({bot.spec}) exited with status {bot.process.returncode} "
+            f"bot {bot.name} ({bot.spec}) {exit_words(bot.process.returncode)} "
             f"before connecting:\n{bot.stderr_tail()}"
         )
     except TimeoutError as e:
@@ -285,6 +313,13 @@ async def wait_connected(hub: Hub, bots: list[BotProcess]) -> None:
     finally:
         for task in [waiting, *exits]:
             task.cancel()
+
+
+def exit_words(status: int | None) -> str:
+    """How a process ended, from its return code (negative: the signal that killed it)."""
+    if status is not None and status < 0:
+        return f"was killed by signal {-status}"
+    return f"exited with status {status}"
 
 
 async def stop(bots: list[BotProcess], own_exit_s: float = 1.0) -> None:

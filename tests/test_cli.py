@@ -218,6 +218,27 @@ def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None
     assert "example-random" in done.stdout and "Elo difference" in done.stdout  # its Hello's
 
 
+def test_arena_match_shows_substitutions_and_a_bot_that_died_mid_run(tmp_path: Path) -> None:
+    # the bot crashes at its second request (exit status 3): a house bot plays the rest
+    fakebot = Path(__file__).resolve().parent / "fakebot.py"
+    crash = f"{sys.executable} {fakebot} crash --after 1"
+    done = arena(
+        "match", "--bot", crash, "--bot", "house:random", "--reconnect-grace-ms", "300",
+        "--records", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header, *rows = [line.split() for line in done.stdout.splitlines() if line][:3]
+    assert header == ["bot", "wins", "points", "timeouts", "rejected", "disconnects", "substituted"]
+    table = {row[0]: row[1:] for row in rows}
+    records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
+    for column, fault in ((4, "disconnects"), (5, "substituted")):
+        counted = sum(r["faults"]["fake-crash"][fault] for r in records)
+        assert table["fake-crash"][column] == str(counted) != "0"
+    assert f"bot fake-crash ({crash}) exited with status 3 before its matches ended" in (
+        done.stderr
+    )
+
+
 def test_arena_match_explains_a_bot_that_cannot_start() -> None:
     done = arena("match", "--bot", "exit 7", "--bot", "house:random")
     assert done.returncode == 1

@@ -64,6 +64,7 @@ def test_a_raw_stub_bot_plays_a_whole_match(tmp_path: Path) -> None:
     summary, (record,) = play(tmp_path, [fake("plain"), "house:random"])
     assert summary.faults == {"fake-plain": CLEAN, "random": CLEAN}
     assert decisions_of(record, "fake-plain") > 0
+    assert summary.exited == {}
 
 
 def test_bots_are_named_as_their_hellos_say_each_name_its_own(tmp_path: Path) -> None:
@@ -238,6 +239,7 @@ def test_a_crashed_bot_keeps_its_seat_for_the_grace_then_a_house_bot_plays(tmp_p
     assert faults["disconnects"] == 1
     assert faults["substituted"] == decisions_of(record, "fake-crash") - 1 > 0
     assert summary.faults["random"] == CLEAN
+    assert summary.exited["fake-crash"]["status"] == 3 and "random" not in summary.exited
 
 
 def test_a_bot_that_reconnects_within_the_grace_takes_its_seat_back(tmp_path: Path) -> None:
@@ -249,6 +251,7 @@ def test_a_bot_that_reconnects_within_the_grace_takes_its_seat_back(tmp_path: Pa
     assert faults["substituted"] == 0 and faults["timeouts"] == 0
     assert decisions_of(record, "fake-flaky") > 1
     assert summary.faults["random"] == CLEAN
+    assert summary.exited == {}  # its process never ended
 
 
 def test_seats_swap_every_second_match_over_shared_deals(tmp_path: Path) -> None:
