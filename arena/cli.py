@@ -441,7 +441,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from arena.clock import TimeControl
-    from referee.local import play_local
+    from referee.local import exit_words, play_local
 
     rules = args.rules
     clock = TimeControl(args.decision_ms, args.time_bank_ms, args.reconnect_grace_ms)
@@ -468,20 +468,31 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         _print_summary(result, summary.elo())
+    for bot, ended in result["exited"].items():  # the matches went on without them
+        output = f"its last output:\n{ended['output']}" if ended["output"] else "it printed nothing"
+        print(
+            f"arena match: bot {bot} ({ended['command']}) {exit_words(ended['status'])} "
+            f"before its matches ended (a house bot took its seats after the reconnect "
+            f"grace); {output}",
+            file=sys.stderr,
+        )
     return 0
+
+
+FAULTS = ("timeouts", "rejected", "disconnects", "substituted")
 
 
 def _print_summary(result: dict[str, Any], elo: EloDifference) -> None:
     from rich.table import Table
 
-    table = Table("bot", "wins", "points", "timeouts", "rejected", "disconnects", box=None)
+    table = Table("bot", "wins", "points", *FAULTS, box=None)
     for bot in result["bots"]:
         f = result["faults"].get(bot, {})
         table.add_row(
             bot,
             f"{result['wins'][bot]}/{result['games']}",
             str(result["points"][bot]),
-            *(str(f.get(k, 0)) for k in ("timeouts", "rejected", "disconnects")),
+            *(str(f.get(k, 0)) for k in FAULTS),
         )
     console = _console()
     console.print(table)

@@ -23,7 +23,7 @@ from arena.engine.errors import quoted
 from arena.engine.record import public_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
-from arena.pools import DEFAULT_POOL
+from arena.pools import DEFAULT_POOL, parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.rating import half_intervals, is_provisional
@@ -167,9 +167,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return api.RegisterBotResponse(bot=_bot(row), token=token)
 
     async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
-        rows = await asyncio.to_thread(
-            self.store.rating_history, request.bot, request.pool or DEFAULT_POOL
-        )
+        rows = await asyncio.to_thread(self.store.rating_history, request.bot, _pool(request.pool))
         return api.GetRatingHistoryResponse(
             changes=[
                 api.RatingChange(
@@ -183,7 +181,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         )
 
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
-        pool = request.pool or DEFAULT_POOL
+        pool = _pool(request.pool)
         standings = await asyncio.to_thread(self.store.leaderboard, pool)
         results = await asyncio.to_thread(self.store.pool_results, pool)
         spread = await asyncio.to_thread(half_intervals, results)
@@ -253,6 +251,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
         size = min(request.page_size or 20, 200)
+        pool = parse_pool(request.pool) if request.pool else None
         now = datetime.now(UTC)
         since = _time_field("since", request.since, now)
         until = _time_field("until", request.until, now)
@@ -260,7 +259,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         rows = await asyncio.to_thread(
             self.store.matches,
             bot=request.bot or None,
-            pool=request.pool or None,
+            pool=pool,
             limit=size + 1,
             after=after,
             since=since,
@@ -409,6 +408,12 @@ def _page_after(token: str) -> tuple[datetime, str] | None:
         "page_token: not one this server gave; send the next_page_token of the page before, "
         "or none for the first page"
     )
+
+
+def _pool(text: str) -> str:
+    """The pool a request names, or the default; Invalid for one that cannot exist (an
+    empty table would read as a pool where nobody has played yet)."""
+    return parse_pool(text) if text else DEFAULT_POOL
 
 
 def _stamp(at: datetime | None) -> str:

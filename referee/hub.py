@@ -18,7 +18,7 @@ import logging
 import secrets
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -57,6 +57,11 @@ class MemoryTokens:
         self._digests: dict[str, bytes] = {}
         self._fallback = fallback
 
+    def rename(self, names: Mapping[str, str]) -> None:
+        """The tokens of the bots named in ``names`` (old to new) now stand for the new
+        names."""
+        self._digests = {names.get(bot, bot): d for bot, d in self._digests.items()}
+
     def issue(self, bot: str) -> str:
         """A new random token for ``bot`` (replacing any earlier one)."""
         token = secrets.token_urlsafe(32)
@@ -91,6 +96,7 @@ class Session:
     peer: str
     hand_results: bool  # the bot asked for a HandEnded message after every hand
     outbox: asyncio.Queue[pb.RefereeMessage | None]
+    hello_name: str = ""  # the name the bot gave itself in its Hello (free text)
     close_code: grpc.StatusCode | None = None
     close_reason: str = ""
     closed: bool = False
@@ -104,9 +110,13 @@ class Session:
     _window: float = 0.0  # when the current count of drops began
 
     @staticmethod
-    def open(bot: str, concurrency: int, peer: str, hand_results: bool = False) -> Session:
+    def open(
+        bot: str, concurrency: int, peer: str, hand_results: bool = False, hello_name: str = ""
+    ) -> Session:
         outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue(OUTBOX_LIMIT)
-        return Session(bot, concurrency, peer, hand_results, outbox, _refilled=time.monotonic())
+        return Session(
+            bot, concurrency, peer, hand_results, outbox, hello_name, _refilled=time.monotonic()
+        )
 
     def send(self, message: pb.RefereeMessage, *, asks: bool = False) -> None:
         """Queue a message; ``asks`` when it invites a reply (a request, a rejection)."""
@@ -217,6 +227,15 @@ class Hub:
         async with self._arrived:
             self._arrived.notify_all()
         self._grant()  # its concurrency may seat waiting matches
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Give connected bots other names (``names``: old to new) before any match has
+        seated them: their sessions go by the new ones (the token book is the caller's)."""
+        assert not self.matches and not self._busy.total(), "bots are renamed before play"
+        moved = {names[bot]: self.sessions.pop(bot) for bot in names if bot in self.sessions}
+        for bot, session in moved.items():
+            session.bot = bot
+        self.sessions.update(moved)
 
     def detach(self, session: Session) -> None:
         """The stream ended; if it was the bot's live one, its matches hold its seats."""

@@ -4,6 +4,12 @@ Each ``--bot`` is ``house:NAME`` or any shell command. Every bot is started with
 ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` in its environment, connects over gRPC like any
 remote bot, and plays every match it is seated in. Matches come in pairs that share a
 seed (the same deals) with the seats swapped, so the cards favour neither side.
+
+A bot is known by the name it gives in its Hello, or else by its command's name. Its
+token must stand for a name before the Hello arrives, so each token is issued under the
+command's name, and once every bot has connected (all do before play starts) the bots
+are renamed as their Hellos say: the match records, the seats' names and the summary all
+use those names.
 """
 
 from __future__ import annotations
@@ -14,10 +20,12 @@ import json
 import logging
 import math
 import os
+import re
 import shlex
 import signal
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +43,14 @@ from referee.server import create_server
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 30.0
+# A Hello's name is taken when it is a name the arena could register (README, "Running
+# an arena"): it goes into tables, records and logs, where free text does not belong.
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass
 class BotProcess:
-    name: str
+    name: str  # unique; after its command until it connects, then as its Hello says
     spec: str
     argv: list[str]
     token: str = ""
@@ -62,6 +73,8 @@ class Summary:
     wins: dict[str, int] = field(default_factory=dict)
     points: dict[str, int] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    # bots whose process ended before their matches did: command, status, last output
+    exited: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def elo(self) -> EloDifference:
         """How much stronger the first side played than the second."""
@@ -79,6 +92,7 @@ class Summary:
             "elo_diff": _elo_json(diff.elo),
             "elo_ci95": [_elo_json(diff.low), _elo_json(diff.high)],
             "faults": self.faults,
+            "exited": self.exited,
         }
 
 
@@ -100,11 +114,27 @@ def bot_processes(specs: Sequence[str]) -> list[BotProcess]:
             argv = ["/bin/sh", "-c", spec]
             base = _command_name(spec)
         out.append(BotProcess(base, spec, argv))
-    seen: dict[str, int] = {}
-    for bot in out:
-        if sum(b.name == bot.name for b in out) > 1:
-            seen[bot.name] = seen.get(bot.name, 0) + 1
-            bot.name = f"{bot.name}-{seen[bot.name]}"
+    for bot, name in zip(out, unique([b.name for b in out]), strict=True):
+        bot.name = name
+    return out
+
+
+def unique(names: Sequence[str]) -> list[str]:
+    """``names`` with each one given more than once numbered ``-1``, ``-2``... in order
+    (skipping a number that makes a name given once: ``a``, ``a``, ``a-1`` are ``a-2``,
+    ``a-3``, ``a-1``)."""
+    counts = Counter(names)
+    taken = {name for name in names if counts[name] == 1}
+    numbered: Counter[str] = Counter()
+    out = []
+    for name in names:
+        if counts[name] > 1:
+            numbered[name] += 1
+            while f"{name}-{numbered[name]}" in taken:
+                numbered[name] += 1
+            name = f"{name}-{numbered[name]}"
+            taken.add(name)
+        out.append(name)
     return out
 
 
@@ -123,10 +153,14 @@ def _command_name(command: str) -> str:
 
 @contextlib.asynccontextmanager
 async def local_arena(
-    bots: list[BotProcess], tokens: MemoryTokens | None = None, own_exit_s: float = 1.0
+    bots: list[BotProcess],
+    tokens: MemoryTokens | None = None,
+    own_exit_s: float = 1.0,
+    on_exit: Callable[[BotProcess], None] = lambda bot: None,
 ) -> AsyncIterator[Hub]:
-    """A referee on a free loopback port, with ``bots`` launched and connected; on exit
-    the streams end cleanly and every process and the server stop."""
+    """A referee on a free loopback port, with ``bots`` launched, connected and named
+    after their Hellos; ``on_exit`` hears of a bot whose process ends while the block
+    runs. On exit the streams end cleanly and every process and the server stop."""
     tokens = tokens or MemoryTokens()
     for bot in bots:
         bot.token = tokens.issue(bot.name)
@@ -136,11 +170,39 @@ async def local_arena(
     try:
         await launch(bots, server.address)
         await wait_connected(hub, bots)
-        yield hub
+        name_after_hellos(hub, tokens, bots)
+        watches = [asyncio.ensure_future(_watch(b, on_exit)) for b in bots if b.process]
+        try:
+            yield hub
+        finally:
+            for watch in watches:
+                watch.cancel()
         await hub.finish()
     finally:
         await stop(bots, own_exit_s)
         await server.stop()
+
+
+def name_after_hellos(hub: Hub, tokens: MemoryTokens, bots: list[BotProcess]) -> None:
+    """Name each connected bot as its Hello does, when that is a bot name (BOT_NAME); the
+    others keep their commands' names. A name several bots share is numbered by
+    :func:`unique`, in the order of ``bots``."""
+    wanted = []
+    for bot in bots:
+        session = hub.sessions.get(bot.name)  # gone already: its Hello is not known
+        said = session.hello_name if session else ""
+        wanted.append(said if BOT_NAME.fullmatch(said) else bot.name)
+    names = {b.name: new for b, new in zip(bots, unique(wanted), strict=True) if new != b.name}
+    hub.rename(names)
+    tokens.rename(names)
+    for bot in bots:
+        bot.name = names.get(bot.name, bot.name)
+
+
+async def _watch(bot: BotProcess, on_exit: Callable[[BotProcess], None]) -> None:
+    assert bot.process is not None
+    await bot.process.wait()
+    on_exit(bot)
 
 
 async def play_local(
@@ -154,10 +216,24 @@ async def play_local(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> Summary:
     bots = bot_processes(specs)
-    names = [b.name for b in bots]
-    plan = seatings(rules, names, games)
-    async with local_arena(bots) as hub:
-        concurrency = min(hub.sessions[b].concurrency for b in names)
+    left: Counter[str] = Counter()  # matches each bot has yet to finish
+    exited: dict[str, dict[str, Any]] = {}
+
+    def died(bot: BotProcess) -> None:
+        assert bot.process is not None
+        if left[bot.name]:  # not a bot leaving after its last match (--matches N, say)
+            status, output = bot.process.returncode, bot.stderr_tail()
+            exited[bot.name] = {"command": bot.spec, "status": status, "output": output}
+
+    async with local_arena(bots, on_exit=died) as hub:
+        names = [b.name for b in bots]  # as the bots' Hellos named them
+        plan = seatings(rules, names, games)
+        for seats in plan:  # counted before the first await, so before any exit is heard
+            left.update(set(seats))
+        # a bot gone already plays no match itself: a house bot takes its seats
+        concurrency = min(
+            (hub.sessions[b].concurrency for b in names if b in hub.sessions), default=1
+        )
         summary = Summary(
             str(rules),
             games,
@@ -165,6 +241,7 @@ async def play_local(
             [sorted(set(plan[0][t::2])) for t in (0, 1)],
             {b: 0 for b in names},
             {b: 0 for b in names},
+            exited=exited,
         )
         if records is not None:
             records.mkdir(parents=True, exist_ok=True)
@@ -184,6 +261,7 @@ async def play_local(
                     stand_in=lambda: house_bot("heuristic"),
                 )
                 record = await runner.run()
+            left.subtract(set(plan[k]))
             _tally(summary, plan[k], record)
             if records is not None:
                 path = records / f"match-{k + 1:04d}.json"
@@ -236,7 +314,7 @@ async def wait_connected(hub: Hub, bots: list[BotProcess]) -> None:
             return
         bot = exits[finished.pop()]
         raise RuntimeError(
-            f"bot {bot.name} ({bot.spec}) exited with status {bot.process.returncode} "
+            f"bot {bot.name} ({bot.spec}) {exit_words(bot.process.returncode)} "
             f"before connecting:\n{bot.stderr_tail()}"
         )
     except TimeoutError as e:
@@ -245,6 +323,13 @@ async def wait_connected(hub: Hub, bots: list[BotProcess]) -> None:
     finally:
         for task in [waiting, *exits]:
             task.cancel()
+
+
+def exit_words(status: int | None) -> str:
+    """How a process ended, from its return code (negative: the signal that killed it)."""
+    if status is not None and status < 0:
+        return f"was killed by signal {-status}"
+    return f"exited with status {status}"
 
 
 async def stop(bots: list[BotProcess], own_exit_s: float = 1.0) -> None:

@@ -115,7 +115,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await self.failed.hold(address)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
-        return Session.open(bot, concurrency, context.peer(), hello.hand_results)
+        return Session.open(bot, concurrency, context.peer(), hello.hand_results, hello.name)
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:

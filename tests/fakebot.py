@@ -14,9 +14,12 @@ KIND says:
 - ``slow``: waits ``--delay-ms`` before each answer.
 - ``crash``: exits abruptly after N decisions.
 - ``flaky``: after N decisions drops the stream, then reconnects and plays on.
+- ``company``: answers nothing until it is seated in two matches at once, then answers
+  what it held and plays on (so its first match is still on when a second one starts,
+  however quick the bots, unless the referee never plays two of its matches at once).
 
 ``--matches N`` makes it exit after N matches have ended; ``--concurrency N`` asks for N
-matches at once.
+matches at once; ``--name TEXT`` is the name its Hello gives (default ``fake-KIND``).
 
 ``--dump FILE`` writes every message received, one JSON object a line.
 """
@@ -78,13 +81,14 @@ def session(
     matches: int,
     delay_ms: int,
     concurrency: int = 1,
+    name: str | None = None,
 ) -> str:
     """One stream; returns why it ended."""
     outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
     token = os.environ["ARENA_TOKEN"]
     hello = pb.Hello(
-        token=token, protocol_version=1, name=f"fake-{kind}", hand_results=True,
-        concurrency=concurrency,
+        token=token, protocol_version=1, name=f"fake-{kind}" if name is None else name,
+        hand_results=True, concurrency=concurrency,
     )  # fmt: skip
     outbox.put(pb.BotMessage(hello=hello))
 
@@ -92,19 +96,32 @@ def session(
         while (m := outbox.get()) is not None:
             yield m
 
+    live: set[str] = set()  # the matches it is seated in now
+    holding = kind == "company"
+    held: list[pb.DecisionRequest] = []  # requests not answered while holding
     with grpc.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
         stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
         for message in stream:
             if dump is not None:
                 dump.write(json_format.MessageToJson(message, indent=None) + "\n")  # type: ignore[attr-defined]
                 dump.flush()  # type: ignore[attr-defined]
+            if message.WhichOneof("kind") == "match_started":
+                live.add(message.match_started.match_id)
             if message.WhichOneof("kind") == "match_ended":
+                live.discard(message.match_ended.match_id)
                 ended[0] += 1
                 if ended[0] == matches:
                     os._exit(0)
+            if holding and len(live) > 1:
+                holding = False
+                for request in held:
+                    outbox.put(reply(request.match_id, request.request_id, request.view.legal[0]))
             if message.WhichOneof("kind") != "decision":
                 continue
             request = message.decision
+            if holding:
+                held.append(request)
+                continue
             decisions[0] += 1
             if kind == "crash" and decisions[0] > after:
                 os._exit(3)
@@ -130,6 +147,7 @@ def main() -> None:
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--matches", type=int, default=0, help="exit after this many matches")
     parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--name")
     args = parser.parse_args()
     dump = open(args.dump, "w") if args.dump else None  # noqa: SIM115 - lives as long as the bot
     decisions, ended = [0], [0]
@@ -137,7 +155,7 @@ def main() -> None:
         try:
             why = session(
                 args.kind, dump, args.after, decisions, ended, args.matches, args.delay_ms,
-                args.concurrency,
+                args.concurrency, args.name,
             )  # fmt: skip
             if why == "dropped":
                 time.sleep(0.2)  # come back within the referee's grace

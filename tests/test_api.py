@@ -111,6 +111,28 @@ def test_the_leaderboard_shows_recorded_matches(arena: Any) -> None:
     assert len(board.standings) == 2
 
 
+@pytest.mark.parametrize(
+    ("method", "request_message"),
+    [
+        ("GetLeaderboard", api.GetLeaderboardRequest(pool="nonsense")),
+        ("GetRatingHistory", api.GetRatingHistoryRequest(bot="alpha", pool="nonsense")),
+        ("ListMatches", api.ListMatchesRequest(pool="nonsense")),
+    ],
+)
+def test_a_pool_that_cannot_exist_is_refused(arena: Any, method: str, request_message: Any) -> None:
+    _, stub = arena
+    with pytest.raises(grpc.RpcError) as caught:
+        getattr(stub, method)(request_message, timeout=10)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "no pool 'nonsense'" in caught.value.details()
+
+
+def test_a_pool_where_nothing_was_played_yet_answers_empty(arena: Any) -> None:
+    _, stub = arena
+    board = stub.GetLeaderboard(api.GetLeaderboardRequest(pool="tradicional/02"), timeout=10)
+    assert (board.pool, list(board.standings)) == ("tradicional/2", [])  # written the usual way
+
+
 def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database: str) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -220,7 +220,28 @@ def test_arena_match_with_the_example_bot_prints_a_table(tmp_path: Path) -> None
     example = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
     done = arena("match", "--bot", f"{sys.executable} {example}", "--bot", "house:random")
     assert done.returncode == 0, done.stderr
-    assert "random_bot.py" in done.stdout and "Elo difference" in done.stdout
+    assert "example-random" in done.stdout and "Elo difference" in done.stdout  # its Hello's
+
+
+def test_arena_match_shows_substitutions_and_a_bot_that_died_mid_run(tmp_path: Path) -> None:
+    # the bot crashes at its second request (exit status 3): a house bot plays the rest
+    fakebot = Path(__file__).resolve().parent / "fakebot.py"
+    crash = f"{sys.executable} {fakebot} crash --after 1"
+    done = arena(
+        "match", "--bot", crash, "--bot", "house:random", "--reconnect-grace-ms", "300",
+        "--records", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header, *rows = [line.split() for line in done.stdout.splitlines() if line][:3]
+    assert header == ["bot", "wins", "points", "timeouts", "rejected", "disconnects", "substituted"]
+    table = {row[0]: row[1:] for row in rows}
+    records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
+    for column, fault in ((4, "disconnects"), (5, "substituted")):
+        counted = sum(r["faults"]["fake-crash"][fault] for r in records)
+        assert table["fake-crash"][column] == str(counted) != "0"
+    assert f"bot fake-crash ({crash}) exited with status 3 before its matches ended" in (
+        done.stderr
+    )
 
 
 def test_arena_match_gives_a_clean_sweep_its_one_bound(capsys: pytest.CaptureFixture[str]) -> None:
@@ -496,6 +517,16 @@ def test_a_tournament_created_with_zero_clocks_keeps_the_zeros(
     assert (row[0]["time_bank_ms"], row[0]["reconnect_grace_ms"]) == (0, 0)
     refused = arena("tournament", "create", "none", "--bots", "ana,bia", "--matches", "0", env=env)
     assert refused.returncode == 2 and "--matches" in refused.stderr
+
+
+def test_ratings_of_a_pool_that_cannot_exist_are_refused(database: str, tmp_path: Path) -> None:
+    env = organizer_env(database, tmp_path / "home")  # the Arena API served in the command
+    refused = arena("ratings", "--pool", "nonsense", env=env)
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert "no pool 'nonsense'" in refused.stderr and "invalid_argument" in refused.stderr
+    empty = arena("ratings", "--pool", "tradicional/2", env=env)
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout == "no rated games in tradicional/2 yet\n"
 
 
 def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:

@@ -110,8 +110,8 @@ def test_late_answers_are_never_applied(tmp_path: Any) -> None:
     clock = TimeControl(decision_ms=100, time_bank_ms=1500, reconnect_grace_ms=5000)
     slow = fake("slow", "--delay-ms", "1000", "--matches", "1")
     summary, (record,) = play(tmp_path, [slow, "house:random"], clock=clock)
-    faults = summary.faults["fakebot.py"]
-    own = decisions_of(record, "fakebot.py") - faults["timeouts"]
+    faults = summary.faults["fake-slow"]
+    own = decisions_of(record, "fake-slow") - faults["timeouts"]
     assert own <= 1, faults  # only the first answer came within its deadline
     assert faults["rejected"] > 0 and faults["substituted"] == 0
     assert summary.faults["random"]["timeouts"] == 0

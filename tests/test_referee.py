@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, replay
 from referee.hub import MemoryTokens
-from referee.local import Summary, bot_processes, local_arena, play_local
+from referee.local import Summary, bot_processes, local_arena, play_local, unique
 from referee.runner import MatchRunner
 
 FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
@@ -29,7 +30,7 @@ CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
 
 
 def fake(kind: str, *extra: str) -> str:
-    return " ".join([sys.executable, str(FAKEBOT), kind, *extra])
+    return shlex.join([sys.executable, str(FAKEBOT), kind, *extra])
 
 
 def play(
@@ -61,14 +62,41 @@ def decisions_of(record: dict[str, Any], bot: str) -> int:
 
 def test_a_raw_stub_bot_plays_a_whole_match(tmp_path: Path) -> None:
     summary, (record,) = play(tmp_path, [fake("plain"), "house:random"])
-    assert summary.faults == {"fakebot.py": CLEAN, "random": CLEAN}
-    assert decisions_of(record, "fakebot.py") > 0
+    assert summary.faults == {"fake-plain": CLEAN, "random": CLEAN}
+    assert decisions_of(record, "fake-plain") > 0
+    assert summary.exited == {}
+
+
+def test_bots_are_named_as_their_hellos_say_each_name_its_own(tmp_path: Path) -> None:
+    # one bot a seat: two give the same name, one gives none, one a name no bot may have
+    dump = tmp_path / "messages.jsonl"
+    bots = [
+        fake("plain", "--dump", str(dump)),
+        fake("plain"),
+        fake("plain", "--name", ""),
+        fake("plain", "--name", "not a name"),
+    ]
+    summary, (record,) = play(tmp_path, bots, rules="paulista:team_size=2")
+    names = ["fake-plain-1", "fake-plain-2", "fakebot.py-3", "fakebot.py-4"]
+    assert summary.bots == record["seats"] == names
+    assert set(summary.faults) == set(names) and all(f == CLEAN for f in summary.faults.values())
+    messages = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert messages[0]["welcome"]["bot"] == "fakebot.py-1"  # sent before the names settle
+    started = next(m["matchStarted"] for m in messages if "matchStarted" in m)
+    assert started["seatNames"] == names
+
+
+def test_bots_named_alike_are_numbered_in_order() -> None:
+    # "node" twice was once named node-1 and node
+    named = bot_processes(["node a.js", "node b.js", "house:random", "./run.sh"])
+    assert [b.name for b in named] == ["node-1", "node-2", "random", "run.sh"]
+    assert unique(["a", "a", "a-1", "b"]) == ["a-2", "a-3", "a-1", "b"]
 
 
 @pytest.mark.parametrize("rules", ["paulista:team_size=2", "tradicional", "megajogos"])
 def test_one_bot_plays_all_its_teams_seats(tmp_path: Path, rules: str) -> None:
     summary, (record,) = play(tmp_path, [fake("plain"), "house:random"], rules=rules)
-    assert record["seats"] == ["fakebot.py", "random"] * 2
+    assert record["seats"] == ["fake-plain", "random"] * 2
     assert all(f == CLEAN for f in summary.faults.values())
 
 
@@ -148,7 +176,7 @@ def hidden_cards_at_each_decision(record: dict[str, Any]) -> list[tuple[int, set
 def test_a_silent_bot_times_out_and_the_rules_act_for_it(tmp_path: Path) -> None:
     clock = TimeControl(decision_ms=150, time_bank_ms=0, reconnect_grace_ms=5000)
     summary, (record,) = play(tmp_path, [fake("sleepy"), "house:random"], clock=clock)
-    assert summary.faults["fakebot.py"]["timeouts"] == decisions_of(record, "fakebot.py") > 0
+    assert summary.faults["fake-sleepy"]["timeouts"] == decisions_of(record, "fake-sleepy") > 0
     assert summary.faults["random"] == CLEAN
 
 
@@ -166,16 +194,16 @@ def test_the_time_bank_absorbs_overruns_until_it_runs_dry(tmp_path: Path) -> Non
     ]
     assert banks[0] == 300 and banks[-1] == 0
     assert banks == sorted(banks, reverse=True), "the bank only goes down"
-    faults = summary.faults["fakebot.py"]
-    assert 0 < faults["timeouts"] < decisions_of(record, "fakebot.py")
+    faults = summary.faults["fake-slow"]
+    assert 0 < faults["timeouts"] < decisions_of(record, "fake-slow")
     assert summary.faults["random"] == CLEAN
 
 
 @pytest.mark.parametrize("kind", ["illegal", "garbage"])
 def test_refused_actions_are_rejected_and_the_bot_tries_again(tmp_path: Path, kind: str) -> None:
     summary, (record,) = play(tmp_path, [fake(kind), "house:random"])
-    faults = summary.faults["fakebot.py"]
-    assert faults["rejected"] == decisions_of(record, "fakebot.py") > 0
+    faults = summary.faults[f"fake-{kind}"]
+    assert faults["rejected"] == decisions_of(record, f"fake-{kind}") > 0
     assert faults["timeouts"] == 0
     assert summary.faults["random"] == CLEAN
 
@@ -184,8 +212,8 @@ def test_replies_to_other_matches_and_other_requests_are_rejected(tmp_path: Path
     summary, (record,) = play(tmp_path, [fake("stray"), "house:random"])
     # a stale and a future request id per decision count in the match; the reply for a
     # match the bot is not in is refused by the session and cannot touch any match
-    assert summary.faults["fakebot.py"]["rejected"] == 2 * decisions_of(record, "fakebot.py")
-    assert summary.faults["fakebot.py"]["timeouts"] == 0
+    assert summary.faults["fake-stray"]["rejected"] == 2 * decisions_of(record, "fake-stray")
+    assert summary.faults["fake-stray"]["timeouts"] == 0
     assert summary.faults["random"] == CLEAN
 
 
@@ -194,7 +222,7 @@ def test_a_flooding_bot_does_not_disturb_the_match(tmp_path: Path) -> None:
     # dropped, so it times out; the other bot sees nothing of it
     clock = TimeControl(decision_ms=300, time_bank_ms=0, reconnect_grace_ms=5000)
     summary, _ = play(tmp_path, [fake("flood"), "house:random"], clock=clock)
-    assert summary.faults["fakebot.py"]["timeouts"] > 0
+    assert summary.faults["fake-flood"]["timeouts"] > 0
     assert summary.faults["random"] == CLEAN
 
 
@@ -207,26 +235,28 @@ def test_a_crashed_bot_keeps_its_seat_for_the_grace_then_a_house_bot_plays(tmp_p
     summary, (record,) = play(
         tmp_path, [fake("crash", "--after", "1"), "house:random"], clock=clock
     )
-    faults = summary.faults["fakebot.py"]
+    faults = summary.faults["fake-crash"]
     assert faults["disconnects"] == 1
-    assert faults["substituted"] == decisions_of(record, "fakebot.py") - 1 > 0
+    assert faults["substituted"] == decisions_of(record, "fake-crash") - 1 > 0
     assert summary.faults["random"] == CLEAN
+    assert summary.exited["fake-crash"]["status"] == 3 and "random" not in summary.exited
 
 
 def test_a_bot_that_reconnects_within_the_grace_takes_its_seat_back(tmp_path: Path) -> None:
     # it drops at its second request: a match can end before a bot that always takes the
     # first legal action (folding, often) has been asked five times
     summary, (record,) = play(tmp_path, [fake("flaky", "--after", "1"), "house:random"])
-    faults = summary.faults["fakebot.py"]
+    faults = summary.faults["fake-flaky"]
     assert faults["disconnects"] == 1
     assert faults["substituted"] == 0 and faults["timeouts"] == 0
-    assert decisions_of(record, "fakebot.py") > 1
+    assert decisions_of(record, "fake-flaky") > 1
     assert summary.faults["random"] == CLEAN
+    assert summary.exited == {}  # its process never ended
 
 
 def test_seats_swap_every_second_match_over_shared_deals(tmp_path: Path) -> None:
     summary, records = play(tmp_path, [fake("plain"), "house:random"], games=2)
-    assert [r["seats"] for r in records] == [["fakebot.py", "random"], ["random", "fakebot.py"]]
+    assert [r["seats"] for r in records] == [["fake-plain", "random"], ["random", "fake-plain"]]
     assert records[0]["hands"][0]["cards"] == records[1]["hands"][0]["cards"]
     assert sum(summary.wins.values()) == 2
 
@@ -317,7 +347,7 @@ def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
     absent = record["faults"]["absent"]
     assert absent["disconnects"] == 1 and absent["timeouts"] == 0
     assert absent["substituted"] == decisions_of(record, "absent") > 0
-    assert record["faults"]["fakebot.py"] == CLEAN
+    assert record["faults"]["fake-plain"] == CLEAN
 
 
 def test_the_sdk_hands_results_to_a_bot_that_wants_them(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,8 @@ from celery import Celery
 
 from arena.embedded import stop_embedded_postgres
 from tests.arenaproc import broker_url
+
+FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
 
 
 def test_a_schedule_fires_when_its_time_comes(arena_factory: Any, database: str) -> None:
@@ -42,6 +45,37 @@ def test_a_schedule_fires_when_its_time_comes(arena_factory: Any, database: str)
     run = arena.wait_run(runs[0][0].id)
     assert run.status == "finished" and run.fired_for.startswith(firing.isoformat()[:16])
     assert len(arena.store.runs(t.id)) == 1
+
+
+def test_a_challenge_plays_as_many_matches_at_once_as_both_bots_allow(
+    arena_factory: Any, database: str, tmp_path: Path
+) -> None:
+    # ana answers nothing until two of its matches are on at once (fakebot's "company"):
+    # however quick the bots, its first match is still on when a second could start. Were
+    # the matches played one at a time, it would never be sent two that overlap.
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.bots(bia="house:random")  # 8 matches at once
+    arena.tokens["ana"] = arena.organizer.bot_token("ana")
+    dump = tmp_path / "ana.jsonl"
+    env = {"ARENA_ADDRESS": arena.address, "ARENA_TOKEN": arena.tokens["ana"]}
+    arena.processes.start(
+        "ana", str(FAKEBOT), "company", "--concurrency", "4", "--dump", str(dump), env=env,
+        command=[sys.executable],
+    )  # fmt: skip
+    arena.organizer.wait_connected(["ana"])
+    ids = arena.challenge(["ana", "bia"], 6)
+    arena.wait_matches(ids, len(ids))
+    on: set[str] = set()
+    most = 0
+    for line in dump.read_text().splitlines():
+        message = json.loads(line)
+        if "matchStarted" in message:
+            on.add(message["matchStarted"]["matchId"])
+        elif "matchEnded" in message:
+            on.discard(message["matchEnded"]["matchId"])
+        most = max(most, len(on))
+    assert 2 <= most <= 4, most  # together, and never more than ana's concurrency
 
 
 def test_the_cli_creates_starts_and_shows_a_tournament(arena_factory: Any, database: str) -> None:

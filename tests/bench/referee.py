@@ -161,6 +161,7 @@ async def ping_pong_rate(lanes: int, seconds: float) -> float:
 async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
     bots = [BotProcess(f"b{i}", "bench bot", argv) for i in range(2)]
     async with local_arena(bots, own_exit_s=0) as hub:
+        a, b = (bot.name for bot in bots)  # as their Hellos named them (the SDK's do)
         loop = asyncio.get_running_loop()
         start = loop.time()
         until = start + seconds
@@ -169,7 +170,7 @@ async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
             decisions = 0
             game = 0
             while loop.time() < until:
-                seats = ["b0", "b1"] if game % 2 == 0 else ["b1", "b0"]
+                seats = [a, b] if game % 2 == 0 else [b, a]
                 runner = MatchRunner(
                     hub,
                     f"bench-{k}-{game}",
