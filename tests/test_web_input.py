@@ -112,7 +112,9 @@ def test_no_path_segment_makes_a_server_error(
     url = path.format(quote(segment, safe=""))
     if api and not url.startswith("/api/"):
         url = "/api" + url
-    assert_refused(client.get(url), segment)
+    response = client.get(url)
+    if response.status_code != 200:  # a segment may name a real page: "1", "paulista"
+        assert_refused(response, segment)
 
 
 def test_a_store_that_cannot_be_reached_is_503(database: str) -> None:
