@@ -863,7 +863,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         mark = "provisional" if s.provisional else ""
-        interval = f"{s.low:.0f}-{s.high:.0f}" if s.high > s.low else "-"
+        interval = f"{s.low:.0f}-{s.high:.0f}" if s.HasField("low") else "-"
         row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
         table.add_row(*row, mark)
     _console().print(table if reply.standings else f"no rated games in {reply.pool} yet")

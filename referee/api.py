@@ -9,26 +9,24 @@ import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
+from arena import read
 from arena.bots import house_bot
 from arena.clock import TimeControl
-from arena.engine import Rules
-from arena.engine.errors import quoted
-from arena.engine.record import public_record
+from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.rating import half_intervals, is_provisional
-from arena.schedule import next_firing
-from arena.store.rows import BotRow, MatchRow, RunRow, TournamentRow
+from arena.store.rows import BotRow, MatchRow, RunRow
 from arena.store.store import Store
 from arena.times import parse_time
 from arena.tournament import Definition, seatings
@@ -167,40 +165,15 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return api.RegisterBotResponse(bot=_bot(row), token=token)
 
     async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
-        rows = await asyncio.to_thread(self.store.rating_history, request.bot, _pool(request.pool))
-        return api.GetRatingHistoryResponse(
-            changes=[
-                api.RatingChange(
-                    match_id=r["match_id"],
-                    before=r["before"],
-                    after=r["after"],
-                    at=r["created_at"].isoformat(),
-                )
-                for r in rows
-            ]
-        )
+        pool = _pool(request.pool)
+        rows = await asyncio.to_thread(read.rating_history, self.store, request.bot, pool)
+        return api.GetRatingHistoryResponse(changes=[message(api.RatingChange, r) for r in rows])
 
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
         pool = _pool(request.pool)
-        standings = await asyncio.to_thread(self.store.leaderboard, pool)
-        results = await asyncio.to_thread(self.store.pool_results, pool)
-        spread = await asyncio.to_thread(half_intervals, results)
+        rows = await asyncio.to_thread(read.standings, self.store, pool, trends=False)
         return api.GetLeaderboardResponse(
-            pool=pool,
-            standings=[
-                api.Standing(
-                    rank=i + 1,
-                    bot=s.name,
-                    elo=s.rating.elo,
-                    games=s.rating.games,
-                    wins=s.rating.wins,
-                    losses=s.rating.losses,
-                    provisional=is_provisional(s.rating.games),
-                    low=s.rating.elo - spread.get(s.name, 0.0),
-                    high=s.rating.elo + spread.get(s.name, 0.0),
-                )
-                for i, s in enumerate(standings)
-            ],
+            pool=pool, standings=[message(api.Standing, r) for r in rows]
         )
 
     async def RequestMatch(self, request: Any, context: Any) -> api.RequestMatchResponse:
@@ -324,7 +297,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         definition = _definition(request.definition)
         row = await asyncio.to_thread(self.store.create_tournament, definition)
         log.info("created tournament %s", row.name)
-        return _tournament(row, {"runs": 0, "last_run": None, "last_status": None}, True)
+        empty = {"runs": 0, "last_run": None, "last_status": None}
+        return _tournament(read.tournament(row, empty, [], datetime.now(UTC), organizer=True))
 
     async def StartTournament(self, request: Any, context: Any) -> api.Run:
         await self._organizer(context)
@@ -342,10 +316,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return await self._run(run.id, organizer=True)
 
     async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
-        rows = await asyncio.to_thread(self.store.tournaments)
         organizer = await self._is_organizer(context)
+        found = await asyncio.to_thread(read.tournaments, self.store, organizer=organizer, runs=0)
         return api.ListTournamentsResponse(
-            tournaments=[_tournament(t, x, organizer) for t, x in rows]
+            tournaments=[_tournament(t) for t in found["tournaments"]]
         )
 
     async def GetRun(self, request: Any, context: Any) -> api.Run:
@@ -356,7 +330,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if found is None:
             raise NotFound(f"no run {run_id}")
         row, name = found
-        progress = await asyncio.to_thread(self.store.run_progress, run_id)
+        progress = await asyncio.to_thread(read.progress, self.store, row, datetime.now(UTC))
         table = row.standings
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
@@ -367,19 +341,18 @@ for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:
     setattr(ArenaServicer, _name, _translating(getattr(ArenaServicer, _name)))
 
 
+M = TypeVar("M", bound=Message)
+
+
+def message(kind: type[M], values: Mapping[str, Any]) -> M:
+    """A message of ``kind`` from a read-model value: its fields by name, None left unset
+    (the one conversion from the read model to the Arena API's messages)."""
+    known = kind.DESCRIPTOR.fields_by_name
+    return kind(**{k: v for k, v in values.items() if k in known and v is not None})
+
+
 def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:
-    summary = api.MatchSummary(
-        id=row.id,
-        pool=row.pool,
-        rules=row.rules,
-        status=row.status,
-        seats=names,
-        score=row.score or [],
-        finished_at=row.finished_at.isoformat() if row.finished_at else "",
-    )
-    if row.winner is not None:
-        summary.winner = row.winner
-    return summary
+    return message(api.MatchSummary, read.summary(row, names))
 
 
 def _time_field(name: str, text: str, now: datetime) -> datetime | None:
@@ -449,39 +422,27 @@ def _definition(msg: Any) -> Definition:
     )
 
 
-def _definition_pb(data: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
-    """A stored definition as a message, as stored (not checked again: the rules may
-    have changed since); its seed for the organizer only."""
-    d = {f.name: data.get(f.name, f.default) for f in fields(Definition)}
-    msg = api.TournamentDefinition(
-        name=d["name"], rules=d["rules"], bots=d["bots"], pool=d["pool"] or "",
-        format=d["format"], challenger=d["challenger"] or "", matches=d["matches"],
-        duplicate=d["duplicate"], decision_ms=d["decision_ms"], time_bank_ms=d["time_bank_ms"],
-        reconnect_grace_ms=d["reconnect_grace_ms"], schedule=d["schedule"] or "",
-        trusted=d["trusted"],
-    )  # fmt: skip
-    if d["seed"] is not None and organizer:
-        msg.seed = d["seed"]
-    return msg
+def _definition_pb(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
+    return message(api.TournamentDefinition, read.definition(stored, organizer=organizer))
 
 
-def _tournament(row: TournamentRow, extra: dict[str, Any], organizer: bool) -> api.Tournament:
-    firing = next_firing(row.schedule, datetime.now(UTC)) if row.schedule else None
+def _tournament(t: dict[str, Any]) -> api.Tournament:
+    """A tournament of the read model (:func:`arena.read.tournaments`) as a message."""
     return api.Tournament(
-        id=row.id,
-        definition=_definition_pb(row.definition, organizer),
-        created_at=_stamp(row.created_at),
-        runs=extra["runs"],
-        last_run=extra["last_run"] or 0,
-        last_status=extra["last_status"] or "",
-        next_firing=_stamp(firing),
+        id=t["id"],
+        definition=message(api.TournamentDefinition, t["definition"]),
+        created_at=t["created_at"],
+        runs=t["run_count"],
+        last_run=t["last_run"] or 0,
+        last_status=t["last_status"] or "",
+        next_firing=(t["schedule"] or {}).get("next") or "",
     )
 
 
 def _run(
     row: RunRow,
     name: str,
-    progress: dict[str, Any],
+    progress: read.Progress,
     table: dict[str, Any] | None,
     organizer: bool,
 ) -> api.Run:
@@ -501,7 +462,7 @@ def _run(
         seed=row.seed if organizer else None,
         definition=_definition_pb(row.definition, organizer),
         participants=row.participants,
-        first_started=_stamp(progress["first_started"]),
+        first_started=progress["first_started"] or "",
     )
     for line in (table or {}).get("table", []):
         run.standings.add(**{k: v for k, v in line.items() if v is not None})

@@ -17,6 +17,8 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.json_format import MessageToDict
+from starlette.testclient import TestClient
 
 from arena import guard
 from arena.embedded import stop_embedded_postgres, stop_embedded_redis
@@ -25,6 +27,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
+from arena.web import create_app
 from referee.api import ArenaServicer
 from referee.hub import Hub, MemoryTokens
 from referee.server import create_server
@@ -379,6 +382,45 @@ def test_match_requests_that_cannot_be_played_are_refused(
     with pytest.raises(grpc.RpcError) as caught:
         stub.RequestMatch(api.RequestMatchRequest(**request_fields), metadata=ORGANIZER)
     assert caught.value.code() == code and caught.value.details()
+
+
+def test_the_api_and_the_pages_show_one_read_model(arena: Any) -> None:
+    """The same numbers, and the same "no value", through the API and the web's JSON."""
+    ref, stub = arena
+    a, _ = ref.store.register_bot("alpha")
+    b, _ = ref.store.register_bot("beta")
+    for k in range(3):
+        ref.store.create_match(f"r{k}", Rules(), [a.id, b.id], seed=k)
+        ref.store.finish_match(f"r{k}", played(Rules(), k))
+    ref.store.register_bot("gamma")
+    definition = api.TournamentDefinition(
+        name="weekly", bots=["alpha", "gamma"], reconnect_grace_ms=5000, schedule="0 3 * * *"
+    )
+    stub.CreateTournament(api.CreateTournamentRequest(definition=definition), metadata=ORGANIZER)
+    web = TestClient(create_app(ref.store, organizer_token="organizer-secret"))
+
+    page = web.get("/api/pools/paulista/1").json()["standings"]
+    board = stub.GetLeaderboard(api.GetLeaderboardRequest(), timeout=10).standings
+    keys = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high")
+    shown = [
+        {k: getattr(s, k) if k not in ("low", "high") or s.HasField(k) else None for k in keys}
+        for s in board
+    ]
+    assert shown == [{k: line[k] for k in keys} for line in page]
+
+    history = stub.GetRatingHistory(api.GetRatingHistoryRequest(bot="alpha"), timeout=10)
+    bot_page = web.get("/api/bots/alpha").json()
+    assert [MessageToDict(c, preserving_proto_field_name=True) for c in history.changes] == (
+        bot_page["history"]
+    )
+
+    listed = stub.ListTournaments(api.ListTournamentsRequest(), timeout=10).tournaments[0]
+    table = web.get("/api/tournaments").json()["tournaments"][0]
+    for name, value in table["definition"].items():  # every field of the definition
+        got = getattr(listed.definition, name)
+        assert (list(got) if name == "bots" else got) == (value or type(got)()), name
+    assert listed.definition.reconnect_grace_ms == table["definition"]["reconnect_grace_ms"]
+    assert listed.next_firing == table["schedule"]["next"]
 
 
 def definition_of(stub: Any, name: str, metadata: Any = ()) -> Any:

@@ -21,10 +21,10 @@ from starlette.testclient import TestClient
 from arena.engine import Rules
 from arena.engine.record import public_record
 from arena.engine.rules import PRESET_NAMES
+from arena.replay import replay_hand
 from arena.store.store import Store
 from arena.web import create_app
 from arena.web.app import COOKIE
-from arena.web.replay import replay_hand
 from tests.webdata import ORGANIZER, Arena, fill, played
 
 

@@ -59,9 +59,9 @@ def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
     data = client.get(f"/api/runs/{run_id}").json()
     assert data["run"]["status"] == "finished" and data["run"]["tournament"] == "weekly"
     assert data["live"] is False and data["refresh"] is None
-    assert data["progress"] | {"per_minute": None} == {
+    assert data["progress"] | {"per_minute": None, "first_started": None} == {
         "total": 6, "finished": 6, "failed": 0, "running": 0, "percent": 100.0,
-        "per_minute": None, "eta_s": None,
+        "per_minute": None, "eta_s": None, "first_started": None,
     }  # fmt: skip
     table = {
         r["bot"]: (r["rank"], r["points"], r["wins"], r["losses"], r["hand_points"],

@@ -1,4 +1,4 @@
-"""The web pages: thin Starlette handlers over :mod:`arena.web.pages`.
+"""The web pages: thin Starlette handlers over the read model (:mod:`arena.read`).
 
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
 renders. Every route is a GET: nothing here changes the store. The organizer (the
@@ -28,11 +28,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from arena import read
 from arena.engine.errors import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
 from arena.store.store import Store
-from arena.web import pages
 from arena.web.charts import progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
 
@@ -208,7 +208,7 @@ def create_app(
         return templates.TemplateResponse(request, "error.html", context, status_code=status)
 
     async def front(request: Request) -> Response:
-        pool = await asyncio.to_thread(pages.default_pool, store)
+        pool = await asyncio.to_thread(read.default_pool, store)
         return RedirectResponse(pool_url(pool), 307)
 
     async def sign_out(request: Request) -> Response:
@@ -271,19 +271,19 @@ def _int(request: Request, name: str, default: int) -> int:
 
 def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     p = request.path_params
-    return pages.leaderboard(store, f"{p['preset']}/{p['size']}")
+    return read.leaderboard(store, f"{p['preset']}/{p['size']}")
 
 
 def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.bots(store)
+    return read.bots(store)
 
 
 def _bot(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
+    return read.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
 
 
 def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    data = pages.match(
+    data = read.match(
         store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
     )
     last = max(len(data["steps"]) - 1, 0)
@@ -292,12 +292,12 @@ def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.record(store, request.path_params["id"], organizer=organizer)
+    return read.record(store, request.path_params["id"], organizer=organizer)
 
 
 def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.tournaments(store, organizer=organizer)
+    return read.tournaments(store, organizer=organizer)
 
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return pages.run(store, request.path_params["id"], organizer=organizer)
+    return read.run(store, request.path_params["id"], organizer=organizer)

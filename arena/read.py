@@ -1,14 +1,20 @@
-"""The data of every page, as plain dicts read from the store.
+"""The read model: what people look at (leaderboards, bots, matches, tournaments, runs),
+as typed plain values read from the store.
 
-Each function is one page: the JSON twin of the page is exactly its dict, and the HTML
-page renders it. Nothing here writes to the store. :class:`arena.errors.NotFound` says
-what is missing, quoting what the visitor asked for short.
+Each function answers one question and returns dicts whose shapes are declared here
+(:class:`typing.TypedDict`): the web pages render them and their JSON twins are exactly
+them, the Arena API turns them into its messages (``referee/api.py``), and the CLI
+presents the API's answers. Nothing here writes to the store. Numbers are rounded here,
+once, and "no value" is always None. :class:`arena.errors.NotFound` says what is missing,
+quoting what was asked for short.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from arena.engine import RulesError, TrucoError
 from arena.engine.errors import quoted
@@ -17,10 +23,11 @@ from arena.engine.rules import Rules
 from arena.errors import Invalid, NotFound, parse_id
 from arena.pools import DEFAULT_POOL, parse_pool, pool_of
 from arena.rating import half_intervals, is_provisional
+from arena.replay import replay_hand, teams
 from arena.schedule import next_firing
-from arena.store.rows import MatchRow, RunRow
+from arena.store.rows import MatchRow, RunRow, TournamentRow
 from arena.store.store import Store
-from arena.web.replay import replay_hand, teams
+from arena.tournament import Definition
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
 RECENT = 20  # matches listed on a bot's page
@@ -28,6 +35,51 @@ POOL_RECENT = 10  # matches listed under a leaderboard
 TOURNAMENT_RUNS = 10  # runs listed under each tournament
 RUN_MATCHES = 100  # matches listed on a run's page
 REFRESH_S = 5  # how often the page of a run being played reloads itself
+
+
+class Standing(TypedDict):
+    """A bot's line in a pool's leaderboard."""
+
+    rank: int
+    bot: str
+    elo: float
+    low: float | None  # the 95% interval of its strength (Bradley-Terry over the pool)
+    high: float | None  # None while the pool's results cannot give one
+    games: int
+    wins: int
+    losses: int
+    provisional: bool
+    trend: list[float]  # its latest ratings, oldest first (empty when not asked for)
+
+
+class MatchSummary(TypedDict):
+    """What a list of matches shows of one."""
+
+    id: str
+    pool: str
+    rules: str
+    status: str
+    rated: bool
+    run_id: int | None  # the tournament run, when there is one
+    seats: list[str]
+    teams: list[str]
+    score: list[int] | None
+    winner: int | None
+    created_at: str
+    finished_at: str | None
+
+
+class Progress(TypedDict):
+    """How far a run has got."""
+
+    total: int
+    finished: int
+    failed: int
+    running: int
+    percent: float
+    per_minute: float | None
+    eta_s: int | None
+    first_started: str | None
 
 
 def check_pool(pool: str) -> str:
@@ -60,26 +112,27 @@ def leaderboard(store: Store, pool: str) -> dict[str, Any]:
     }
 
 
-def standings(store: Store, pool: str) -> list[dict[str, Any]]:
+def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]:
+    """A pool's leaderboard, best first; with each bot's trend line when ``trends``."""
     rows = store.leaderboard(pool)
     spread = half_intervals(store.pool_results(pool))
-    trends = store.rating_trends(pool, TREND_POINTS)
-    out = []
+    lines = store.rating_trends(pool, TREND_POINTS) if trends else {}
+    out: list[Standing] = []
     for rank, s in enumerate(rows, 1):
         half = spread.get(s.name)
         out.append(
-            {
-                "rank": rank,
-                "bot": s.name,
-                "elo": round(s.rating.elo, 1),
-                "low": None if half is None else round(s.rating.elo - half, 1),
-                "high": None if half is None else round(s.rating.elo + half, 1),
-                "games": s.rating.games,
-                "wins": s.rating.wins,
-                "losses": s.rating.losses,
-                "provisional": is_provisional(s.rating.games),
-                "trend": [round(v, 1) for v in trends.get(s.name, [])],
-            }
+            Standing(
+                rank=rank,
+                bot=s.name,
+                elo=round(s.rating.elo, 1),
+                low=None if half is None else round(s.rating.elo - half, 1),
+                high=None if half is None else round(s.rating.elo + half, 1),
+                games=s.rating.games,
+                wins=s.rating.wins,
+                losses=s.rating.losses,
+                provisional=is_provisional(s.rating.games),
+                trend=[round(v, 1) for v in lines.get(s.name, [])],
+            )
         )
     return out
 
@@ -137,16 +190,7 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         return out
     ours = [s for s in standings(store, pool) if s["bot"] == name]
     out["standing"] = ours[0] if ours else None
-    history = store.rating_history(name, pool)
-    out["history"] = [
-        {
-            "match_id": h["match_id"],
-            "before": round(h["before"], 1),
-            "after": round(h["after"], 1),
-            "at": h["created_at"].isoformat(),
-        }
-        for h in history
-    ]
+    out["history"] = rating_history(store, name, pool)
     out["faults"] = store.bot_faults(name, pool)
     out["head_to_head"] = [
         {
@@ -160,10 +204,31 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     return out
 
 
+class RatingChange(TypedDict):
+    match_id: str
+    before: float
+    after: float
+    at: str
+
+
+def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
+    """A bot's rating in a pool, one change per rated match, oldest first."""
+    return [
+        RatingChange(
+            match_id=h["match_id"],
+            before=round(h["before"], 1),
+            after=round(h["after"], 1),
+            at=h["created_at"].isoformat(),
+        )
+        for h in store.rating_history(bot, pool)
+    ]
+
+
 def _from_side(
-    match: dict[str, Any], name: str, change: tuple[float, float] | None
+    summary: MatchSummary, name: str, change: tuple[float, float] | None
 ) -> dict[str, Any]:
     """A match summary told from one bot's side: its team, the result, its opponents."""
+    match: dict[str, Any] = dict(summary)
     team = match["seats"].index(name) % 2
     match["team"] = team
     match["opponents"] = list(dict.fromkeys(match["seats"][1 - team :: 2]))
@@ -175,22 +240,25 @@ def _from_side(
     return match
 
 
-def summary(row: MatchRow, names: list[str]) -> dict[str, Any]:
-    """What a list of matches shows of one."""
-    return {
-        "id": row.id,
-        "pool": row.pool,
-        "rules": row.rules,
-        "status": row.status,
-        "rated": row.rated,
-        "run_id": row.run_id,  # the tournament run, when there is one
-        "seats": names,
-        "teams": teams(names),
-        "score": row.score,
-        "winner": row.winner,
-        "created_at": row.created_at.isoformat(),
-        "finished_at": None if row.finished_at is None else row.finished_at.isoformat(),
-    }
+def summary(row: MatchRow, names: list[str]) -> MatchSummary:
+    return MatchSummary(
+        id=row.id,
+        pool=row.pool,
+        rules=row.rules,
+        status=row.status,
+        rated=row.rated,
+        run_id=row.run_id,
+        seats=names,
+        teams=teams(names),
+        score=row.score,
+        winner=row.winner,
+        created_at=row.created_at.isoformat(),
+        finished_at=_stamp(row.finished_at),
+    )
+
+
+def _stamp(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat()
 
 
 def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dict[str, Any]:
@@ -257,22 +325,13 @@ def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
     return {"cron": cron, "next": upcoming}
 
 
-def _definition(d: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
-    """What a page shows of a tournament definition (its seed to the organizer alone)."""
-    out = {
-        "rules": d.get("rules"),
-        "format": d.get("format"),
-        "bots": list(d.get("bots") or []),
-        "pool": d.get("pool"),
-        "challenger": d.get("challenger"),
-        "matches": d.get("matches"),
-        "duplicate": d.get("duplicate"),
-        "trusted": bool(d.get("trusted")),  # the organizer says no bot remembers a match
-        "decision_ms": d.get("decision_ms"),
-        "time_bank_ms": d.get("time_bank_ms"),
-        "seed": d.get("seed"),
-        "schedule": d.get("schedule"),
-    }
+def definition(stored: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
+    """A stored tournament definition, every field of :class:`Definition` (a default for
+    one it predates), as stored: not checked again, the rules may have changed since.
+    Its seed for the organizer alone."""
+    out = {f.name: stored.get(f.name, f.default) for f in fields(Definition)}
+    out["bots"] = list(out["bots"] or [])
+    out["trusted"] = bool(out["trusted"])  # the organizer says no bot remembers a match
     return out if organizer else _without_seed(out)
 
 
@@ -298,46 +357,63 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
     return out if organizer else _without_seed(out)
 
 
-def tournaments(store: Store, now: datetime | None = None, *, organizer: bool) -> dict[str, Any]:
+def tournaments(
+    store: Store, now: datetime | None = None, *, organizer: bool, runs: int = TOURNAMENT_RUNS
+) -> dict[str, Any]:
     """Every tournament: its definition, its schedule with the next firing, and its latest
-    runs."""
+    ``runs`` runs."""
     now = now or datetime.now(UTC)
     out = []
     for t, extra in store.tournaments():
-        out.append(
-            {
-                "id": t.id,
-                "name": t.name,
-                "definition": _definition(t.definition, organizer=organizer),
-                "pool": _pool_of(t.definition),
-                "schedule": _schedule(t.schedule, now),
-                "created_at": t.created_at.isoformat(),
-                "run_count": int(extra["runs"]),
-                "last_run": extra["last_run"],
-                "last_status": extra["last_status"],
-                "runs": [
-                    _run_summary(r, name, organizer=organizer)
-                    for r, name in store.runs(t.id, limit=TOURNAMENT_RUNS)
-                ],
-            }
-        )
+        recent = [
+            _run_summary(r, name, organizer=organizer)
+            for r, name in (store.runs(t.id, limit=runs) if runs else [])
+        ]
+        out.append(tournament(t, extra, recent, now, organizer=organizer))
     return {"tournaments": out}
 
 
-def _progress(store: Store, run: RunRow, matches_in_run: int, now: datetime) -> dict[str, Any]:
-    counts = store.run_progress(run.id)
-    total = run.total or matches_in_run
-    done = int(counts["finished"]) + int(counts["failed"])
-    out: dict[str, Any] = {
-        "total": total,
-        "finished": int(counts["finished"]),
-        "failed": int(counts["failed"]),
-        "running": int(counts["running"]),
-        "percent": round(100 * done / total, 1) if total else 0.0,
-        "per_minute": None,
-        "eta_s": None,
+def tournament(
+    t: TournamentRow,
+    extra: Mapping[str, Any],
+    recent: list[dict[str, Any]],
+    now: datetime,
+    *,
+    organizer: bool,
+) -> dict[str, Any]:
+    """One tournament: ``extra`` counts its runs (``runs``, ``last_run``,
+    ``last_status``), ``recent`` lists the latest."""
+    return {
+        "id": t.id,
+        "name": t.name,
+        "definition": definition(t.definition, organizer=organizer),
+        "pool": _pool_of(t.definition),
+        "schedule": _schedule(t.schedule, now),
+        "created_at": t.created_at.isoformat(),
+        "run_count": int(extra["runs"]),
+        "last_run": extra["last_run"],
+        "last_status": extra["last_status"],
+        "runs": recent,
     }
+
+
+def progress(store: Store, run: RunRow, now: datetime) -> Progress:
+    """How many of the run's matches are done, failed and running; while it runs, its
+    pace and when it should end."""
+    counts = store.run_progress(run.id)
+    total = run.total
+    done = int(counts["finished"]) + int(counts["failed"])
     started = counts["first_started"]
+    out = Progress(
+        total=total,
+        finished=int(counts["finished"]),
+        failed=int(counts["failed"]),
+        running=int(counts["running"]),
+        percent=round(100 * done / total, 1) if total else 0.0,
+        per_minute=None,
+        eta_s=None,
+        first_started=_stamp(started),
+    )
     if run.status == "running" and started is not None and done:
         elapsed = (now - started).total_seconds()
         if elapsed > 0:
@@ -388,9 +464,9 @@ def run(
     return {
         "run": _run_summary(row, name, organizer=organizer),
         "pool": _pool_of(row.definition),
-        "definition": _definition(row.definition, organizer=organizer),
+        "definition": definition(row.definition, organizer=organizer),
         "schedule": _schedule(row.definition.get("schedule"), now),
-        "progress": _progress(store, row, len(matches), now),
+        "progress": progress(store, row, now),
         "live": live,
         "refresh": REFRESH_S if active else None,
         "standings": standings_rows,
