@@ -80,7 +80,7 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
             name = f"demo-{datetime.now(UTC):%Y%m%d-%H%M%S}"
             definition = api.TournamentDefinition(
                 name=name, rules="paulista", bots=list(BOTS), format="double-round-robin",
-                matches=matches, duplicate=True, trusted=True, decision_ms=1000,
+                matches=matches, duplicate=True, trusted=True,
             )  # fmt: skip
             organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))

@@ -16,6 +16,7 @@ from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from arena.clock import DEFAULT_CLOCK
 from arena.engine import RulesError, TrucoError
 from arena.engine.errors import quoted
 from arena.engine.record import public_record
@@ -329,7 +330,8 @@ def definition(stored: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
     """A stored tournament definition, every field of :class:`Definition` (a default for
     one it predates), as stored: not checked again, the rules may have changed since.
     Its seed for the organizer alone."""
-    out = {f.name: stored.get(f.name, f.default) for f in fields(Definition)}
+    out = {f.name: stored.get(f.name, f.default) for f in fields(Definition) if f.name != "clock"}
+    out |= {k: stored.get(k, v) for k, v in DEFAULT_CLOCK.to_json().items()}
     out["bots"] = list(out["bots"] or [])
     out["trusted"] = bool(out["trusted"])  # the organizer says no bot remembers a match
     return out if organizer else _without_seed(out)

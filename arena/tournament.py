@@ -23,7 +23,7 @@ import hmac
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.clock import DEFAULT_CLOCK, TimeControl
@@ -75,9 +75,7 @@ class Definition:
     challenger: str | None = None  # gauntlet: the bot that meets every other
     matches: int = 2  # per pairing and leg, seats swapped every second match
     duplicate: bool = False  # the two matches of a pair on the same deals (trusted only)
-    decision_ms: int = DEFAULT_CLOCK.decision_ms
-    time_bank_ms: int = DEFAULT_CLOCK.time_bank_ms
-    reconnect_grace_ms: int = DEFAULT_CLOCK.reconnect_grace_ms  # a lost bot's seats held
+    clock: TimeControl = DEFAULT_CLOCK  # stored as its three fields, beside the others
     seed: int | None = None  # None: each run draws its own; set: the same deals every run
     schedule: str | None = None  # cron, five fields, UTC
     trusted: bool = False  # the organizer says no bot remembers a match in the next one
@@ -121,29 +119,25 @@ class Definition:
             if self.seed is not None:
                 raise ValueError(UNTRUSTED.format(what="a fixed seed would deal every run "
                                  "the cards of the last"))  # fmt: skip
-        self.time_control()
         if self.schedule is not None:
             check_schedule(self.schedule)
 
-    def time_control(self) -> TimeControl:
-        return TimeControl(
-            decision_ms=self.decision_ms,
-            time_bank_ms=self.time_bank_ms,
-            reconnect_grace_ms=self.reconnect_grace_ms,
-        )
-
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        """The stored form: every field, the clock's three among them."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "clock"}
         out["bots"] = list(self.bots)
-        return out
+        return out | self.clock.to_json()
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Definition:
-        known = {f.name for f in fields(Definition)}
+        clock_fields = DEFAULT_CLOCK.to_json().keys()
+        known = {f.name for f in fields(Definition)} - {"clock"} | clock_fields
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown fields in a tournament definition: {sorted(unknown)}")
-        return Definition(**{**data, "bots": tuple(data.get("bots", ()))})
+        rest = {k: v for k, v in data.items() if k not in clock_fields}
+        clock = TimeControl.from_json({k: v for k, v in data.items() if k in clock_fields})
+        return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
 
 
 @dataclass(frozen=True, slots=True)

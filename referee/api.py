@@ -418,7 +418,8 @@ def _definition(msg: Any) -> Definition:
         challenger=msg.challenger or None,
         schedule=msg.schedule or None,
         trusted=msg.trusted,
-        **_given(msg, "matches", "duplicate", "seed", *CLOCK_FIELDS),
+        clock=_clock(msg),
+        **_given(msg, "matches", "duplicate", "seed"),
     )
 
 

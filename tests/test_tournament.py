@@ -107,7 +107,7 @@ def test_without_duplicate_every_match_has_its_own_deals() -> None:
 )
 def test_bad_definitions_are_refused_clearly(fields: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Definition("t", **fields)  # type: ignore[arg-type]
+        Definition.from_json({"name": "t", **fields})
 
 
 def test_definitions_round_trip_through_json() -> None:
@@ -182,7 +182,7 @@ def test_team_results_count_for_every_member() -> None:
 def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     for bot in BOTS:
         store.register_bot(bot)
-    definition = Definition("weekly", bots=BOTS, matches=2, time_bank_ms=0)
+    definition = Definition("weekly", bots=BOTS, matches=2, clock=TimeControl(time_bank_ms=0))
     t = store.create_tournament(definition)
     run = store.create_run(t)
     assert run is not None and run.status == "starting"
@@ -198,7 +198,7 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     claimed, seats = store.claim_match(ids[0])
     assert claimed.run_id == run.id and set(seats) == {"ana", "bia"}
     assert claimed.status == "scheduled" and claimed.started_at is None
-    assert TimeControl.from_json(claimed.clock) == definition.time_control()  # its own clocks
+    assert TimeControl.from_json(claimed.clock) == definition.clock  # its own clocks
     again, _ = store.claim_match(ids[0])  # a redelivered task
     assert again.status == "running" and again.started_at is not None
     assert not store.run_done(run.id)

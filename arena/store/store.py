@@ -385,7 +385,7 @@ class Store:
             log.warning("run %d: %s no longer active; playing without", run.id, gone)
         matches = plan(definition, sorted(ids), run.seed, self.deal_key())
         rules = Rules.parse(definition.rules)
-        clock = Jsonb(definition.time_control().to_json())
+        clock = Jsonb(definition.clock.to_json())
         conn.cursor().executemany(
             Q["insert_match"],
             [
