@@ -20,16 +20,13 @@ import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import grpc
 
 from arena.engine.errors import quoted
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-
-if TYPE_CHECKING:
-    from referee.runner import MatchRunner
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +38,20 @@ RATE_BURST = 100.0
 DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped within DROP_WINDOW_S: cut off
 DROP_WINDOW_S = 10.0
 NOT_READING = "the bot is not reading its stream"
+
+
+class Seated(Protocol):
+    """What the hub needs of a match in progress (a :class:`referee.runner.MatchRunner`):
+    the whole of the hub's side of their meeting."""
+
+    match_id: str
+    bots: frozenset[str]
+
+    def submit(self, bot: str, request_id: int, action: pb.Action) -> None: ...
+
+    def bot_left(self, bot: str) -> None: ...
+
+    def bot_returned(self, bot: str) -> None: ...
 
 
 class TokenBook(Protocol):
@@ -189,16 +200,16 @@ class Hub:
         self.tokens = tokens
         self.max_concurrency = max_concurrency
         self.sessions: dict[str, Session] = {}
-        self.matches: dict[str, MatchRunner] = {}
+        self.matches: dict[str, Seated] = {}
         self._arrived = asyncio.Condition()
         self._busy: Counter[str] = Counter()  # matches each bot is seated in, by playing()
-        # The referee's own latency: from a bot's action arriving to the next request of
-        # its match being queued, counted in whole microseconds (the last count is 10 ms
-        # or more): constant memory however long it runs.
+        # The referee's own latency: from a bot's action arriving to the match being done
+        # with it (the next request queued, or the rejection), counted in whole
+        # microseconds (the last count is 10 ms or more): constant memory however long it
+        # runs.
         self.latency_us = [0] * (LATENCY_MAX_US + 1)
         # How late each deadline was acted on (seconds after it), the latest LATENESS_KEPT
         self.lateness: deque[float] = deque(maxlen=LATENESS_KEPT)
-        self._replied: dict[str, float] = {}
         self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
 
     async def attach(self, session: Session) -> None:
@@ -273,12 +284,25 @@ class Hub:
                 for session in sessions:
                     await session.ended.wait()
 
+    # ---- the runners' side (referee.runner.Table) ---------------------------------------
+
+    def opened(self, match: Seated) -> None:
+        self.matches[match.match_id] = match
+
+    def closed(self, match: Seated) -> None:
+        del self.matches[match.match_id]
+
+    def connected(self, bot: str) -> bool:
+        return bot in self.sessions
+
+    def wants_hands(self, bot: str) -> bool:
+        session = self.sessions.get(bot)
+        return session is not None and session.hand_results
+
+    def late(self, seconds: float) -> None:
+        self.lateness.append(seconds)
+
     def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
-        if asks and self._replied and message.HasField("decision"):
-            arrived = self._replied.pop(message.decision.match_id, None)
-            if arrived is not None:
-                us = int((time.perf_counter() - arrived) * 1e6)
-                self.latency_us[us if us < LATENCY_MAX_US else LATENCY_MAX_US] += 1
         session = self.sessions.get(bot)
         if session is not None:
             session.send(message, asks=asks)
@@ -297,10 +321,10 @@ class Hub:
                 )
             )
             return
-        self._replied[reply.match_id] = time.perf_counter()
-        if len(self._replied) > 2 * len(self.matches) + 64:  # forget ended matches
-            self._replied = {k: v for k, v in self._replied.items() if k in self.matches}
-        match.submit(session.bot, reply.request_id, reply.action)
+        arrived = time.perf_counter()
+        match.submit(session.bot, reply.request_id, reply.action)  # answered in this turn
+        us = int((time.perf_counter() - arrived) * 1e6)
+        self.latency_us[us if us < LATENCY_MAX_US else LATENCY_MAX_US] += 1
 
     async def wait_for(self, bots: Iterable[str], timeout_s: float) -> None:
         """Until every bot named is connected; TimeoutError names the missing ones."""

@@ -8,7 +8,8 @@ that arrives after it is refused as late, whether or not the alarm has rung yet:
 referee's clock decides, never the order in which the event loop gets round to things.
 A bot whose stream drops keeps its seats for ``reconnect_grace_ms`` (its clock still
 running); then a house bot decides for it until it comes back. Every fault is counted in
-the record, and how late each deadline was acted on is counted in ``hub.lateness``.
+the record, and how late each deadline was acted on is told to the hub. The runner meets
+the hub only through :class:`Table`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,36 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from arena.bots.base import Bot
 from arena.clock import TimeControl
-from arena.engine import Match, Rules, TrucoError, to_record, view
-from arena.engine.view import seen_hand
+from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, hand_to_pb
-from referee.hub import Hub
 
 log = logging.getLogger(__name__)
+
+
+class Table(Protocol):
+    """What a match needs of the place its bots connect to (the hub): the whole of the
+    runner's side of their meeting."""
+
+    def opened(self, match: MatchRunner) -> None:
+        """The match is under way: route its bots' actions to it."""
+
+    def closed(self, match: MatchRunner) -> None: ...
+
+    def connected(self, bot: str) -> bool: ...
+
+    def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        """To ``bot`` if it is connected; ``asks`` when the message invites a reply."""
+
+    def wants_hands(self, bot: str) -> bool:
+        """Whether ``bot`` is connected and asked for a message at every hand's end."""
+
+    def late(self, seconds: float) -> None:
+        """A deadline was acted on ``seconds`` after it passed."""
 
 
 @dataclass
@@ -67,7 +87,7 @@ class MatchRunner:
 
     def __init__(
         self,
-        hub: Hub,
+        hub: Table,
         match_id: str,
         rules: Rules,
         seat_bots: Sequence[str],
@@ -171,11 +191,11 @@ class MatchRunner:
 
     async def run(self) -> dict[str, Any]:
         self._loop = asyncio.get_running_loop()
-        self.hub.matches[self.match_id] = self
+        self.hub.opened(self)
         try:
             now = self._loop.time()
             for bot in self.bots:
-                if bot in self.hub.sessions:
+                if self.hub.connected(bot):
                     self._send_start(bot, resumed=False)
                 else:  # absent from the start: its seats are held as after a disconnect
                     self.faults[bot].disconnects += 1
@@ -189,7 +209,7 @@ class MatchRunner:
                     self._check_clocks(request)
             self._announce_end()
         finally:
-            del self.hub.matches[self.match_id]
+            self.hub.closed(self)
             if self._alarm is not None:
                 self._alarm.cancel()
         return self.record()
@@ -253,7 +273,7 @@ class MatchRunner:
     def _time_out(self, request: _Request) -> None:
         """The deadline has passed: the rules' default action for the seat, a timeout
         counted, and how late the referee was in acting on it."""
-        self.hub.lateness.append(self._running().time() - request.deadline)
+        self.hub.late(self._running().time() - request.deadline)
         self._settle(request)
         self.faults[self.seat_bots[request.seat]].timeouts += 1
         self.match.apply(self.match.default_action(), request.seat)
@@ -341,17 +361,13 @@ class MatchRunner:
         """A HandEnded message for each finished hand, to the bots that asked for one."""
         match = self.match
         while self._announced < len(match.hands) and match.hands[self._announced].result:
-            listeners = [
-                session
-                for bot in self.bots
-                if (session := self.hub.sessions.get(bot)) is not None and session.hand_results
-            ]
-            if listeners:
+            listeners = [bot for bot in self.bots if self.hub.wants_hands(bot)]
+            if listeners:  # the message costs more than asking
                 games = (match.games[0], match.games[1])
                 ended = hand_to_pb(seen_hand(match, self._announced), self.match_id, games)
                 message = pb.RefereeMessage(hand_ended=ended)
-                for session in listeners:
-                    session.send(message)
+                for bot in listeners:
+                    self.hub.send(bot, message)
             self._announced += 1
 
     def _announce_end(self) -> None:
