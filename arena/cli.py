@@ -16,11 +16,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from arena.engine import Match, Rules, TrucoError, disagreements, replay, to_record
-from arena.engine.errors import quoted
-from arena.engine.record import replayed_record
-from arena.engine.rules import PRESET_NAMES
-from arena.engine.sources import NOTES, SOURCES, SUMMARIES
+from arena.engine import (
+    NOTES,
+    PRESET_NAMES,
+    SOURCES,
+    SUMMARIES,
+    Match,
+    Rules,
+    TrucoError,
+    disagreements,
+    quoted,
+    replay,
+    replayed_record,
+    to_record,
+)
 from arena.errors import MAX_ID, ArenaError
 from arena.rating import EloDifference, elo_text
 
@@ -327,7 +336,7 @@ def replay_file(path: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int
 def _read_record(path: str, stdin: TextIO) -> Any:
     """The JSON value of the file ``path`` (``-``: standard input), read as UTF-8;
     :class:`RecordError` saying why it cannot be read."""
-    from arena.engine.errors import RecordError
+    from arena.engine import RecordError
 
     try:
         if path == "-":

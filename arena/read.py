@@ -17,10 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from arena.clock import DEFAULT_CLOCK
-from arena.engine import RulesError, TrucoError
-from arena.engine.errors import quoted
-from arena.engine.record import public_record
-from arena.engine.rules import Rules
+from arena.engine import Rules, RulesError, TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound, parse_id
 from arena.pools import DEFAULT_POOL, parse_pool, pool_of
 from arena.rating import half_intervals, is_provisional

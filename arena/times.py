@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, time, timedelta
 
-from arena.engine.errors import quoted
+from arena.engine import quoted
 
 AGE = re.compile(r"(\d{1,9}) ?([smhdw])")  # 30m, 2h, 3d, 1w: that long before now
 SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}

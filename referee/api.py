@@ -198,15 +198,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 await context.abort(
                     grpc.StatusCode.FAILED_PRECONDITION, f"bot {quoted(name)} is not connected"
                 )
-        if self.dispatch is None:
+        dispatch = self.dispatch
+        if dispatch is None:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play matches"
             )
+            return api.RequestMatchResponse()  # not reached: abort raises
         ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
         for match_id, seats in zip(ids, plan, strict=True):
             bot_ids = [registered[name].id for name in seats]
             await asyncio.to_thread(self.store.create_match, match_id, rules, bot_ids, clock=clock)
-        await asyncio.to_thread(self.dispatch.play, ids)
+        await asyncio.to_thread(dispatch.play, ids)
         return api.RequestMatchResponse(match_ids=ids)
 
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:

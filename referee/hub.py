@@ -24,7 +24,7 @@ from typing import Protocol
 
 import grpc
 
-from arena.engine.errors import quoted
+from arena.engine import quoted
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 

@@ -18,8 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.engine import Action
-from arena.engine.view import View
+from arena.engine import Action, View
 from arena.sdk import run
 
 

@@ -718,8 +718,7 @@ JSON_VALUES = st.recursive(
 @st.composite
 def played_records(draw: st.DrawFn) -> Any:
     """The record of a seeded match, played by random choices to its end or part way."""
-    from arena.engine import Match, Rules, to_record
-    from arena.engine.rules import PRESET_NAMES
+    from arena.engine import PRESET_NAMES, Match, Rules, to_record
 
     rules = Rules.preset(draw(st.sampled_from(PRESET_NAMES)))
     seed = draw(st.integers(0, 2**32))

@@ -18,9 +18,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.engine import Rules
-from arena.engine.record import public_record
-from arena.engine.rules import PRESET_NAMES
+from arena.engine import PRESET_NAMES, Rules, public_record
 from arena.replay import replay_hand
 from arena.store.store import Store
 from arena.web import create_app

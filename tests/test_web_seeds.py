@@ -9,8 +9,7 @@ import psycopg
 import pytest
 from starlette.testclient import TestClient
 
-from arena.engine import Rules
-from arena.engine.record import public_record
+from arena.engine import Rules, public_record
 from arena.store.store import Store
 from arena.tournament import Definition
 from arena.web import create_app

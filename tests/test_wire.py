@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from arena.engine import PRESETS, Action, Card, MalformedAction, Match, Rules, view
-from arena.engine.view import manilhas
+from arena.engine import PRESETS, Action, Card, MalformedAction, Match, Rules, manilhas, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, action_to_pb, view_from_pb, view_to_pb
 

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena import read
-from arena.engine.errors import quoted
+from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
 from arena.store.store import Store

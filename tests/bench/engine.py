@@ -12,8 +12,7 @@ import argparse
 import random
 import time
 
-from arena.engine import Match, Rules
-from arena.engine.rules import PRESET_NAMES
+from arena.engine import PRESET_NAMES, Match, Rules
 
 GOAL_HANDS_PER_SECOND = 10_000
 
