@@ -11,7 +11,7 @@ stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import os
 import time
 from datetime import UTC, datetime
@@ -37,7 +37,8 @@ WEB_PORT = 8080
 
 
 def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
-    from arena import cli  # the progress bar and the tables of the tournament commands
+    from arena.cli.client import Arena
+    from arena.cli.reader import print_ratings, watch  # the tournament commands' presenters
     from arena.store.migrate import migrate
 
     settings = Settings.from_env()
@@ -86,10 +87,11 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
             print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
             print(f"Follow it at {web}/runs/{run.id}\n")
-            os.environ.update(env)  # the tournament and ratings commands ask this arena
-            code = cli._watch(run.id)
+            plain = dataclasses.replace(settings, ca_file=None, tls=False)  # its own referee
+            arena = Arena(address, settings.admin_token(), plain)
+            code = watch(arena, run.id)
             print()
-            cli.cmd_ratings(argparse.Namespace(pool="paulista/1", json=False))
+            print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest()))
             organizer.close()
     finally:
         if ours_redis:

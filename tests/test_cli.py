@@ -245,7 +245,7 @@ def test_arena_match_shows_substitutions_and_a_bot_that_died_mid_run(tmp_path: P
 
 
 def test_arena_match_gives_a_clean_sweep_its_one_bound(capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.cli import _print_summary
+    from arena.cli.match import print_summary as _print_summary
     from referee.local import Summary
 
     sides = [["ana"], ["bia"]]
@@ -488,7 +488,7 @@ def test_a_number_out_of_range_is_one_line_naming_the_option_and_the_range(
 
 
 def test_clocks_may_be_zero_where_zero_means_something() -> None:
-    from arena.cli import _parser
+    from arena.cli.grammar import parser as _parser
 
     args = _parser().parse_args(
         ["match", "--time-bank-ms", "0", "--reconnect-grace-ms", "0", "--seed", "0"]
@@ -615,7 +615,7 @@ def test_arena_matches_whose_reader_is_gone_exits_quietly(database: str, tmp_pat
 
 
 def test_a_reader_that_leaves_after_two_lines_ends_the_output_quietly(tmp_path: Path) -> None:
-    from arena.cli import replay_file
+    from arena.cli.engine import replay_file
     from arena.engine import Match, Rules, to_record
 
     match = Match(Rules.parse("paulista:team_size=4"), seed=3)
@@ -778,7 +778,7 @@ def stated_results_are_objects(record: Any) -> bool:
 @settings(max_examples=400, deadline=None)
 @given(RECORD_TEXTS)
 def test_replay_answers_anything_with_an_exit_status_never_an_exception(text: str) -> None:
-    from arena.cli import replay_file
+    from arena.cli.engine import replay_file
 
     out, err = io.StringIO(), io.StringIO()
     code = replay_file("-", io.StringIO(text), out, err)
@@ -792,7 +792,7 @@ def test_replay_answers_anything_with_an_exit_status_never_an_exception(text: st
 @settings(max_examples=100, deadline=None)
 @given(st.binary(max_size=64) | RECORD_TEXTS.map(str.encode) | st.just(b'"\xe1"'))
 def test_replay_answers_any_bytes_with_an_exit_status(data: bytes) -> None:
-    from arena.cli import replay_file
+    from arena.cli.engine import replay_file
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "record.json"
@@ -818,7 +818,7 @@ def test_arena_serve_on_an_address_in_use_is_one_line_and_exit_1(
 
 
 def test_only_a_live_socket_of_this_user_in_a_private_folder_is_trusted(tmp_path: Path) -> None:
-    from arena.cli import _local_socket
+    from arena.cli.servers import local_socket as _local_socket
     from arena.settings import make_home, own_socket, referee_socket
 
     home = make_home(tmp_path / "h")

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.cli import replay_file
+from arena.cli.engine import replay_file
 from arena.engine import (
     ALL_CARDS,
     LADDER,

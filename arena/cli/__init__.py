@@ -1,0 +1,55 @@
+"""The ``arena`` command: parse the arguments (:mod:`arena.cli.grammar`), hand off to the
+module of the command's concern, print.
+
+- :mod:`~arena.cli.engine`: ``replay``, ``rules``, ``play`` (the engine alone);
+- :mod:`~arena.cli.match`: ``arena match``, local matches between child processes;
+- :mod:`~arena.cli.reader` and :mod:`~arena.cli.organizer`: the Arena API's commands,
+  through :class:`~arena.cli.client.Arena`, with the presenters the demo uses too;
+- :mod:`~arena.cli.servers`: the commands that run a process of the arena.
+
+The commands that run a referee or a worker import ``referee`` and ``workers`` when they
+run: the CLI is the one place that wires every part together.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from arena.cli.common import READER_GONE
+from arena.errors import ArenaError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:  # help and SystemExit too: what is still buffered goes now, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # Whoever read standard output went away (`arena matches | head -2`): stop quietly,
+        # as cat or grep do. Standard output now leads nowhere, so that the interpreter's
+        # last flush at exit has nothing to complain about.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return READER_GONE
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from arena.cli.grammar import parser
+
+    # gRPC's fork handlers only warn here: the embedded servers are started by fork+exec
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+    grammar = parser()
+    args = grammar.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not hasattr(args, "run"):
+        grammar.print_help()
+        return 2
+    try:
+        code: int = args.run(args)
+    except ArenaError as e:  # a kind of arena.errors: its message is meant for the user
+        print(f"arena: {e}", file=sys.stderr)
+        return 1
+    return code

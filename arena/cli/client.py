@@ -1,0 +1,96 @@
+"""The Arena API as the CLI's reader and organizer commands reach it."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from arena.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Arena:
+    """A client of one Arena API, with the organizer's token for the calls that need it.
+
+    :meth:`from_env` finds the API: ``$ARENA_REFEREE_ADDRESS`` when set; else the ``arena
+    serve`` of ``$ARENA_HOME``, on its private socket; else an Arena API that this process
+    serves itself on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL,
+    plaintext on loopback), so that reading and organizing work with no server running.
+    Never a TCP port nobody named: whoever listened there first would be sent the
+    organizer's token."""
+
+    def __init__(self, address: str, admin_token: str, settings: Settings) -> None:
+        self.address = address
+        self._admin = admin_token
+        self._settings = settings
+
+    @staticmethod
+    def from_env() -> Arena:
+        settings = Settings.from_env()
+        address = settings.referee_address
+        if not os.environ.get("ARENA_REFEREE_ADDRESS"):
+            address = own_referee(settings.home) or _serve_here(settings)
+            settings = dataclasses.replace(settings, ca_file=None, tls=False)
+        return Arena(address, settings.admin_token(), settings)
+
+    def call(self, method: str, request: Any, organizer: bool = False) -> Any:
+        """One call; a gRPC error becomes SystemExit saying what the server said."""
+        import grpc
+
+        from arena.proto.truco.v1 import arena_pb2_grpc
+
+        try:
+            channel = self._settings.channel(self.address)
+        except ValueError as e:  # an unreadable CA file
+            raise SystemExit(f"arena: {e}") from None
+        metadata = [("authorization", f"Bearer {self._admin}")] if organizer else []
+        with channel:
+            stub = arena_pb2_grpc.ArenaStub(channel)
+            try:
+                return getattr(stub, method)(request, metadata=metadata, timeout=30)
+            except grpc.RpcError as e:
+                raise SystemExit(
+                    f"arena: {e.details()} ({e.code().name.lower()}, at {self.address})"
+                ) from None
+
+
+def own_referee(home: Path) -> str | None:
+    """``unix:PATH`` of the referee of ``home`` when one listens on its socket, made by
+    this user in a folder of this user's (:func:`arena.settings.own_socket`); else None."""
+    from arena.errors import Unavailable
+    from arena.settings import own_socket, referee_socket
+
+    try:
+        path = referee_socket(home)
+    except Unavailable as e:
+        log.warning("%s; the Arena API is served in this command", e)
+        return None
+    return f"unix:{path}" if own_socket(path) else None
+
+
+def _serve_here(settings: Settings) -> str:
+    """Serve the Arena API on a free loopback port from a thread of this process, for as
+    long as the process lives; its address."""
+    from arena.cli.servers import arena_server, open_store
+
+    store = open_store("(in-process Arena API)", settings, max_size=2)
+    started: list[str] = []
+    ready = threading.Event()
+
+    async def serve() -> None:
+        server = arena_server(store, settings, "127.0.0.1:0")
+        await server.start()
+        started.append(server.address)
+        ready.set()
+        await asyncio.Event().wait()  # until the process exits
+
+    threading.Thread(target=asyncio.run, args=(serve(),), daemon=True).start()
+    if not ready.wait(60):
+        raise SystemExit("arena: the in-process Arena API did not start")
+    return started[0]

@@ -1,0 +1,101 @@
+"""What every command shares: argument types, the clock options, the console, the exit
+status of a command whose reader went away."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from arena.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl
+from arena.engine import Rules, TrucoError, quoted
+from arena.errors import MAX_ID
+
+READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line, exit 2: what is wrong, and where the help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` in ASCII digits; anything
+    else is a usage error (exit 2) that gives the range."""
+
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 20 and low <= int(text) <= high:
+            return int(text)
+        raise argparse.ArgumentTypeError(
+            f"give a whole number from {low} to {high}, not {quoted(text)}"
+        )
+
+    return parse
+
+
+MATCHES = count(1, 1000)  # matches or games asked for at once
+SEED = count(0, 2**63 - 1)
+ROW_ID = count(1, MAX_ID)
+LIMIT = count(1, 200)  # the Arena API's largest page
+PORT = count(1, 65535)
+CONCURRENCY = count(1, 64)
+DECISION_MS = count(1, LIMITS_MS["decision_ms"])
+
+CLOCK_HELP = {
+    "decision_ms": "time for each decision",
+    "time_bank_ms": "extra time for the whole match, spent by overruns",
+    "reconnect_grace_ms": "how long a lost bot's seats are held before a house bot plays",
+}
+
+
+def clock_options(parser: argparse.ArgumentParser) -> None:
+    """``--decision-ms``, ``--time-bank-ms`` and ``--reconnect-grace-ms``, their ranges
+    and defaults as :class:`TimeControl` declares them."""
+    for name, default in DEFAULT_CLOCK.to_json().items():
+        low = 1 if name == "decision_ms" else 0
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=count(low, LIMITS_MS[name]),
+            default=default,
+            help=f"{CLOCK_HELP[name]} (default {default})",
+        )
+
+
+def clock_of(args: argparse.Namespace) -> TimeControl:
+    return TimeControl.from_json({name: getattr(args, name) for name in LIMITS_MS})
+
+
+def rules(text: str) -> Rules:
+    """``--rules`` values: argparse reports a bad one as a usage error (exit 2)."""
+    try:
+        return Rules.parse(text)
+    except TrucoError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def time(text: str) -> str:
+    """``--since`` and ``--until`` values (:func:`arena.times.parse_time`), as the RFC 3339
+    time the Arena API is sent: ages and days are reckoned here, by this machine's clock."""
+    from datetime import UTC, datetime
+
+    from arena.times import parse_time
+
+    try:
+        return parse_time(text, datetime.now(UTC)).isoformat()
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def console() -> Any:
+    """A rich console on standard output that leaves a reader gone away to ``main()``, as
+    print does (rich on its own would exit with status 1)."""
+    from rich.console import Console
+
+    class Piped(Console):
+        def on_broken_pipe(self) -> None:
+            raise  # rich calls this while it handles the BrokenPipeError: main() takes it
+
+    return Piped()

@@ -1,0 +1,256 @@
+"""Every command of ``arena`` and its arguments, in one place; each runs a ``cmd_*``
+function of the module that holds its concern."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from arena.cli import engine, match, organizer, reader, servers
+from arena.cli.common import (
+    CONCURRENCY,
+    DECISION_MS,
+    LIMIT,
+    MATCHES,
+    PORT,
+    ROW_ID,
+    SEED,
+    Parser,
+    clock_options,
+    rules,
+    time,
+)
+from arena.engine import Rules
+from arena.pools import DEFAULT_POOL
+
+if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
+    Commands = argparse._SubParsersAction[Parser]
+
+
+def parser() -> argparse.ArgumentParser:
+    top = Parser(prog="arena", description="Truco Arena")
+    sub = top.add_subparsers(metavar="COMMAND")
+    _engine(sub)
+    _local(sub)
+    _reading(sub)
+    _bots(sub)
+    _tournaments(sub)
+    _processes(sub)
+    return top
+
+
+def _engine(sub: Commands) -> None:
+    p = sub.add_parser("replay", help="replay a match record, checking every action")
+    p.add_argument("file", help="the record (JSON), or - for standard input")
+    p.set_defaults(run=engine.cmd_replay)
+
+    group = sub.add_parser("rules", help="the rule presets and their parameters")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("list", help="the presets, one line each")
+    p.set_defaults(run=engine.cmd_rules_list)
+    p = actions.add_parser("show", help="every parameter of a preset, and where it comes from")
+    p.add_argument(
+        "rules", type=rules, help="a preset, optionally with overrides: paulista:team_size=2"
+    )
+    p.add_argument("--json", action="store_true", help="print the parameters as JSON")
+    p.set_defaults(run=engine.cmd_rules_show)
+
+    p = sub.add_parser("play", help="play and print a seeded match between two random players")
+    p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
+    p.add_argument("--seed", type=SEED, default=2026)
+    p.add_argument("--record", metavar="FILE", help="also write the match record here")
+    p.set_defaults(run=engine.cmd_play)
+
+
+def _local(sub: Commands) -> None:
+    p = sub.add_parser(
+        "match",
+        help="play local matches between bots run as child processes (or: match show ID)",
+        description="Play local matches between your own bots, each run as a child process. "
+        "Matches come in pairs on the same deals with the seats exchanged, so the luck of "
+        "the cards mostly cancels out, as engine testers use opening pairs. That is fair "
+        "here because you run both sides: a bot that remembered its cards could read its "
+        "opponent's hand in the second match of a pair, so the arena never duplicates deals "
+        "between bots that dial in.",
+    )
+    p.add_argument("show", nargs="?", choices=["show"], help="show a recorded match instead")
+    p.add_argument("id", nargs="?", help="with show: the match id")
+    p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="house:NAME or a shell command; one per team, or one per seat",
+    )
+    p.add_argument("--games", type=MATCHES, default=2, help="matches to play (default 2)")
+    p.add_argument("--seed", type=SEED, default=1)
+    clock_options(p)
+    p.add_argument("--records", metavar="DIR", help="write every match record here")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(run=match.cmd_match)
+
+
+def _reading(sub: Commands) -> None:
+    p = sub.add_parser("matches", help="recorded matches, newest first")
+    p.add_argument("--bot", help="only this bot's")
+    p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
+    p.add_argument(
+        "--since",
+        type=time,
+        metavar="TIME",
+        help="created at or after: an RFC 3339 time (2026-11-29T10:00Z), a date (2026-11-29, "
+        "UTC), today, yesterday, or an age (30m, 2h, 3d, 1w)",
+    )
+    p.add_argument(
+        "--until", type=time, metavar="TIME", help="created before (a time of the same forms)"
+    )
+    p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
+    p.set_defaults(run=reader.cmd_matches)
+
+    p = sub.add_parser("ratings", help="the leaderboard of a pool")
+    p.add_argument(
+        "--pool", default=DEFAULT_POOL, help=f"PRESET/TEAM_SIZE (default {DEFAULT_POOL})"
+    )
+    p.add_argument("--json", action="store_true", help="print the standings as JSON")
+    p.set_defaults(run=reader.cmd_ratings)
+
+    p = sub.add_parser(
+        "challenge",
+        help="rated matches between connected bots, played by the workers (organizer)",
+        description="Rated matches between registered bots connected now, played by the "
+        "workers (arena worker) through the referee and recorded with their Elo change. "
+        "Every match is dealt its own secret cards: bots that dial in may remember what "
+        "they saw, so no two matches share deals.",
+    )
+    p.add_argument("bots", nargs="+", metavar="BOT", help="two bots, or one per seat")
+    p.add_argument("--rules", default="paulista", help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--games", type=MATCHES, default=2, help="matches (default 2, seats swapped each time)"
+    )
+    clock_options(p)
+    p.add_argument("--wait", action="store_true", help="wait for the results")
+    p.set_defaults(run=organizer.cmd_challenge)
+
+
+def _bots(sub: Commands) -> None:
+    group = sub.add_parser("bot", help="bots")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("register", help="register a bot (organizer); prints its token once")
+    p.add_argument("name")
+    p.add_argument("--owner", default="")
+    p.set_defaults(run=organizer.cmd_bot_register)
+    p = actions.add_parser("list", help="the registered bots")
+    p.set_defaults(run=reader.cmd_bot_list)
+    p = actions.add_parser("run", help="run a house bot, connecting to $ARENA_ADDRESS")
+    p.add_argument("name", help="house:random, house:heuristic or house:mc")
+    p.add_argument("--address", help="the referee (default $ARENA_ADDRESS)")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
+    p.add_argument(
+        "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
+    )
+    p.add_argument("--concurrency", type=CONCURRENCY, default=16, help="matches at once (16)")
+    p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
+    p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
+    p.set_defaults(run=servers.cmd_bot_run)
+
+
+def _tournaments(sub: Commands) -> None:
+    group = sub.add_parser("tournament", help="tournaments: define, start, watch, show")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("create", help="define a tournament (organizer)")
+    p.add_argument("name")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--bots", help="the participants: BOT,BOT,...")
+    who.add_argument("--pool", help="every active bot rated in this pool (PRESET/TEAM_SIZE)")
+    p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--format", default="round-robin", help="round-robin, double-round-robin or gauntlet"
+    )
+    p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
+    p.add_argument("--matches", type=MATCHES, default=2, help="per pairing, seats swapped (2)")
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="each pair of matches on the same deals, seats exchanged (needs --trusted)",
+    )
+    p.add_argument(
+        "--trusted",
+        action="store_true",
+        help="declare that no bot remembers one match in the next (house bots): only then "
+        "may deals be duplicated or fixed by --seed",
+    )
+    clock_options(p)
+    p.add_argument(
+        "--seed", type=SEED, help="the same deals in every run (needs --trusted; default: new ones)"
+    )
+    p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
+    p.set_defaults(run=organizer.cmd_tournament_create)
+    p = actions.add_parser("start", help="start a run now (organizer); prints its id")
+    p.add_argument("tournament", help="name or id")
+    p.add_argument("--watch", action="store_true", help="then watch it to the end")
+    p.set_defaults(run=organizer.cmd_tournament_start)
+    p = actions.add_parser("watch", help="follow a run with a progress bar, then show its table")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.set_defaults(run=reader.cmd_tournament_watch)
+    p = actions.add_parser("show", help="a run: progress, standings, crosstable")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("--json", action="store_true", help="print the run as JSON")
+    p.set_defaults(run=reader.cmd_tournament_show)
+    p = actions.add_parser("list", help="the tournaments and their last runs")
+    p.set_defaults(run=reader.cmd_tournament_list)
+
+
+def _processes(sub: Commands) -> None:
+    p = sub.add_parser("serve", help="run the referee: the Referee and Arena gRPC services")
+    p.add_argument(
+        "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="also accept these bots (besides the registered ones): lines BOT=TOKEN, # comments;"
+        " and those of $ARENA_BOT_TOKENS (BOT=TOKEN pairs, by commas or spaces)",
+    )
+    p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
+                   "($ARENA_TLS_CERT)")  # fmt: skip
+    p.add_argument("--tls-key", metavar="FILE", help="its private key, PEM ($ARENA_TLS_KEY)")
+    p.set_defaults(run=servers.cmd_serve)
+
+    p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
+    p.set_defaults(run=servers.cmd_web)
+
+    p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
+    p.add_argument(
+        "--concurrency",
+        type=CONCURRENCY,
+        default=32,
+        help="tasks at once (default 32); each bot's own concurrency still caps its matches",
+    )
+    p.add_argument("--loglevel", default="warning")
+    p.set_defaults(run=servers.cmd_worker)
+    p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
+    p.add_argument("--loglevel", default="warning")
+    p.set_defaults(run=servers.cmd_beat)
+
+    group = sub.add_parser("db", help="the database")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("migrate", help="apply the migrations ($ARENA_DATABASE_URL or embedded)")
+    p.set_defaults(run=servers.cmd_db_migrate)
+    p = sub.add_parser(
+        "stop-embedded",
+        help="stop the embedded PostgreSQL and Redis of $ARENA_HOME (other commands leave "
+        "them running for each other)",
+    )
+    p.set_defaults(run=servers.cmd_stop_embedded)
+
+    p = sub.add_parser(
+        "demo",
+        help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
+    )
+    p.add_argument("--matches", type=MATCHES, default=8, help="per pairing and leg (default 8)")
+    p.add_argument("--web-port", type=PORT, default=8080, help="the web pages' port (8080)")
+    p.set_defaults(run=servers.cmd_demo)

@@ -1,0 +1,193 @@
+"""The commands that read the arena (anyone may): ``matches``, ``match show``, ``bot
+list``, ``ratings``, ``tournament show|watch|list``, and how each prints what the Arena API
+answers. The demo prints through the same presenters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from arena.cli.client import Arena
+from arena.cli.common import console
+from arena.proto.truco.v1 import arena_pb2 as api
+
+
+def match_line(m: Any) -> str:
+    if m.status != "finished":
+        return f"{m.id}  {m.status:8}  {m.rules}  {' / '.join(m.seats)}"
+    winners = "+".join(sorted(set(m.seats[m.winner :: 2])))
+    score = "-".join(str(x) for x in m.score)
+    return (
+        f"{m.id}  {m.finished_at[:19]}  {m.rules}  {' / '.join(m.seats)}  {score}  won by {winners}"
+    )
+
+
+def cmd_matches(args: argparse.Namespace) -> int:
+    request = api.ListMatchesRequest(
+        bot=args.bot or "",
+        pool=args.pool or "",
+        page_size=args.limit,
+        since=args.since or "",
+        until=args.until or "",
+    )
+    matches = Arena.from_env().call("ListMatches", request).matches
+    for m in matches:
+        print(match_line(m))
+    if not matches:
+        print("no matches")
+    return 0
+
+
+def show_match(args: argparse.Namespace) -> int:
+    if not args.id:
+        print("arena match show: give the match id", file=sys.stderr)
+        return 2
+    reply = Arena.from_env().call("GetMatch", api.GetMatchRequest(id=args.id), organizer=True)
+    if args.json:
+        print(reply.record_json or "null")
+        return 0
+    print(match_line(reply.match))
+    if reply.record_json:
+        record = json.loads(reply.record_json)
+        for i, hand in enumerate(record["hands"]):
+            acts = " ".join(
+                f"{a['seat']}:{a.get('card', a['type'])}{'*' if a.get('covered') else ''}"
+                for a in hand["actions"]
+            )
+            points = hand.get("result", {}).get("points", [0, 0])
+            print(f"hand {i:2} vira {hand['vira'] or '-':3} {acts}  -> {points[0]}-{points[1]}")
+    return 0
+
+
+def cmd_bot_list(args: argparse.Namespace) -> int:
+    for bot in Arena.from_env().call("ListBots", api.ListBotsRequest()).bots:
+        state = ("" if bot.active else " (inactive)") + (" connected" if bot.connected else "")
+        print(f"{bot.name}{state}  owner={bot.owner or '-'}  since {bot.created_at[:10]}")
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    reply = Arena.from_env().call("GetLeaderboard", api.GetLeaderboardRequest(pool=args.pool))
+    if args.json:
+        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+    else:
+        print_ratings(reply)
+    return 0
+
+
+def print_ratings(reply: Any) -> None:
+    from rich.table import Table
+
+    table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
+    for s in reply.standings:
+        mark = "provisional" if s.provisional else ""
+        interval = f"{s.low:.0f}-{s.high:.0f}" if s.HasField("low") else "-"
+        row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
+        table.add_row(*row, mark)
+    console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
+
+
+def cmd_tournament_watch(args: argparse.Namespace) -> int:
+    return watch(Arena.from_env(), args.run_id)
+
+
+def watch(arena: Arena, run_id: int) -> int:
+    """Follow a run with a progress bar until it ends, then print it; 0 when it finished."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    request = api.GetRunRequest(id=run_id)
+    run = arena.call("GetRun", request)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )  # fmt: skip
+    with Progress(*columns, transient=True, console=console()) as progress:
+        task = progress.add_task(f"run {run.id} {run.tournament}", total=None, rate="")
+        while run.status in ("starting", "running"):
+            done = run.finished + run.failed
+            progress.update(task, total=run.total or None, completed=done, rate=_rate(run))
+            time.sleep(0.5)  # polling the API: the progress lives in the database
+            run = arena.call("GetRun", request)
+    print_run(run)
+    return 0 if run.status == "finished" else 1
+
+
+def _rate(run: Any) -> str:
+    if not run.first_started or not run.finished:
+        return ""
+    began = datetime.fromisoformat(run.first_started)
+    seconds = (datetime.now(UTC) - began).total_seconds()
+    return f"{run.finished / max(seconds, 1e-3):.1f} matches/s"
+
+
+def cmd_tournament_show(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    run = Arena.from_env().call("GetRun", api.GetRunRequest(id=args.run_id))
+    if args.json:
+        print(json_format.MessageToJson(run, preserving_proto_field_name=True))
+    else:
+        print_run(run)
+    return 0
+
+
+def print_run(run: Any) -> None:
+    from rich.table import Table
+
+    out = console()
+    d = run.definition
+    deals = ", duplicate deals" if d.duplicate else ""
+    trust = ", bots declared trusted by the organizer" if d.trusted else ""
+    kind = f"{d.format}, {d.matches} per pairing{deals}{trust}"
+    out.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
+    out.print(
+        f"{run.finished} of {run.total} matches recorded"
+        + (f", {run.failed} failed" if run.failed else "")
+        + (f" ({run.error})" if run.error else "")
+    )
+    if not run.standings:
+        return
+    table = Table("rank", "bot", "pts", "W-L", "hand pts", "Elo", "95%", "LOS", "faults", box=None)
+    for s in run.standings:
+        elo = f"{s.elo:.0f}" if s.HasField("elo") else "-"
+        interval = f"{s.elo_low:.0f}-{s.elo_high:.0f}" if s.HasField("elo_low") else "-"
+        los = f"{s.los_next:.0%}" if s.HasField("los_next") else ""
+        faults = " ".join(f"{k} {v}" for k, v in sorted(s.faults.items()) if v) or "-"
+        table.add_row(
+            str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}",
+            f"{s.hand_points}-{s.hand_points_against}", elo, interval, los, faults,
+        )  # fmt: skip
+    out.print(table)
+    names = [s.bot for s in run.standings]
+    cells = {(c.bot, c.opponent): f"{c.wins}-{c.losses}" for c in run.crosstable}
+    cross = Table("", *names, title="crosstable (row's wins-losses)", box=None)
+    for a in names:
+        cross.add_row(a, *(cells.get((a, b), "") for b in names))
+    out.print(cross)
+
+
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    tournaments = Arena.from_env().call("ListTournaments", api.ListTournamentsRequest())
+    for t in tournaments.tournaments:
+        d = t.definition
+        who = ",".join(d.bots) or f"pool {d.pool}"
+        last = f"last run {t.last_run} {t.last_status}" if t.last_run else "never run"
+        when = f"  schedule '{d.schedule}' next {t.next_firing[:16]}" if d.schedule else ""
+        print(f"{t.id:4}  {d.name}  {d.rules}  {d.format}  {who}  {t.runs} runs, {last}{when}")
+    if not tournaments.tournaments:
+        print("no tournaments")
+    return 0

@@ -1,0 +1,257 @@
+"""The commands that run a process of the arena: ``serve``, ``web``, ``worker``, ``beat``,
+``bot run``, ``demo``, and the embedded servers' ``db migrate`` and ``stop-embedded``.
+
+:func:`arena_server` is the one wiring of a referee that also serves the Arena API on the
+store: ``arena serve`` runs it, and so does a reader command that finds no server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.engine import quoted
+from arena.errors import ArenaError, Invalid
+from arena.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def open_store(command: str, settings: Settings, max_size: int = 8) -> Any:
+    """The store on the settings' database, migrated; SystemExit (1) saying why not."""
+    import psycopg
+
+    from arena.embedded import database_url
+    from arena.store.migrate import migrate
+    from arena.store.store import Store
+
+    try:
+        url = database_url(settings)
+        migrate(url)
+        return Store(url, max_size=max_size)
+    except psycopg.Error as e:
+        raise SystemExit(f"arena {command}: cannot use the database: {e}".strip()) from None
+
+
+def arena_server(
+    store: Any,
+    settings: Settings,
+    address: str,
+    *,
+    tokens: Sequence[tuple[str, str]] = (),
+    credentials: Any = None,
+    local_socket: str | None = None,
+) -> Any:
+    """A referee serving the Referee and Arena services on ``store``, not yet started: the
+    registered bots' tokens (and ``tokens``, extra (bot, token) pairs) are accepted, and
+    matches asked for go to the workers."""
+    from arena.dispatch import Dispatcher
+    from arena.store.store import StoreTokens
+    from referee.api import ArenaServicer
+    from referee.hub import Hub, MemoryTokens
+    from referee.server import create_server
+
+    book = MemoryTokens(fallback=StoreTokens(store))
+    for bot, token in tokens:
+        book.add(bot, token)
+    arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
+    return create_server(address, Hub(book), arena, credentials, local_socket)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from arena.channel import server_credentials
+
+    settings = Settings.from_env()
+    address = args.address or settings.referee_address
+    cert, key = args.tls_cert or settings.tls_cert, args.tls_key or settings.tls_key
+    if bool(cert) != bool(key):
+        print("arena serve: TLS needs both --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    try:
+        credentials = server_credentials(cert, key) if cert and key else None
+    except OSError as e:
+        print(f"arena serve: cannot read the certificate or key: {e}", file=sys.stderr)
+        return 1
+    try:
+        extra = bot_tokens(args.token_file, os.environ.get("ARENA_BOT_TOKENS", ""))
+    except Invalid as e:
+        print(f"arena serve: {e}", file=sys.stderr)
+        return 2
+    store = open_store("serve", settings)
+    local = local_socket(settings.home)
+
+    async def serve() -> None:
+        try:
+            server = arena_server(
+                store, settings, address, tokens=extra, credentials=credentials,
+                local_socket=local,
+            )  # fmt: skip
+        except RuntimeError as e:  # grpc.aio could not bind: its message names the address
+            raise OSError(str(e)) from None
+        await server.start()
+        log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await server.stop(grace_s=2)
+
+    try:
+        asyncio.run(serve())
+    except OSError as e:
+        print(f"arena serve: {e}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
+def bot_tokens(token_file: str | None, variable: str) -> list[tuple[str, str]]:
+    """The extra bots ``arena serve`` accepts, as (bot, token): the lines of ``token_file``
+    (blank lines and # comments skipped) and the pairs of ``$ARENA_BOT_TOKENS`` (split at
+    commas and spaces); never the command line, which every user of the machine may read.
+    :class:`~arena.errors.Invalid` names the line or pair at fault, never its token."""
+    items = []
+    if token_file:
+        try:
+            text = Path(token_file).read_text(encoding="utf-8")
+        except OSError as e:
+            raise Invalid(f"cannot read {token_file}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise Invalid(f"{token_file} is not UTF-8 text") from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip() and not line.strip().startswith("#"):
+                items.append((f"line {n} of {token_file}", line))
+    for n, item in enumerate(variable.replace(",", " ").split(), 1):
+        items.append((f"item {n} of ARENA_BOT_TOKENS", item))
+    tokens: dict[str, str] = {}
+    for where, item in items:
+        bot, token = _bot_token(where, item)
+        if bot in tokens:
+            raise Invalid(f"{where}: {quoted(bot)} is given twice")
+        tokens[bot] = token
+    return list(tokens.items())
+
+
+def _bot_token(where: str, item: str) -> tuple[str, str]:
+    """``BOT=TOKEN`` read, spaces around either part dropped; Invalid saying what is wrong."""
+    bot, eq, token = (part.strip() for part in item.partition("="))
+    if not eq or any(c.isspace() for c in bot + token):
+        raise Invalid(f"{where}: write BOT=TOKEN")
+    if not bot:
+        raise Invalid(f"{where}: the bot's name is missing")
+    if not token:
+        raise Invalid(f"{where}: the token of {quoted(bot)} is missing")
+    return bot, token
+
+
+def local_socket(home: Path) -> str | None:
+    """The unix socket ``arena serve`` also listens on, for the CLI of ``home``'s owner
+    (:class:`arena.cli.client.Arena`); None, with a warning, when another referee of the
+    same home listens there already, or no private place for it can be had."""
+    from arena.settings import make_home, own_socket, referee_socket
+
+    try:
+        path = referee_socket(make_home(home))
+    except (ArenaError, OSError) as e:
+        log.warning("no local socket for the CLI: %s", e)
+        return None
+    if own_socket(path):
+        log.warning("another referee of %s listens on %s: this one leaves it be", home, path)
+        return None
+    return f"unix:{path}"
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    from arena.web import create_app
+    from arena.web.server import serve
+
+    settings = Settings.from_env()
+    store = open_store("web", settings)
+    app = create_app(store, organizer_token=settings.admin_token())
+    try:
+        started = serve(app, args.host, args.port)
+    finally:
+        store.close()
+    return 0 if started else 1
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers.app import configure
+
+    app = configure(Settings.from_env())
+    argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
+    app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
+    return 0
+
+
+def cmd_beat(args: argparse.Namespace) -> int:
+    from workers.app import configure
+
+    app = configure(Settings.from_env())
+    app.start(["beat", "--loglevel", args.loglevel])
+    return 0
+
+
+def cmd_bot_run(args: argparse.Namespace) -> int:
+    from arena.bots import house_bot
+    from arena.sdk import BotError, run
+
+    name = args.name.removeprefix("house:")
+    try:
+        settings = {} if args.budget_ms is None else {"budget_ms": args.budget_ms}
+        if settings and name != "mc":
+            raise ValueError("--budget-ms is a setting of house:mc only")
+        bot = house_bot(name, seed=args.seed, **settings)
+        run(
+            bot, args.address, args.token, concurrency=args.concurrency, ca_file=args.ca_file,
+            tls=args.tls,
+        )  # fmt: skip
+    except (ValueError, BotError) as e:
+        print(f"arena bot run: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from arena.demo import run_demo
+
+    return run_demo(args.matches, args.web_port)
+
+
+def cmd_db_migrate(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from arena.embedded import database_url
+    from arena.store.migrate import migrate, schema_version
+
+    try:
+        url = database_url(Settings.from_env())
+        applied = migrate(url)
+        version = schema_version(url)
+    except psycopg.Error as e:
+        print(f"arena db migrate: {e}".strip(), file=sys.stderr)
+        return 1
+    names = ", ".join(f"{m.version:04d}_{m.name}" for m in applied) or "nothing to apply"
+    print(f"schema version {version} ({names})")
+    return 0
+
+
+def cmd_stop_embedded(args: argparse.Namespace) -> int:
+    from arena.embedded import stop_embedded_postgres, stop_embedded_redis
+
+    home = Settings.from_env().home
+    stopped = stop_embedded_postgres(home)
+    print(f"embedded PostgreSQL in {home / 'pgdata'}: {'stopped' if stopped else 'not running'}")
+    print(f"embedded Redis: {'stopped' if stop_embedded_redis(home) else 'not running'}")
+    return 0
