@@ -116,7 +116,8 @@ async def local_arena(
     bots: list[BotProcess], tokens: MemoryTokens | None = None, own_exit_s: float = 1.0
 ) -> AsyncIterator[Hub]:
     """A referee on a free loopback port, with ``bots`` launched and connected; on exit
-    the streams end cleanly and every process and the server stop."""
+    the server stops cleanly (every stream, a bot's that was not launched here too, ends
+    with OK), then the processes."""
     tokens = tokens or MemoryTokens()
     for bot in bots:
         bot.token = tokens.issue(bot.name)
@@ -127,10 +128,9 @@ async def local_arena(
         await launch(bots, server.address)
         await wait_connected(hub, bots)
         yield hub
-        await hub.finish()
     finally:
-        await stop(bots, own_exit_s)
         await server.stop()
+        await stop(bots, own_exit_s)
 
 
 async def play_local(

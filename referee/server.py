@@ -1,6 +1,7 @@
 """The referee's gRPC server: the bot protocol, health and reflection.
 
 ``create_server(address, hub)`` builds a ``grpc.aio`` server; tests bind it to port 0.
+``RefereeServer.stop`` stops it cleanly: every bot stream ends with OK.
 The ``Play`` servicer is thin: it checks the hello and the token, then shuttles messages
 between the stream and the :class:`~referee.hub.Hub`, and a :class:`WriteWatch` cuts off
 a bot whose side of the stream stops taking what is written to it.
@@ -31,6 +32,7 @@ MAX_MESSAGE_BYTES = 64 * 1024
 HELLO_TIMEOUT_S = 10.0
 WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
 HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
+DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
 NOT_A_MESSAGE = "a message on the stream is not a BotMessage (binary protobuf)"
@@ -211,8 +213,13 @@ class RefereeServer:
         await self.server.start()
         await self.health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
 
-    async def stop(self, grace_s: float = 1.0) -> None:
-        await self.server.stop(grace_s)
+    async def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Stop cleanly: health turns NOT_SERVING, no new call is taken, and every bot
+        stream ends with OK once the messages queued for it are written. What is still
+        open after ``drain_s`` (a bot that does not read, a stream without a hello yet)
+        is cancelled."""
+        await self.health.enter_graceful_shutdown()
+        await asyncio.gather(self.server.stop(drain_s), self.hub.finish(drain_s))
 
 
 def create_server(

@@ -1,4 +1,4 @@
-"""Opening a bot session: hello, tokens, versions, takeover, health and reflection.
+"""A bot session: hello, tokens, versions, takeover, health, reflection, a clean stop.
 
 The referee runs on its own event loop in a thread; the tests are clients on real
 loopback gRPC with the raw generated stubs.
@@ -7,7 +7,6 @@ loopback gRPC with the raw generated stubs.
 from __future__ import annotations
 
 import asyncio
-import os
 import queue
 import threading
 from collections.abc import Iterator
@@ -160,6 +159,35 @@ def test_an_action_for_no_match_is_rejected_with_a_reason(referee: Referee) -> N
     client.close()
 
 
+def test_a_clean_stop_writes_what_is_queued_then_ends_the_stream_with_ok(
+    referee: Referee,
+) -> None:
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    client.next()
+
+    async def queue_then_stop() -> None:
+        session = referee.hub.sessions["alpha"]
+        for k in range(50):
+            session.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=f"m{k}")))
+        await referee.server.stop()
+
+    referee.call(queue_then_stop())
+    received = [m.rejected.match_id for m in client.stream]  # no RpcError: it ended with OK
+    assert received == [f"m{k}" for k in range(50)]
+    assert client.stream.code() == grpc.StatusCode.OK
+    client.close()
+
+
+def test_a_bot_connecting_while_the_referee_stops_is_not_welcomed(referee: Referee) -> None:
+    referee.call(referee.hub.finish(0))  # the first step of a clean stop
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    assert next(client.stream, None) is None  # no welcome: the stream ended at once
+    assert client.stream.code() == grpc.StatusCode.OK and referee.hub.sessions == {}
+    client.close()
+
+
 def test_health_and_reflection_are_served(referee: Referee) -> None:
     with grpc.insecure_channel(referee.server.address) as channel:
         check = health_pb2_grpc.HealthStub(channel).Check(
@@ -171,41 +199,6 @@ def test_health_and_reflection_are_served(referee: Referee) -> None:
         answer = next(stub.ServerReflectionInfo(iter([ask]), timeout=5))
         names = {s.name for s in answer.list_services_response.service}
         assert "truco.v1.Referee" in names
-
-
-def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens(database: str) -> None:
-    import signal
-    import socket
-    import subprocess
-    import sys
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"127.0.0.1:{port}"
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--address", address],
-        env={
-            **os.environ,
-            "ARENA_DATABASE_URL": database,
-            "ARENA_ADMIN_TOKEN": "x",
-            "ARENA_BOT_TOKENS": "b=secret",
-        },
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        with grpc.insecure_channel(address) as channel:
-            grpc.channel_ready_future(channel).result(timeout=30)
-            client = Client(address)
-            client.hello("secret")
-            assert client.next().welcome.bot == "b"
-            client.close()
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=15) == 0
-    finally:
-        serve.kill()
-        serve.wait()
 
 
 def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:
