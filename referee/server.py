@@ -32,6 +32,12 @@ MAX_MESSAGE_BYTES = 64 * 1024
 HELLO_TIMEOUT_S = 10.0
 WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
 HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
+# Clients may send keepalive pings every second (grpc-js users do), with or without a
+# call. A ping is a strike only when it comes sooner than this after the previous one
+# with nothing sent to the client in between: half the interval, a margin for the network
+# and for timers; a strike past PING_STRIKES ends the connection (GOAWAY too_many_pings).
+MIN_PING_INTERVAL_MS = 500
+PING_STRIKES = 2
 DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
@@ -239,7 +245,8 @@ def create_server(
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.keepalive_time_ms", 20_000),
             ("grpc.keepalive_timeout_ms", 10_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
+            ("grpc.http2.max_ping_strikes", PING_STRIKES),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
         ]

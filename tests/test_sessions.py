@@ -1,4 +1,5 @@
-"""A bot session: hello, tokens, versions, takeover, health, reflection, a clean stop.
+"""A bot session: hello, tokens, versions, takeover, keepalive pings, health and
+reflection, and a clean stop.
 
 The referee runs on its own event loop in a thread; the tests are clients on real
 loopback gRPC with the raw generated stubs.
@@ -7,6 +8,8 @@ loopback gRPC with the raw generated stubs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import queue
 import threading
 from collections.abc import Iterator
@@ -186,6 +189,64 @@ def test_a_bot_connecting_while_the_referee_stops_is_not_welcomed(referee: Refer
     assert next(client.stream, None) is None  # no welcome: the stream ended at once
     assert client.stream.code() == grpc.StatusCode.OK and referee.hub.sessions == {}
     client.close()
+
+
+def pings_sent(address: str) -> int:
+    """Keepalive pings this process has sent on its live connections to ``address``, as
+    grpc's channelz counts them (what the grpcio-channelz service reads)."""
+    from grpc._cython import cygrpc
+
+    count = 0
+    for channel in json.loads(cygrpc.channelz_get_top_channels(0)).get("channel", []):
+        if channel["data"].get("target") != f"dns:///{address}":
+            continue
+        for ref in channel.get("subchannelRef", []):
+            sub = json.loads(cygrpc.channelz_get_subchannel(int(ref["subchannelId"])))
+            for sock in sub["subchannel"].get("socketRef", []):
+                found = json.loads(cygrpc.channelz_get_socket(int(sock["socketId"])))
+                count += int(found["socket"]["data"].get("keepAlivesSent", 0))
+    return count
+
+
+def test_a_client_pinging_every_second_keeps_its_session(referee: Referee) -> None:
+    """grpc-js and others let bots ping every second. The session is idle (no match), so
+    the referee sends nothing between pings: the case its ping policy judges. The test
+    waits until the client has sent PINGS keepalive pings, counted by grpc itself, or the
+    stream has ended, whichever comes first (a refused pinger is cut off by its third
+    early ping), then asks the referee something to show the session is still live."""
+    pings = 6
+    address = referee.server.address
+    options = [
+        ("grpc.keepalive_time_ms", 1000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),
+    ]
+    outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+    with grpc.insecure_channel(address, options=options) as channel:
+        stream = bot_pb2_grpc.RefereeStub(channel).Play(iter(outbox.get, None))
+        outbox.put(pb.BotMessage(hello=pb.Hello(token=referee.token, protocol_version=1)))
+        assert next(stream).welcome.bot == "alpha"
+        received: queue.SimpleQueue[pb.RefereeMessage | grpc.RpcError | None] = queue.SimpleQueue()
+
+        def read() -> None:
+            try:
+                for message in stream:
+                    received.put(message)
+                received.put(None)
+            except grpc.RpcError as e:
+                received.put(e)
+
+        threading.Thread(target=read, daemon=True).start()
+        ended = None
+        while pings_sent(address) < pings and ended is None:
+            with contextlib.suppress(queue.Empty):
+                ended = received.get(timeout=0.05)  # between two looks at the count
+        assert ended is None, f"the stream ended before {pings} pings: {ended}"
+        outbox.put(pb.BotMessage(action=pb.ActionReply(match_id="still-there", request_id=1)))
+        answer = received.get()
+        assert isinstance(answer, pb.RefereeMessage), answer
+        assert answer.rejected.match_id == "still-there"
+        outbox.put(None)
 
 
 def test_health_and_reflection_are_served(referee: Referee) -> None:
