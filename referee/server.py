@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool, text_format
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from arena.guard import FailedTokens, peer_address
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
@@ -40,6 +41,7 @@ MIN_PING_INTERVAL_MS = 500
 PING_STRIKES = 2
 DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
 NOT_A_MESSAGE = "a message on the stream is not a BotMessage (binary protobuf)"
 
@@ -210,6 +212,7 @@ class RefereeServer:
     port: int
     hub: Hub
     health: Any
+    services: list[str]
 
     @property
     def address(self) -> str:
@@ -217,7 +220,8 @@ class RefereeServer:
 
     async def start(self) -> None:
         await self.server.start()
-        await self.health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        for service in self.services:
+            await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, drain_s: float = DRAIN_S) -> None:
         """Stop cleanly: health turns NOT_SERVING, no new call is taken, and every bot
@@ -252,14 +256,14 @@ def create_server(
         ]
     )
     bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
-    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
+    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
     if arena is not None:
         arena.hub = hub
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection(services, server)
+    add_reflection(services, server)
     if credentials is None:
         port = server.add_insecure_port(address)
     else:
@@ -268,4 +272,40 @@ def create_server(
         raise OSError(f"cannot listen on {address}")
     if local_socket is not None:
         server.add_insecure_port(local_socket)
-    return RefereeServer(server, port, hub, checker)
+    return RefereeServer(server, port, hub, checker, services)
+
+
+def _describe_reflection_v1() -> None:
+    """Put grpc.reflection.v1 in the default descriptor pool, so that reflection can
+    describe it too: grpcio-reflection has only v1alpha, whose messages v1 keeps as they
+    were (same names, same field numbers), so v1 is v1alpha renamed."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindServiceByName(REFLECTION_V1)
+        return  # a library put the real one there
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(proto)
+    proto.ClearField("options")  # v1alpha's are its own (deprecated, its packages)
+    text = text_format.MessageToString(proto).replace(".v1alpha", ".v1")
+    renamed = text_format.Parse(text, descriptor_pb2.FileDescriptorProto())
+    renamed.name = "grpc/reflection/v1/reflection.proto"
+    pool.AddSerializedFile(renamed.SerializeToString())
+
+
+_describe_reflection_v1()
+
+
+def add_reflection(services: list[str], server: grpc.aio.Server) -> None:
+    """Reflection as v1alpha and as v1 (which grpcurl and other current tools ask
+    first): one servicer answers both, the messages being the same on the wire."""
+    servicer = reflection.aio.ReflectionServicer(services)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    info = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    v1 = grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info})
+    server.add_generic_rpc_handlers((v1,))

@@ -1,5 +1,4 @@
-"""A bot session: hello, tokens, versions, takeover, keepalive pings, health and
-reflection, and a clean stop.
+"""A bot session: hello, tokens, versions, takeover, keepalive pings and a clean stop.
 
 The referee runs on its own event loop in a thread; the tests are clients on real
 loopback gRPC with the raw generated stubs.
@@ -16,8 +15,6 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
@@ -247,19 +244,6 @@ def test_a_client_pinging_every_second_keeps_its_session(referee: Referee) -> No
         assert isinstance(answer, pb.RefereeMessage), answer
         assert answer.rejected.match_id == "still-there"
         outbox.put(None)
-
-
-def test_health_and_reflection_are_served(referee: Referee) -> None:
-    with grpc.insecure_channel(referee.server.address) as channel:
-        check = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="truco.v1.Referee"), timeout=5
-        )
-        assert check.status == health_pb2.HealthCheckResponse.SERVING
-        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        ask = reflection_pb2.ServerReflectionRequest(list_services="")
-        answer = next(stub.ServerReflectionInfo(iter([ask]), timeout=5))
-        names = {s.name for s in answer.list_services_response.service}
-        assert "truco.v1.Referee" in names
 
 
 def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:
