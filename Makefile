@@ -32,10 +32,10 @@ chromium: ## install the browser tests' Chromium (apt-get) when missing and run 
 		apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-lint: install ## ruff, and mypy --strict on the engine
+lint: install ## ruff, and mypy --strict on arena, referee and workers (pyproject lists the exceptions)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy --strict arena/engine
+	$(VENV)/bin/mypy arena referee workers
 
 proto: install ## regenerate arena/proto from proto/
 	$(PY) -m arena.proto.build

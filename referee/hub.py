@@ -211,9 +211,14 @@ class Hub:
         # How late each deadline was acted on (seconds after it), the latest LATENESS_KEPT
         self.lateness: deque[float] = deque(maxlen=LATENESS_KEPT)
         self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
+        self.finishing = False  # a clean stop is under way: no new sessions
 
     async def attach(self, session: Session) -> None:
-        """Make ``session`` the bot's live one: greet it, resume its matches."""
+        """Make ``session`` the bot's live one: greet it, resume its matches. Once the
+        hub is finishing, the session ends instead, cleanly and at once."""
+        if self.finishing:
+            session.close()
+            return
         old = self.sessions.get(session.bot)
         self.sessions[session.bot] = session
         session.on_abort = self._leave
@@ -275,7 +280,9 @@ class Hub:
                 match.bot_left(session.bot)
 
     async def finish(self, timeout_s: float = 5.0) -> None:
-        """End every stream once its queued messages are written (for a clean stop)."""
+        """End every stream once its queued messages are written, and any that attaches
+        from now on at once (for a clean stop)."""
+        self.finishing = True
         sessions = list(self.sessions.values())
         for session in sessions:
             session.close()

@@ -160,7 +160,8 @@ async def local_arena(
 ) -> AsyncIterator[Hub]:
     """A referee on a free loopback port, with ``bots`` launched, connected and named
     after their Hellos; ``on_exit`` hears of a bot whose process ends while the block
-    runs. On exit the streams end cleanly and every process and the server stop."""
+    runs. On exit the server stops cleanly (every stream, a bot's that was not launched
+    here too, ends with OK), then the processes."""
     tokens = tokens or MemoryTokens()
     for bot in bots:
         bot.token = tokens.issue(bot.name)
@@ -177,10 +178,9 @@ async def local_arena(
         finally:
             for watch in watches:
                 watch.cancel()
-        await hub.finish()
     finally:
-        await stop(bots, own_exit_s)
         await server.stop()
+        await stop(bots, own_exit_s)
 
 
 def name_after_hellos(hub: Hub, tokens: MemoryTokens, bots: list[BotProcess]) -> None:
@@ -306,15 +306,15 @@ async def launch(bots: list[BotProcess], address: str) -> None:
 async def wait_connected(hub: Hub, bots: list[BotProcess]) -> None:
     """Wait for every bot's hello; fail early, with its output, when one exits first."""
     waiting = asyncio.ensure_future(hub.wait_for([b.name for b in bots], CONNECT_TIMEOUT_S))
-    exits = {asyncio.ensure_future(b.process.wait()): b for b in bots if b.process}
+    exits = {asyncio.ensure_future(p.wait()): (b, p) for b in bots if (p := b.process)}
     try:
         finished, _ = await asyncio.wait([waiting, *exits], return_when=asyncio.FIRST_COMPLETED)
         if waiting in finished:
             waiting.result()
             return
-        bot = exits[finished.pop()]
+        bot, process = exits[finished.pop()]  # type: ignore[index]
         raise RuntimeError(
-            f"bot {bot.name} ({bot.spec}) {exit_words(bot.process.returncode)} "
+            f"bot {bot.name} ({bot.spec}) {exit_words(process.returncode)} "
             f"before connecting:\n{bot.stderr_tail()}"
         )
     except TimeoutError as e:

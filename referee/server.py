@@ -1,6 +1,7 @@
 """The referee's gRPC server: the bot protocol, health and reflection.
 
 ``create_server(address, hub)`` builds a ``grpc.aio`` server; tests bind it to port 0.
+``RefereeServer.stop`` stops it cleanly: every bot stream ends with OK.
 The ``Play`` servicer is thin: it checks the hello and the token, then shuttles messages
 between the stream and the :class:`~referee.hub.Hub`, and a :class:`WriteWatch` cuts off
 a bot whose side of the stream stops taking what is written to it.
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool, text_format
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from arena.guard import FailedTokens, peer_address
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
@@ -31,7 +33,15 @@ MAX_MESSAGE_BYTES = 64 * 1024
 HELLO_TIMEOUT_S = 10.0
 WRITE_STALL_S = 10.0  # a message the bot's side has not taken in this long: it is not reading
 HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within this
+# Clients may send keepalive pings every second (grpc-js users do), with or without a
+# call. A ping is a strike only when it comes sooner than this after the previous one
+# with nothing sent to the client in between: half the interval, a margin for the network
+# and for timers; a strike past PING_STRIKES ends the connection (GOAWAY too_many_pings).
+MIN_PING_INTERVAL_MS = 500
+PING_STRIKES = 2
+DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 FIRST_NOT_A_MESSAGE = "the first message is not a BotMessage (binary protobuf)"
 NOT_A_MESSAGE = "a message on the stream is not a BotMessage (binary protobuf)"
 
@@ -114,6 +124,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             log.warning("refused a bot from %s: unknown token", context.peer())
             await self.failed.hold(address)
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            raise AssertionError("abort raises")  # what grpc's untyped abort does not say
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
         return Session.open(bot, concurrency, context.peer(), hello.hand_results, hello.name)
 
@@ -202,6 +213,7 @@ class RefereeServer:
     port: int
     hub: Hub
     health: Any
+    services: list[str]
 
     @property
     def address(self) -> str:
@@ -209,10 +221,16 @@ class RefereeServer:
 
     async def start(self) -> None:
         await self.server.start()
-        await self.health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        for service in self.services:
+            await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
 
-    async def stop(self, grace_s: float = 1.0) -> None:
-        await self.server.stop(grace_s)
+    async def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Stop cleanly: health turns NOT_SERVING, no new call is taken, and every bot
+        stream ends with OK once the messages queued for it are written. What is still
+        open after ``drain_s`` (a bot that does not read, a stream without a hello yet)
+        is cancelled."""
+        await self.health.enter_graceful_shutdown()
+        await asyncio.gather(self.server.stop(drain_s), self.hub.finish(drain_s))
 
 
 def create_server(
@@ -232,20 +250,21 @@ def create_server(
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.keepalive_time_ms", 20_000),
             ("grpc.keepalive_timeout_ms", 10_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
+            ("grpc.http2.max_ping_strikes", PING_STRIKES),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
         ]
     )
     bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
-    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME]
+    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
     if arena is not None:
         arena.hub = hub
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection(services, server)
+    add_reflection(services, server)
     if credentials is None:
         port = server.add_insecure_port(address)
     else:
@@ -254,4 +273,40 @@ def create_server(
         raise OSError(f"cannot listen on {address}")
     if local_socket is not None:
         server.add_insecure_port(local_socket)
-    return RefereeServer(server, port, hub, checker)
+    return RefereeServer(server, port, hub, checker, services)
+
+
+def _describe_reflection_v1() -> None:
+    """Put grpc.reflection.v1 in the default descriptor pool, so that reflection can
+    describe it too: grpcio-reflection has only v1alpha, whose messages v1 keeps as they
+    were (same names, same field numbers), so v1 is v1alpha renamed."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindServiceByName(REFLECTION_V1)
+        return  # a library put the real one there
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(proto)
+    proto.ClearField("options")  # v1alpha's are its own (deprecated, its packages)
+    text = text_format.MessageToString(proto).replace(".v1alpha", ".v1")
+    renamed = text_format.Parse(text, descriptor_pb2.FileDescriptorProto())
+    renamed.name = "grpc/reflection/v1/reflection.proto"
+    pool.AddSerializedFile(renamed.SerializeToString())
+
+
+_describe_reflection_v1()
+
+
+def add_reflection(services: list[str], server: grpc.aio.Server) -> None:
+    """Reflection as v1alpha and as v1 (which grpcurl and other current tools ask
+    first): one servicer answers both, the messages being the same on the wire."""
+    servicer = reflection.aio.ReflectionServicer(services)
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    info = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    v1 = grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info})
+    server.add_generic_rpc_handlers((v1,))

@@ -17,7 +17,10 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import descriptor_pb2
 from google.protobuf.json_format import MessageToDict
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 from starlette.testclient import TestClient
 
 from arena import guard
@@ -85,6 +88,44 @@ def test_a_registered_bot_connects_with_its_token(arena: Any) -> None:
     client.close()
     names = [b.name for b in stub.ListBots(api.ListBotsRequest(), timeout=10).bots]
     assert names == ["alpha"]
+
+
+HOSTED = {
+    "truco.v1.Referee",
+    "truco.v1.Arena",
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1alpha.ServerReflection",
+    "grpc.reflection.v1.ServerReflection",
+}
+
+
+def test_health_and_reflection_cover_every_service_hosted(arena: Any) -> None:
+    ref, _ = arena
+    with grpc.insecure_channel(ref.server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for service in ("", *HOSTED):
+            request = health_pb2.HealthCheckRequest(service=service)
+            status = health.Check(request, timeout=10).status
+            assert status == health_pb2.HealthCheckResponse.SERVING, service
+        names = sorted(HOSTED)
+        asks = [reflection_pb2.ServerReflectionRequest(list_services="")] + [
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol=name) for name in names
+        ]
+        for version in ("v1alpha", "v1"):  # the same messages on the wire
+            info = channel.stream_stream(
+                f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+            )
+            listed, *described = info(iter(asks), timeout=10)
+            assert {s.name for s in listed.list_services_response.service} == HOSTED, version
+            for name, answer in zip(names, described, strict=True):
+                files = [
+                    descriptor_pb2.FileDescriptorProto.FromString(raw)
+                    for raw in answer.file_descriptor_response.file_descriptor_proto
+                ]
+                declared = {f"{f.package}.{s.name}" for f in files for s in f.service}
+                assert name in declared, (version, name, answer.error_response)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import random
+import select
 import signal
 import socket
 import subprocess
@@ -49,6 +50,10 @@ RECORD: dict[str, Any] = {
     ],
     "result": {"score": [3, 0], "winner": None},
 }
+
+
+# what a process stopping cleanly never prints (grpc's lines when a handler is cancelled)
+UNCLEAN = ("Traceback", "CancelledError", "Exception not handled")
 
 
 def arena(
@@ -260,6 +265,61 @@ def test_arena_match_gives_a_clean_sweep_its_one_bound(capsys: pytest.CaptureFix
     assert "ana vs bia: Elo difference > +183 (95%, every game won) over 10 games" in line
 
 
+def test_arena_match_ends_the_stream_of_a_bot_it_did_not_start_with_ok(tmp_path: Path) -> None:
+    """The first --bot only hands its address and token over (through a FIFO) and waits;
+    the bot that connects with them, here, is no process of arena match's. It plays the
+    match; at the end its stream ends with OK, a reconnection (what a bot does after OK)
+    is turned away, and arena match's stderr stays clean."""
+    from arena.proto.truco.v1 import bot_pb2 as pb
+    from tests.test_sessions import Client
+
+    fifo = tmp_path / "handover"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    handover = f'echo "$ARENA_ADDRESS $ARENA_TOKEN" > {fifo} && exec sleep 600'
+    argv = [sys.executable, "-m", "arena.cli", "match", "--json", "--games", "1"]
+    with tempfile.TemporaryFile("w+") as stderr:
+        match = subprocess.Popen(
+            [*argv, "--bot", handover, "--bot", "house:random"],
+            stdout=subprocess.PIPE, stderr=stderr, text=True,
+        )  # fmt: skip
+        exited = os.pidfd_open(match.pid)
+        try:
+            ready, _, _ = select.select([reader, exited], [], [])  # whichever comes first
+            assert reader in ready, "arena match exited before the first bot ran"
+            address, token = os.read(reader, 4096).decode().split()
+            client = Client(address)
+            client.hello(token)
+            for message in client.stream:
+                if message.HasField("decision"):
+                    asked = message.decision
+                    action = pb.ActionReply(
+                        match_id=asked.match_id,
+                        request_id=asked.request_id,
+                        action=asked.view.legal[0],
+                    )
+                    client.send(pb.BotMessage(action=action))
+            assert client.stream.code() == grpc.StatusCode.OK
+            client.close()
+            again = Client(address)
+            again.hello(token)
+            with pytest.raises(grpc.RpcError) as refused:
+                next(again.stream)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            again.close()
+            out, _ = match.communicate(timeout=60)
+        finally:
+            os.close(reader)
+            os.close(exited)
+            match.kill()
+            match.wait()
+        stderr.seek(0)
+        log = stderr.read()
+    assert match.returncode == 0, log
+    assert json.loads(out)["bots"] == ["echo", "random"]
+    assert not [word for word in UNCLEAN if word in log], log
+
+
 def test_arena_match_explains_a_bot_that_cannot_start() -> None:
     done = arena("match", "--bot", "exit 7", "--bot", "house:random")
     assert done.returncode == 1
@@ -327,18 +387,39 @@ def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_addres
 @contextlib.contextmanager
 def serving(env: dict[str, str], *options: str) -> Iterator[str]:
     """`arena serve` on a free loopback address with ``options``, once it answers; its
-    address. It must stop cleanly (exit 0) on SIGTERM at the end."""
+    address. It must stop cleanly on SIGTERM at the end: exit 0, nothing on stderr but
+    log lines."""
     address = free_address()
     argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address, *options]
-    serve = subprocess.Popen(argv, env=env, text=True)
-    try:
-        wait_serving(address)
-        yield address
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=20) == 0
-    finally:
-        serve.kill()
-        serve.wait()
+    with tempfile.TemporaryFile("w+") as stderr:
+        serve = subprocess.Popen(argv, env=env, text=True, stderr=stderr)
+        try:
+            wait_serving(address)
+            yield address
+            serve.send_signal(signal.SIGTERM)
+            assert serve.wait(timeout=20) == 0
+        finally:
+            serve.kill()
+            serve.wait()
+        stderr.seek(0)
+        log = stderr.read()
+    assert not [word for word in UNCLEAN if word in log], log
+
+
+def test_a_bot_connected_when_arena_serve_stops_sees_its_stream_end_with_ok(
+    database: str, tmp_path: Path
+) -> None:
+    from tests.test_sessions import Client
+
+    env = organizer_env(database, tmp_path / "home") | {"ARENA_BOT_TOKENS": "alpha=secret-a"}
+    with serving(env) as address:
+        client = Client(address)
+        client.hello("secret-a")
+        assert client.next().welcome.bot == "alpha"
+    # arena serve has exited: the stream holds all it will ever hold
+    assert list(client.stream) == []  # no RpcError: the stream ended with OK
+    assert client.stream.code() == grpc.StatusCode.OK
+    client.close()
 
 
 def test_the_cli_reaches_the_arena_of_its_home_through_a_private_socket(

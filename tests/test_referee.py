@@ -315,7 +315,7 @@ def test_the_sdk_reconnects_when_the_referee_comes_back(tmp_path: Path) -> None:
             )  # fmt: skip
         try:
             await first.hub.wait_for(["comeback"], 30)
-            await first.stop(0)
+            await first.server.stop(0)  # gone at once, as in a crash: the stream breaks
             second = create_server(address, Hub(tokens))
             await second.start()
             await second.hub.wait_for(["comeback"], 30)  # back, after its backoff

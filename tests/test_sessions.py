@@ -1,4 +1,4 @@
-"""Opening a bot session: hello, tokens, versions, takeover, health and reflection.
+"""A bot session: hello, tokens, versions, takeover, keepalive pings and a clean stop.
 
 The referee runs on its own event loop in a thread; the tests are clients on real
 loopback gRPC with the raw generated stubs.
@@ -7,15 +7,14 @@ loopback gRPC with the raw generated stubs.
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
+import json
 import queue
 import threading
 from collections.abc import Iterator
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
@@ -160,52 +159,91 @@ def test_an_action_for_no_match_is_rejected_with_a_reason(referee: Referee) -> N
     client.close()
 
 
-def test_health_and_reflection_are_served(referee: Referee) -> None:
-    with grpc.insecure_channel(referee.server.address) as channel:
-        check = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="truco.v1.Referee"), timeout=5
-        )
-        assert check.status == health_pb2.HealthCheckResponse.SERVING
-        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        ask = reflection_pb2.ServerReflectionRequest(list_services="")
-        answer = next(stub.ServerReflectionInfo(iter([ask]), timeout=5))
-        names = {s.name for s in answer.list_services_response.service}
-        assert "truco.v1.Referee" in names
+def test_a_clean_stop_writes_what_is_queued_then_ends_the_stream_with_ok(
+    referee: Referee,
+) -> None:
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    client.next()
+
+    async def queue_then_stop() -> None:
+        session = referee.hub.sessions["alpha"]
+        for k in range(50):
+            session.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=f"m{k}")))
+        await referee.server.stop()
+
+    referee.call(queue_then_stop())
+    received = [m.rejected.match_id for m in client.stream]  # no RpcError: it ended with OK
+    assert received == [f"m{k}" for k in range(50)]
+    assert client.stream.code() == grpc.StatusCode.OK
+    client.close()
 
 
-def test_arena_serve_runs_until_sigterm_and_accepts_its_tokens(database: str) -> None:
-    import signal
-    import socket
-    import subprocess
-    import sys
+def test_a_bot_connecting_while_the_referee_stops_is_not_welcomed(referee: Referee) -> None:
+    referee.call(referee.hub.finish(0))  # the first step of a clean stop
+    client = Client(referee.server.address)
+    client.hello(referee.token)
+    assert next(client.stream, None) is None  # no welcome: the stream ended at once
+    assert client.stream.code() == grpc.StatusCode.OK and referee.hub.sessions == {}
+    client.close()
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"127.0.0.1:{port}"
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--address", address],
-        env={
-            **os.environ,
-            "ARENA_DATABASE_URL": database,
-            "ARENA_ADMIN_TOKEN": "x",
-            "ARENA_BOT_TOKENS": "b=secret",
-        },
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        with grpc.insecure_channel(address) as channel:
-            grpc.channel_ready_future(channel).result(timeout=30)
-            client = Client(address)
-            client.hello("secret")
-            assert client.next().welcome.bot == "b"
-            client.close()
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=15) == 0
-    finally:
-        serve.kill()
-        serve.wait()
+
+def pings_sent(address: str) -> int:
+    """Keepalive pings this process has sent on its live connections to ``address``, as
+    grpc's channelz counts them (what the grpcio-channelz service reads)."""
+    from grpc._cython import cygrpc
+
+    count = 0
+    for channel in json.loads(cygrpc.channelz_get_top_channels(0)).get("channel", []):
+        if channel["data"].get("target") != f"dns:///{address}":
+            continue
+        for ref in channel.get("subchannelRef", []):
+            sub = json.loads(cygrpc.channelz_get_subchannel(int(ref["subchannelId"])))
+            for sock in sub["subchannel"].get("socketRef", []):
+                found = json.loads(cygrpc.channelz_get_socket(int(sock["socketId"])))
+                count += int(found["socket"]["data"].get("keepAlivesSent", 0))
+    return count
+
+
+def test_a_client_pinging_every_second_keeps_its_session(referee: Referee) -> None:
+    """grpc-js and others let bots ping every second. The session is idle (no match), so
+    the referee sends nothing between pings: the case its ping policy judges. The test
+    waits until the client has sent PINGS keepalive pings, counted by grpc itself, or the
+    stream has ended, whichever comes first (a refused pinger is cut off by its third
+    early ping), then asks the referee something to show the session is still live."""
+    pings = 6
+    address = referee.server.address
+    options = [
+        ("grpc.keepalive_time_ms", 1000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),
+    ]
+    outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
+    with grpc.insecure_channel(address, options=options) as channel:
+        stream = bot_pb2_grpc.RefereeStub(channel).Play(iter(outbox.get, None))
+        outbox.put(pb.BotMessage(hello=pb.Hello(token=referee.token, protocol_version=1)))
+        assert next(stream).welcome.bot == "alpha"
+        received: queue.SimpleQueue[pb.RefereeMessage | grpc.RpcError | None] = queue.SimpleQueue()
+
+        def read() -> None:
+            try:
+                for message in stream:
+                    received.put(message)
+                received.put(None)
+            except grpc.RpcError as e:
+                received.put(e)
+
+        threading.Thread(target=read, daemon=True).start()
+        ended = None
+        while pings_sent(address) < pings and ended is None:
+            with contextlib.suppress(queue.Empty):
+                ended = received.get(timeout=0.05)  # between two looks at the count
+        assert ended is None, f"the stream ended before {pings} pings: {ended}"
+        outbox.put(pb.BotMessage(action=pb.ActionReply(match_id="still-there", request_id=1)))
+        answer = received.get()
+        assert isinstance(answer, pb.RefereeMessage), answer
+        assert answer.rejected.match_id == "still-there"
+        outbox.put(None)
 
 
 def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:

@@ -102,7 +102,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        await server.stop(grace_s=2)
+        await server.stop()
 
     try:
         asyncio.run(serve())
