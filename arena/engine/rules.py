@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,16 +144,10 @@ class Rules:
 
     @staticmethod
     def parse(text: str) -> Rules:
-        """``PRESET[:param=value,...]``, e.g. ``paulista:team_size=2,deck=sujo52``."""
-        name, _, overrides = text.partition(":")
-        rules = Rules.preset(name or "paulista")
-        changes: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in overrides.split(","))):
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise RulesError(f"write overrides as param=value, not {quoted(item)}")
-            changes[key.strip()] = value.strip()
-        return rules.replace(**changes)
+        """``PRESET[:param=value,...]``, e.g. ``paulista:team_size=2,deck=sujo52``. Each
+        text is read once (rules are immutable): planning a run, playing and recording
+        its matches all ask for the same few."""
+        return _parse(text)
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some parameters changed; values may be given as text."""
@@ -229,6 +224,19 @@ def _coerce(name: str, kind: type, value: Any) -> Any:
     except ValueError:
         choices = ", ".join(str(m.value) for m in kind)  # type: ignore[attr-defined]
         raise RulesError(f"{name} must be one of {choices}; {quoted(value)} is not") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> Rules:
+    name, _, overrides = text.partition(":")
+    rules = Rules.preset(name or "paulista")
+    changes: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in overrides.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise RulesError(f"write overrides as param=value, not {quoted(item)}")
+        changes[key.strip()] = value.strip()
+    return rules.replace(**changes)
 
 
 def _from_text(name: str, text: str) -> Any:
