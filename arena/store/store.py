@@ -4,8 +4,9 @@
 0006) it locks the match row, writes the record and result, and applies the Elo change; a
 second call for the same match finds it finished and changes nothing. Rating rows are
 locked in bot-id order, so concurrent finishes of matches that share bots wait for each
-other instead of losing an update or deadlocking. psycopg errors become the kinds of
-:mod:`arena.errors` here, at one boundary (:func:`_translated`).
+other instead of losing an update or deadlocking. The connection pool and the one
+translation of the driver's errors are :mod:`arena.store.base`'s; tournaments and runs are
+:mod:`arena.store.runs`'s.
 """
 
 from __future__ import annotations
@@ -14,27 +15,23 @@ import hashlib
 import json
 import logging
 import secrets
-import select
 import unicodedata
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import psycopg
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
 
 from arena import rating
 from arena.clock import TimeControl
 from arena.engine import Rules, quoted
-from arena.errors import Exists, Invalid, NotFound, Unavailable, parse_id
+from arena.errors import Exists, Invalid, NotFound
 from arena.pools import pool_of
-from arena.store.rows import BotRow, MatchRow, RatingRow, RunRow, TournamentRow
+from arena.store.rows import BotRow, MatchRow, RatingRow
+from arena.store.runs import Runs
 from arena.store.sql import QUERIES as Q
-from arena.tournament import Definition, Result, deal_seed, hand_points, plan, standings
+from arena.tournament import deal_seed, hand_points
 
 log = logging.getLogger(__name__)
 
@@ -73,42 +70,10 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-def _check(conn: psycopg.Connection[Any]) -> None:
-    """The pool's check of a connection it hands out. A round trip to the server costs as
-    much as the statement it guards, so it is made only when the server has written to
-    the connection while it sat idle: a server that shuts down or restarts says so, then
-    closes it. A connection that breaks later fails its statement, as it would anyway."""
-    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
-        ConnectionPool.check_connection(conn)
-
-
-class Store:
-    def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
-        self.pool = ConnectionPool(
-            conninfo,
-            min_size=1,
-            max_size=max_size,
-            # autocommit: a transaction is opened explicitly (_transaction), and a single
-            # statement (_statement) is its own transaction, without BEGIN and COMMIT
-            kwargs={"row_factory": dict_row, "autocommit": True},
-            check=_check,  # a restarted server's broken ones go
-            open=True,
-        )
-        self._deal_key: bytes | None = None
-
-    def close(self) -> None:
-        self.pool.close()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        with _translated(), self.pool.connection() as conn, conn.transaction():
-            yield conn
-
-    @contextmanager
-    def _statement(self) -> Iterator[psycopg.Connection[Any]]:
-        """A connection for one statement, atomic by itself: one round trip, not three."""
-        with _translated(), self.pool.connection() as conn:
-            yield conn
+class Store(Runs):
+    """The arena's database: bots and their tokens, matches and their exactly-once
+    recording with the ratings they move, what the pages read (and, from :class:`Runs`,
+    tournaments and their runs)."""
 
     # ---- bots -----------------------------------------------------------------------
 
@@ -167,17 +132,6 @@ class Store:
         with self._transaction() as conn:
             row = conn.execute(Q["bot_by_token_hash"], {"token_hash": token_hash(token)}).fetchone()
         return None if row is None else BotRow(**row)
-
-    # ---- matches and ratings -----------------------------------------------------------
-
-    def deal_key(self) -> bytes:
-        """The arena's secret deal key (migration 0007), read once."""
-        if self._deal_key is None:
-            with self._statement() as conn:
-                row = conn.execute(Q["deal_key"]).fetchone()
-            assert row is not None  # the migration made it
-            self._deal_key = bytes(row["deal_key"])
-        return self._deal_key
 
     def create_match(
         self,
@@ -292,197 +246,6 @@ class Store:
             rows = conn.execute(Q["leaderboard"], {"pool": pool}).fetchall()
         return [Standing(r.pop("name"), RatingRow(**r)) for r in rows]
 
-    # ---- tournaments ------------------------------------------------------------------
-
-    def create_tournament(self, definition: Definition) -> TournamentRow:
-        """Keep a definition; its listed bots must be registered."""
-        listed = [*definition.bots, *([definition.challenger] if definition.challenger else [])]
-        if listed:
-            with self._transaction() as conn:
-                found = conn.execute(Q["active_bots"], {"names": listed})
-                known = {r["name"] for r in found}
-            missing = [b for b in dict.fromkeys(listed) if b not in known]
-            if missing:
-                raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
-        params = {
-            "name": definition.name,
-            "definition": Jsonb(definition.to_json()),
-            "schedule": definition.schedule,
-        }
-        try:
-            with self._transaction() as conn:
-                row = conn.execute(Q["insert_tournament"], params).fetchone()
-        except Exists as e:
-            raise Exists(f"a tournament named {quoted(definition.name)} already exists") from e
-        assert row is not None
-        return TournamentRow(**row)
-
-    def tournament(self, key: str) -> TournamentRow | None:
-        """A tournament by id or by name."""
-        params = {"id": parse_id(key), "name": key}
-        with self._transaction() as conn:
-            row = conn.execute(Q["tournament"], params).fetchone()
-        return None if row is None else TournamentRow(**row)
-
-    def tournaments(self) -> list[tuple[TournamentRow, dict[str, Any]]]:
-        """Every tournament with its number of runs and its last run's id and status."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["list_tournaments"]).fetchall()
-        out = []
-        for row in rows:
-            extra = {k: row.pop(k) for k in ("last_run", "last_status", "runs")}
-            out.append((TournamentRow(**row), extra))
-        return out
-
-    def scheduled_tournaments(self) -> list[TournamentRow]:
-        with self._transaction() as conn:
-            return [TournamentRow(**r) for r in conn.execute(Q["scheduled_tournaments"])]
-
-    def create_run(
-        self, tournament: TournamentRow, *, fired_for: datetime | None = None
-    ) -> RunRow | None:
-        """A new run of the tournament as it is defined now. For a scheduled firing, None
-        when that firing already has its run."""
-        definition = Definition.from_json(tournament.definition)
-        seed = definition.seed if definition.seed is not None else secrets.randbits(62)
-        params = {
-            "tournament_id": tournament.id,
-            "definition": Jsonb(tournament.definition),
-            "seed": seed,
-            "fired_for": fired_for,
-        }
-        with self._transaction() as conn:
-            row = conn.execute(Q["insert_run"], params).fetchone()
-            if fired_for is not None:
-                conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
-        return None if row is None else RunRow(**row)
-
-    def plan_run(self, run_id: int) -> list[str]:
-        """Create the run's matches (once: the run row is locked while planning) and return
-        the ids of those not yet finished or failed."""
-        with self._transaction() as conn:
-            row = conn.execute(Q["lock_run"], {"id": run_id}).fetchone()
-            if row is None:
-                raise NotFound(f"no run {run_id}")
-            if row["status"] == "starting":
-                try:
-                    self._plan(conn, RunRow(**row))
-                except ValueError as e:
-                    conn.execute(Q["fail_run"], {"id": run_id, "error": str(e)})
-                    log.warning("run %d cannot start: %s", run_id, e)
-                    return []
-        return self.run_unfinished(run_id)
-
-    def _plan(self, conn: psycopg.Connection[Any], run: RunRow) -> None:
-        definition = Definition.from_json(run.definition)
-        if definition.pool:
-            found = conn.execute(Q["pool_bots"], {"pool": definition.pool}).fetchall()
-        else:
-            found = conn.execute(Q["active_bots"], {"names": list(definition.bots)}).fetchall()
-        ids = {r["name"]: r["id"] for r in found}
-        gone = [b for b in definition.bots if b not in ids]
-        if gone:
-            log.warning("run %d: %s no longer active; playing without", run.id, gone)
-        matches = plan(definition, sorted(ids), run.seed, self.deal_key())
-        rules = Rules.parse(definition.rules)
-        clock = Jsonb(definition.clock.to_json())
-        conn.cursor().executemany(
-            Q["insert_match"],
-            [
-                {"id": run_match_id(run.id, m.number), "pool": pool_of(rules),
-                 "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
-                 "run_id": run.id}
-                for m in matches
-            ],
-        )  # fmt: skip
-        conn.cursor().executemany(
-            Q["insert_seat"],
-            [
-                {"match_id": run_match_id(run.id, m.number), "seat": seat, "bot_id": ids[bot]}
-                for m in matches
-                for seat, bot in enumerate(m.seats)
-            ],
-        )
-        conn.execute(
-            Q["planned_run"], {"id": run.id, "total": len(matches), "participants": sorted(ids)}
-        )
-
-    def run(self, run_id: int) -> tuple[RunRow, str] | None:
-        """A run and its tournament's name."""
-        with self._transaction() as conn:
-            row = conn.execute(Q["run"], {"id": run_id}).fetchone()
-        return None if row is None else _run_and_name(row)
-
-    def runs(self, tournament_id: int | None = None, limit: int = 50) -> list[tuple[RunRow, str]]:
-        with self._transaction() as conn:
-            rows = conn.execute(
-                Q["list_runs"], {"tournament_id": tournament_id, "limit": limit}
-            ).fetchall()
-        return [_run_and_name(r) for r in rows]
-
-    def run_progress(self, run_id: int) -> dict[str, Any]:
-        """How many of the run's matches are finished, failed and running."""
-        with self._transaction() as conn:
-            row = conn.execute(Q["run_progress"], {"id": run_id}).fetchone()
-        assert row is not None
-        return dict(row)
-
-    def run_standings(self, run: RunRow) -> dict[str, Any]:
-        """The run's table from the matches finished so far."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["run_results"], {"id": run.id}).fetchall()
-        results = [
-            Result(r["id"], r["seat_names"], r["winner"], tuple(r["points"]), r["faults"])
-            for r in rows
-        ]
-        return standings(run.participants, results)
-
-    def finish_run(self, run_id: int) -> bool:
-        """Write the final table of a run whose matches are all done; False when it was
-        finished before or still has matches to play."""
-        found = self.run(run_id)
-        if found is None:
-            raise NotFound(f"no run {run_id}")
-        run = found[0]
-        if run.status != "running":
-            return False
-        if not self.run_done(run_id):
-            return False
-        table = self.run_standings(run)
-        with self._transaction() as conn:
-            done = conn.execute(
-                Q["finish_run"], {"id": run_id, "standings": Jsonb(table)}
-            ).fetchone()
-        return done is not None
-
-    def run_matches(self, run_id: int, limit: int = 100) -> list[tuple[MatchRow, list[str]]]:
-        """A run's matches and the bot at each seat, the latest played first."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["run_matches"], {"id": run_id, "limit": limit}).fetchall()
-        out = []
-        for row in rows:
-            names = row.pop("seat_names")
-            out.append((MatchRow(**row), names))
-        return out
-
-    def run_unfinished(self, run_id: int) -> list[str]:
-        """The ids of the run's matches neither finished nor failed."""
-        with self._transaction() as conn:
-            return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
-
-    def run_done(self, run_id: int) -> bool:
-        """True when none of the run's matches is left to play (finished or failed)."""
-        with self._statement() as conn:
-            row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
-        return bool(row and row["done"])
-
-    def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
-        """Runs that need a push at ``now``: (id, status, matches left to play)."""
-        params = {"now": now, "stall_s": stall_s}
-        with self._transaction() as conn:
-            rows = conn.execute(Q["stalled_runs"], params).fetchall()
-        return [(r["id"], r["status"], r["unfinished"]) for r in rows]
-
     def stalled_matches(self, now: datetime, stall_s: float) -> list[str]:
         """Matches outside runs that need sending again at ``now`` (no progress for
         ``stall_s`` seconds)."""
@@ -545,28 +308,3 @@ class Store:
         with self._transaction() as conn:
             rows = conn.execute(Q["rating_changes"], {"name": name, "match_ids": list(match_ids)})
             return {r["match_id"]: (r["before"], r["after"]) for r in rows}
-
-
-@contextmanager
-def _translated() -> Iterator[None]:
-    """psycopg's errors as the kinds of :mod:`arena.errors`: the one place that knows the
-    driver's. A value the database cannot hold (a NUL byte in text, a number out of range,
-    a broken constraint) is the request's fault; a lost connection is not."""
-    try:
-        yield
-    except psycopg.errors.UniqueViolation as e:
-        raise Exists(f"already exists: {e.diag.message_detail or e}") from e
-    except (psycopg.DataError, psycopg.IntegrityError) as e:
-        raise Invalid(f"the database cannot take this: {str(e).splitlines()[0]}") from e
-    except psycopg.OperationalError as e:
-        raise Unavailable(f"the database is unreachable: {e}") from e
-
-
-def run_match_id(run_id: int, number: int) -> str:
-    return f"r{run_id}-{number:04d}"
-
-
-def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
-    name = row.pop("tournament")
-    return RunRow(**row), name
-    # ---- what the web pages read -------------------------------------------------------

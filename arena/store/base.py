@@ -1,0 +1,82 @@
+"""The store's connection to PostgreSQL: a pool, transactions and single statements,
+and the one place that turns the driver's errors into the kinds of :mod:`arena.errors`
+(:func:`_translated`).
+"""
+
+from __future__ import annotations
+
+import select
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from arena.errors import Exists, Invalid, Unavailable
+from arena.store.sql import QUERIES as Q
+
+
+def _check(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out. A round trip to the server costs as
+    much as the statement it guards, so it is made only when the server has written to
+    the connection while it sat idle: a server that shuts down or restarts says so, then
+    closes it. A connection that breaks later fails its statement, as it would anyway."""
+    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
+        ConnectionPool.check_connection(conn)
+
+
+class Connected:
+    """A pool of connections to the arena's database, and its secret deal key."""
+
+    def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
+        self.pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=max_size,
+            # autocommit: a transaction is opened explicitly (_transaction), and a single
+            # statement (_statement) is its own transaction, without BEGIN and COMMIT
+            kwargs={"row_factory": dict_row, "autocommit": True},
+            check=_check,  # a restarted server's broken ones go
+            open=True,
+        )
+        self._deal_key: bytes | None = None
+
+    def close(self) -> None:
+        self.pool.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        with _translated(), self.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    @contextmanager
+    def _statement(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection for one statement, atomic by itself: one round trip, not three."""
+        with _translated(), self.pool.connection() as conn:
+            yield conn
+
+    def deal_key(self) -> bytes:
+        """The arena's secret deal key (migration 0007), read once."""
+        if self._deal_key is None:
+            with self._statement() as conn:
+                row = conn.execute(Q["deal_key"]).fetchone()
+            assert row is not None  # the migration made it
+            self._deal_key = bytes(row["deal_key"])
+        return self._deal_key
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """psycopg's errors as the kinds of :mod:`arena.errors`: the one place that knows the
+    driver's. A value the database cannot hold (a NUL byte in text, a number out of range,
+    a broken constraint) is the request's fault; a lost connection is not."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as e:
+        raise Exists(f"already exists: {e.diag.message_detail or e}") from e
+    except (psycopg.DataError, psycopg.IntegrityError) as e:
+        raise Invalid(f"the database cannot take this: {str(e).splitlines()[0]}") from e
+    except psycopg.OperationalError as e:
+        raise Unavailable(f"the database is unreachable: {e}") from e
