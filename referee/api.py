@@ -26,6 +26,7 @@ from arena.guard import FailedTokens, peer_address
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.read import tournaments
 from arena.store.rows import BotRow, MatchRow, RunRow
 from arena.store.store import Store
 from arena.times import parse_time
@@ -300,7 +301,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         row = await asyncio.to_thread(self.store.create_tournament, definition)
         log.info("created tournament %s", row.name)
         empty = {"runs": 0, "last_run": None, "last_status": None}
-        return _tournament(read.tournament(row, empty, [], datetime.now(UTC), organizer=True))
+        return _tournament(
+            tournaments.tournament(row, empty, [], datetime.now(UTC), organizer=True)
+        )
 
     async def StartTournament(self, request: Any, context: Any) -> api.Run:
         await self._organizer(context)
@@ -319,7 +322,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
         organizer = await self._is_organizer(context)
-        found = await asyncio.to_thread(read.tournaments, self.store, organizer=organizer, runs=0)
+        found = await asyncio.to_thread(
+            tournaments.tournaments, self.store, organizer=organizer, runs=0
+        )
         return api.ListTournamentsResponse(
             tournaments=[_tournament(t) for t in found["tournaments"]]
         )
@@ -332,7 +337,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if found is None:
             raise NotFound(f"no run {run_id}")
         row, name = found
-        progress = await asyncio.to_thread(read.progress, self.store, row, datetime.now(UTC))
+        progress = await asyncio.to_thread(tournaments.progress, self.store, row, datetime.now(UTC))
         table = row.standings
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
@@ -426,7 +431,7 @@ def _definition(msg: Any) -> Definition:
 
 
 def _definition_pb(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
-    return message(api.TournamentDefinition, read.definition(stored, organizer=organizer))
+    return message(api.TournamentDefinition, tournaments.definition(stored, organizer=organizer))
 
 
 def _tournament(t: dict[str, Any]) -> api.Tournament:
@@ -445,7 +450,7 @@ def _tournament(t: dict[str, Any]) -> api.Tournament:
 def _run(
     row: RunRow,
     name: str,
-    progress: read.Progress,
+    progress: tournaments.Progress,
     table: dict[str, Any] | None,
     organizer: bool,
 ) -> api.Run:

@@ -32,6 +32,7 @@ from arena import read
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
+from arena.read import tournaments
 from arena.store.store import Store
 from arena.web.charts import progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
@@ -296,8 +297,8 @@ def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return read.tournaments(store, organizer=organizer)
+    return tournaments.tournaments(store, organizer=organizer)
 
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return read.run(store, request.path_params["id"], organizer=organizer)
+    return tournaments.run(store, request.path_params["id"], organizer=organizer)

@@ -4,35 +4,28 @@ as typed plain values read from the store.
 Each function answers one question and returns dicts whose shapes are declared here
 (:class:`typing.TypedDict`): the web pages render them and their JSON twins are exactly
 them, the Arena API turns them into its messages (``referee/api.py``), and the CLI
-presents the API's answers. Nothing here writes to the store. Numbers are rounded here,
+presents the API's answers; :mod:`arena.read.tournaments` holds tournaments and runs. Nothing here
+writes to the store. Numbers are rounded here,
 once, and "no value" is always None. :class:`arena.errors.NotFound` says what is missing,
 quoting what was asked for short.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import fields
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypedDict
 
-from arena.clock import DEFAULT_CLOCK
-from arena.engine import Rules, RulesError, TrucoError, public_record, quoted
-from arena.errors import Invalid, NotFound, parse_id
-from arena.pools import DEFAULT_POOL, parse_pool, pool_of
+from arena.engine import TrucoError, public_record, quoted
+from arena.errors import Invalid, NotFound
+from arena.pools import DEFAULT_POOL, parse_pool
 from arena.rating import half_intervals, is_provisional
 from arena.replay import replay_hand, teams
-from arena.schedule import next_firing
-from arena.store.rows import MatchRow, RunRow, TournamentRow
+from arena.store.rows import MatchRow
 from arena.store.store import Store
-from arena.tournament import Definition
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
 RECENT = 20  # matches listed on a bot's page
 POOL_RECENT = 10  # matches listed under a leaderboard
-TOURNAMENT_RUNS = 10  # runs listed under each tournament
-RUN_MATCHES = 100  # matches listed on a run's page
-REFRESH_S = 5  # how often the page of a run being played reloads itself
 
 
 class Standing(TypedDict):
@@ -65,19 +58,6 @@ class MatchSummary(TypedDict):
     winner: int | None
     created_at: str
     finished_at: str | None
-
-
-class Progress(TypedDict):
-    """How far a run has got."""
-
-    total: int
-    finished: int
-    failed: int
-    running: int
-    percent: float
-    per_minute: float | None
-    eta_s: int | None
-    first_started: str | None
 
 
 def check_pool(pool: str) -> str:
@@ -251,11 +231,11 @@ def summary(row: MatchRow, names: list[str]) -> MatchSummary:
         score=row.score,
         winner=row.winner,
         created_at=row.created_at.isoformat(),
-        finished_at=_stamp(row.finished_at),
+        finished_at=stamp(row.finished_at),
     )
 
 
-def _stamp(at: datetime | None) -> str | None:
+def stamp(at: datetime | None) -> str | None:
     return None if at is None else at.isoformat()
 
 
@@ -300,175 +280,3 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
     if row.record is None:
         raise NotFound(f"match {match_id} has no record yet ({row.status})")
     return row.record if organizer else public_record(row.record)
-
-
-# ---- tournaments ----------------------------------------------------------------------------
-
-
-def _pool_of(definition: dict[str, Any]) -> str | None:
-    """The rating pool a definition's matches are played in (its rules' pool)."""
-    try:
-        return pool_of(Rules.parse(definition.get("rules", "paulista")))
-    except (RulesError, ValueError):
-        return None
-
-
-def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
-    if not cron:
-        return None
-    try:
-        upcoming: str | None = next_firing(cron, now).isoformat()
-    except ValueError:
-        upcoming = None
-    return {"cron": cron, "next": upcoming}
-
-
-def definition(stored: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
-    """A stored tournament definition, every field of :class:`Definition` (a default for
-    one it predates), as stored: not checked again, the rules may have changed since.
-    Its seed for the organizer alone."""
-    out = {f.name: stored.get(f.name, f.default) for f in fields(Definition) if f.name != "clock"}
-    out |= {k: stored.get(k, v) for k, v in DEFAULT_CLOCK.to_json().items()}
-    out["bots"] = list(out["bots"] or [])
-    out["trusted"] = bool(out["trusted"])  # the organizer says no bot remembers a match
-    return out if organizer else _without_seed(out)
-
-
-def _without_seed(data: dict[str, Any]) -> dict[str, Any]:
-    """A seed deals every card of a match, hidden ones too: only the organizer sees it."""
-    return {k: v for k, v in data.items() if k != "seed"}
-
-
-def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, Any]:
-    out = {
-        "id": run.id,
-        "tournament": tournament,
-        "tournament_id": run.tournament_id,
-        "status": run.status,
-        "error": run.error,
-        "seed": run.seed,
-        "participants": run.participants,
-        "total": run.total,
-        "fired_for": None if run.fired_for is None else run.fired_for.isoformat(),
-        "created_at": run.created_at.isoformat(),
-        "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
-    }
-    return out if organizer else _without_seed(out)
-
-
-def tournaments(
-    store: Store, now: datetime | None = None, *, organizer: bool, runs: int = TOURNAMENT_RUNS
-) -> dict[str, Any]:
-    """Every tournament: its definition, its schedule with the next firing, and its latest
-    ``runs`` runs."""
-    now = now or datetime.now(UTC)
-    out = []
-    for t, extra in store.tournaments():
-        recent = [
-            _run_summary(r, name, organizer=organizer)
-            for r, name in (store.runs(t.id, limit=runs) if runs else [])
-        ]
-        out.append(tournament(t, extra, recent, now, organizer=organizer))
-    return {"tournaments": out}
-
-
-def tournament(
-    t: TournamentRow,
-    extra: Mapping[str, Any],
-    recent: list[dict[str, Any]],
-    now: datetime,
-    *,
-    organizer: bool,
-) -> dict[str, Any]:
-    """One tournament: ``extra`` counts its runs (``runs``, ``last_run``,
-    ``last_status``), ``recent`` lists the latest."""
-    return {
-        "id": t.id,
-        "name": t.name,
-        "definition": definition(t.definition, organizer=organizer),
-        "pool": _pool_of(t.definition),
-        "schedule": _schedule(t.schedule, now),
-        "created_at": t.created_at.isoformat(),
-        "run_count": int(extra["runs"]),
-        "last_run": extra["last_run"],
-        "last_status": extra["last_status"],
-        "runs": recent,
-    }
-
-
-def progress(store: Store, run: RunRow, now: datetime) -> Progress:
-    """How many of the run's matches are done, failed and running; while it runs, its
-    pace and when it should end."""
-    counts = store.run_progress(run.id)
-    total = run.total
-    done = int(counts["finished"]) + int(counts["failed"])
-    started = counts["first_started"]
-    out = Progress(
-        total=total,
-        finished=int(counts["finished"]),
-        failed=int(counts["failed"]),
-        running=int(counts["running"]),
-        percent=round(100 * done / total, 1) if total else 0.0,
-        per_minute=None,
-        eta_s=None,
-        first_started=_stamp(started),
-    )
-    if run.status == "running" and started is not None and done:
-        elapsed = (now - started).total_seconds()
-        if elapsed > 0:
-            per_s = done / elapsed
-            out["per_minute"] = round(60 * per_s, 2)
-            out["eta_s"] = round((total - done) / per_s)
-    return out
-
-
-def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> list[dict[str, Any]]:
-    """One row per bot (in standings order): its wins and losses against each bot, with
-    its share of the wins (None where the two never met)."""
-    rows = []
-    for a in order:
-        cells: list[dict[str, Any] | None] = []
-        for b in order:
-            wl = cross.get(a, {}).get(b)
-            if a == b or not wl or not sum(wl):
-                cells.append(None)
-            else:
-                cells.append(
-                    {"opponent": b, "wins": wl[0], "losses": wl[1], "share": wl[0] / sum(wl)}
-                )
-        rows.append({"bot": a, "cells": cells})
-    return rows
-
-
-def run(
-    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
-) -> dict[str, Any]:
-    """A tournament run: its progress, its standings (live while it runs) and crosstable,
-    its definition and schedule, and its matches."""
-    now = now or datetime.now(UTC)
-    number = parse_id(run_id)
-    found = None if number is None else store.run(number)
-    if found is None:
-        raise NotFound(f"no tournament run {quoted(run_id)}")
-    row, name = found
-    live = row.standings is None
-    table = store.run_standings(row) if live else row.standings
-    assert table is not None
-    standings_rows = [
-        {**r, "faults_total": sum(r.get("faults", {}).values())} for r in table["table"]
-    ]
-    order = [r["bot"] for r in standings_rows]
-    matches = store.run_matches(row.id, limit=RUN_MATCHES)
-    active = row.status in ("starting", "running")
-    return {
-        "run": _run_summary(row, name, organizer=organizer),
-        "pool": _pool_of(row.definition),
-        "definition": definition(row.definition, organizer=organizer),
-        "schedule": _schedule(row.definition.get("schedule"), now),
-        "progress": progress(store, row, now),
-        "live": live,
-        "refresh": REFRESH_S if active else None,
-        "standings": standings_rows,
-        "crosstable": _crosstable(order, table["crosstable"]),
-        "matches": [summary(m, names) for m, names in matches],
-    }
