@@ -9,13 +9,11 @@ import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import grpc
-from google.protobuf.message import Message
 
 from arena import read
 from arena.bots import house_bot
@@ -23,14 +21,13 @@ from arena.clock import TimeControl
 from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
-from arena.pools import DEFAULT_POOL, parse_pool
+from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.read import tournaments
-from arena.store.rows import BotRow, MatchRow, RunRow
 from arena.store.store import Store
-from arena.times import parse_time
-from arena.tournament import Definition, seatings
+from arena.tournament import seatings
+from referee import messages
 from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import bearer
@@ -91,16 +88,6 @@ class Dispatch(Protocol):
     def play(self, match_ids: Sequence[str]) -> None: ...
 
 
-def _bot(row: BotRow, connected: bool = False) -> api.Bot:
-    return api.Bot(
-        name=row.name,
-        owner=row.owner,
-        active=row.active,
-        created_at=row.created_at.isoformat(),
-        connected=connected,
-    )
-
-
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     """``dispatch`` hands tournament runs and requested matches to the workers (by id);
     without it, StartTournament and RequestMatch are refused."""
@@ -150,12 +137,12 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         await self._organizer(context)
         row, token = await asyncio.to_thread(self.store.register_bot, request.name, request.owner)
         log.info("registered bot %s (owner %r)", row.name, row.owner)
-        return api.RegisterBotResponse(bot=_bot(row), token=token)
+        return api.RegisterBotResponse(bot=messages.bot_message(row), token=token)
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
         rows = await asyncio.to_thread(self.store.bots)
         live = self.hub.sessions if self.hub else {}
-        return api.ListBotsResponse(bots=[_bot(r, r.name in live) for r in rows])
+        return api.ListBotsResponse(bots=[messages.bot_message(r, r.name in live) for r in rows])
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
@@ -163,18 +150,20 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if self.hub is not None:  # the old token stops working at once, live session too
             self.hub.revoke(row.name, "this bot's token was rotated")
         log.info("rotated the token of bot %s", row.name)
-        return api.RegisterBotResponse(bot=_bot(row), token=token)
+        return api.RegisterBotResponse(bot=messages.bot_message(row), token=token)
 
     async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
-        pool = _pool(request.pool)
+        pool = messages.pool_of_request(request.pool)
         rows = await asyncio.to_thread(read.rating_history, self.store, request.bot, pool)
-        return api.GetRatingHistoryResponse(changes=[message(api.RatingChange, r) for r in rows])
+        return api.GetRatingHistoryResponse(
+            changes=[messages.message(api.RatingChange, r) for r in rows]
+        )
 
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
-        pool = _pool(request.pool)
+        pool = messages.pool_of_request(request.pool)
         rows = await asyncio.to_thread(read.standings, self.store, pool, trends=False)
         return api.GetLeaderboardResponse(
-            pool=pool, standings=[message(api.Standing, r) for r in rows]
+            pool=pool, standings=[messages.message(api.Standing, r) for r in rows]
         )
 
     async def RequestMatch(self, request: Any, context: Any) -> api.RequestMatchResponse:
@@ -187,7 +176,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if not 1 <= matches <= MAX_REQUESTED:
             raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {matches}")
         rules = Rules.parse(request.rules or "paulista")
-        clock = _clock(request)
+        clock = messages.clock_of(request)
         plan = seatings(rules, list(request.bots), matches)
         registered = {b.name: b for b in await asyncio.to_thread(self.store.bots)}
         names = list(dict.fromkeys(request.bots))
@@ -222,16 +211,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if record is not None and not organizer:
             record = public_record(record)
         return api.GetMatchResponse(
-            match=_summary(row, names), record_json="" if record is None else json.dumps(record)
+            match=messages.summary_message(row, names),
+            record_json="" if record is None else json.dumps(record),
         )
 
     async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
         size = min(request.page_size or 20, 200)
         pool = parse_pool(request.pool) if request.pool else None
         now = datetime.now(UTC)
-        since = _time_field("since", request.since, now)
-        until = _time_field("until", request.until, now)
-        after = _page_after(request.page_token)
+        since = messages.time_field("since", request.since, now)
+        until = messages.time_field("until", request.until, now)
+        after = messages.page_after(request.page_token)
         rows = await asyncio.to_thread(
             self.store.matches,
             bot=request.bot or None,
@@ -244,13 +234,13 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         page, more = rows[:size], len(rows) > size
         token = f"{page[-1][0].created_at.isoformat()}|{page[-1][0].id}" if more else ""
         return api.ListMatchesResponse(
-            matches=[_summary(r, n) for r, n in page], next_page_token=token
+            matches=[messages.summary_message(r, n) for r, n in page], next_page_token=token
         )
 
     async def RunMatch(self, request: Any, context: Any) -> api.RunMatchResponse:
         await self._organizer(context)
         rules = Rules.parse(request.rules or "paulista")
-        clock = _clock(request)
+        clock = messages.clock_of(request)
         if len(request.seats) != rules.seats or not request.match_id:
             raise Invalid(f"give a match id and {rules.seats} seats for {rules}")
         match_id = request.match_id
@@ -297,11 +287,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
         await self._organizer(context)
-        definition = _definition(request.definition)
+        definition = messages.definition_of(request.definition)
         row = await asyncio.to_thread(self.store.create_tournament, definition)
         log.info("created tournament %s", row.name)
         empty = {"runs": 0, "last_run": None, "last_status": None}
-        return _tournament(
+        return messages.tournament_message(
             tournaments.tournament(row, empty, [], datetime.now(UTC), organizer=True)
         )
 
@@ -326,7 +316,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             tournaments.tournaments, self.store, organizer=organizer, runs=0
         )
         return api.ListTournamentsResponse(
-            tournaments=[_tournament(t) for t in found["tournaments"]]
+            tournaments=[messages.tournament_message(t) for t in found["tournaments"]]
         )
 
     async def GetRun(self, request: Any, context: Any) -> api.Run:
@@ -341,140 +331,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         table = row.standings
         if table is None and row.status == "running":
             table = await asyncio.to_thread(self.store.run_standings, row)
-        return _run(row, name, progress, table, organizer)
+        return messages.run_message(row, name, progress, table, organizer)
 
 
 for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:
     setattr(ArenaServicer, _name, _translating(getattr(ArenaServicer, _name)))
-
-
-M = TypeVar("M", bound=Message)
-
-
-def message(kind: type[M], values: Mapping[str, Any]) -> M:
-    """A message of ``kind`` from a read-model value: its fields by name, None left unset
-    (the one conversion from the read model to the Arena API's messages)."""
-    known = kind.DESCRIPTOR.fields_by_name
-    return kind(**{k: v for k, v in values.items() if k in known and v is not None})
-
-
-def _summary(row: MatchRow, names: list[str]) -> api.MatchSummary:
-    return message(api.MatchSummary, read.summary(row, names))
-
-
-def _time_field(name: str, text: str, now: datetime) -> datetime | None:
-    """An optional time of a request (:func:`arena.times.parse_time`, ages reckoned from
-    ``now``); Invalid naming the field when it is not a time."""
-    if not text:
-        return None
-    try:
-        return parse_time(text, now)
-    except ValueError as e:
-        raise Invalid(f"{name}: {e}") from None
-
-
-def _page_after(token: str) -> tuple[datetime, str] | None:
-    """The (created_at, id) a page token names, the last match of the previous page; None
-    for the first page. Invalid when it is not a token this server gave."""
-    if not token:
-        return None
-    stamp, bar, match_id = token.partition("|")
-    try:
-        if bar:
-            return datetime.fromisoformat(stamp), match_id
-    except ValueError:
-        pass
-    raise Invalid(
-        "page_token: not one this server gave; send the next_page_token of the page before, "
-        "or none for the first page"
-    )
-
-
-def _pool(text: str) -> str:
-    """The pool a request names, or the default; Invalid for one that cannot exist (an
-    empty table would read as a pool where nobody has played yet)."""
-    return parse_pool(text) if text else DEFAULT_POOL
-
-
-def _stamp(at: datetime | None) -> str:
-    return at.isoformat() if at else ""
-
-
-def _given(msg: Any, *names: str) -> dict[str, Any]:
-    """The optional fields of ``msg`` among ``names`` that the caller set (0 included):
-    the rest take their defaults where those are declared."""
-    return {name: getattr(msg, name) for name in names if msg.HasField(name)}
-
-
-CLOCK_FIELDS = tuple(f.name for f in fields(TimeControl))
-
-
-def _clock(msg: Any) -> TimeControl:
-    """The clocks a request sets; ValueError names one out of range."""
-    return TimeControl(**_given(msg, *CLOCK_FIELDS))
-
-
-def _definition(msg: Any) -> Definition:
-    """A definition from its message; ValueError names what is wrong."""
-    return Definition(
-        name=msg.name,
-        rules=msg.rules or "paulista",
-        bots=tuple(msg.bots),
-        pool=msg.pool or None,
-        format=msg.format or "round-robin",
-        challenger=msg.challenger or None,
-        schedule=msg.schedule or None,
-        trusted=msg.trusted,
-        clock=_clock(msg),
-        **_given(msg, "matches", "duplicate", "seed"),
-    )
-
-
-def _definition_pb(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
-    return message(api.TournamentDefinition, tournaments.definition(stored, organizer=organizer))
-
-
-def _tournament(t: dict[str, Any]) -> api.Tournament:
-    """A tournament of the read model (:func:`arena.read.tournaments`) as a message."""
-    return api.Tournament(
-        id=t["id"],
-        definition=message(api.TournamentDefinition, t["definition"]),
-        created_at=t["created_at"],
-        runs=t["run_count"],
-        last_run=t["last_run"] or 0,
-        last_status=t["last_status"] or "",
-        next_firing=(t["schedule"] or {}).get("next") or "",
-    )
-
-
-def _run(
-    row: RunRow,
-    name: str,
-    progress: tournaments.Progress,
-    table: dict[str, Any] | None,
-    organizer: bool,
-) -> api.Run:
-    run = api.Run(
-        id=row.id,
-        tournament_id=row.tournament_id,
-        tournament=name,
-        status=row.status,
-        error=row.error or "",
-        total=row.total,
-        finished=progress["finished"],
-        failed=progress["failed"],
-        running=progress["running"],
-        created_at=_stamp(row.created_at),
-        finished_at=_stamp(row.finished_at),
-        fired_for=_stamp(row.fired_for),
-        seed=row.seed if organizer else None,
-        definition=_definition_pb(row.definition, organizer),
-        participants=row.participants,
-        first_started=progress["first_started"] or "",
-    )
-    for line in (table or {}).get("table", []):
-        run.standings.add(**{k: v for k, v in line.items() if v is not None})
-    for bot, against in (table or {}).get("crosstable", {}).items():
-        for opponent, (wins, losses) in sorted(against.items()):
-            run.crosstable.add(bot=bot, opponent=opponent, wins=wins, losses=losses)
-    return run

@@ -1,0 +1,162 @@
+"""The Arena API's messages: from the read model and the store's rows, and the fields of
+requests read once (times, page tokens, pools, clocks, definitions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from datetime import datetime
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from arena import read
+from arena.clock import TimeControl
+from arena.errors import Invalid
+from arena.pools import DEFAULT_POOL, parse_pool
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import tournaments
+from arena.store.rows import BotRow, MatchRow, RunRow
+from arena.times import parse_time
+from arena.tournament import Definition
+
+M = TypeVar("M", bound=Message)
+
+
+def message(kind: type[M], values: Mapping[str, Any]) -> M:
+    """A message of ``kind`` from a read-model value: its fields by name, None left unset
+    (the one conversion from the read model to the Arena API's messages)."""
+    known = kind.DESCRIPTOR.fields_by_name
+    return kind(**{k: v for k, v in values.items() if k in known and v is not None})
+
+
+def summary_message(row: MatchRow, names: list[str]) -> api.MatchSummary:
+    return message(api.MatchSummary, read.summary(row, names))
+
+
+def time_field(name: str, text: str, now: datetime) -> datetime | None:
+    """An optional time of a request (:func:`arena.times.parse_time`, ages reckoned from
+    ``now``); Invalid naming the field when it is not a time."""
+    if not text:
+        return None
+    try:
+        return parse_time(text, now)
+    except ValueError as e:
+        raise Invalid(f"{name}: {e}") from None
+
+
+def page_after(token: str) -> tuple[datetime, str] | None:
+    """The (created_at, id) a page token names, the last match of the previous page; None
+    for the first page. Invalid when it is not a token this server gave."""
+    if not token:
+        return None
+    stamp, bar, match_id = token.partition("|")
+    try:
+        if bar:
+            return datetime.fromisoformat(stamp), match_id
+    except ValueError:
+        pass
+    raise Invalid(
+        "page_token: not one this server gave; send the next_page_token of the page before, "
+        "or none for the first page"
+    )
+
+
+def pool_of_request(text: str) -> str:
+    """The pool a request names, or the default; Invalid for one that cannot exist (an
+    empty table would read as a pool where nobody has played yet)."""
+    return parse_pool(text) if text else DEFAULT_POOL
+
+
+def stamp(at: datetime | None) -> str:
+    return at.isoformat() if at else ""
+
+
+def given(msg: Any, *names: str) -> dict[str, Any]:
+    """The optional fields of ``msg`` among ``names`` that the caller set (0 included):
+    the rest take their defaults where those are declared."""
+    return {name: getattr(msg, name) for name in names if msg.HasField(name)}
+
+
+CLOCK_FIELDS = tuple(f.name for f in fields(TimeControl))
+
+
+def clock_of(msg: Any) -> TimeControl:
+    """The clocks a request sets; ValueError names one out of range."""
+    return TimeControl(**given(msg, *CLOCK_FIELDS))
+
+
+def definition_of(msg: Any) -> Definition:
+    """A definition from its message; ValueError names what is wrong."""
+    return Definition(
+        name=msg.name,
+        rules=msg.rules or "paulista",
+        bots=tuple(msg.bots),
+        pool=msg.pool or None,
+        format=msg.format or "round-robin",
+        challenger=msg.challenger or None,
+        schedule=msg.schedule or None,
+        trusted=msg.trusted,
+        clock=clock_of(msg),
+        **given(msg, "matches", "duplicate", "seed"),
+    )
+
+
+def definition_message(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
+    return message(api.TournamentDefinition, tournaments.definition(stored, organizer=organizer))
+
+
+def tournament_message(t: dict[str, Any]) -> api.Tournament:
+    """A tournament of the read model (:func:`arena.read.tournaments`) as a message."""
+    return api.Tournament(
+        id=t["id"],
+        definition=message(api.TournamentDefinition, t["definition"]),
+        created_at=t["created_at"],
+        runs=t["run_count"],
+        last_run=t["last_run"] or 0,
+        last_status=t["last_status"] or "",
+        next_firing=(t["schedule"] or {}).get("next") or "",
+    )
+
+
+def run_message(
+    row: RunRow,
+    name: str,
+    progress: tournaments.Progress,
+    table: dict[str, Any] | None,
+    organizer: bool,
+) -> api.Run:
+    run = api.Run(
+        id=row.id,
+        tournament_id=row.tournament_id,
+        tournament=name,
+        status=row.status,
+        error=row.error or "",
+        total=row.total,
+        finished=progress["finished"],
+        failed=progress["failed"],
+        running=progress["running"],
+        created_at=stamp(row.created_at),
+        finished_at=stamp(row.finished_at),
+        fired_for=stamp(row.fired_for),
+        seed=row.seed if organizer else None,
+        definition=definition_message(row.definition, organizer),
+        participants=row.participants,
+        first_started=progress["first_started"] or "",
+    )
+    for line in (table or {}).get("table", []):
+        run.standings.add(**{k: v for k, v in line.items() if v is not None})
+    for bot, against in (table or {}).get("crosstable", {}).items():
+        for opponent, (wins, losses) in sorted(against.items()):
+            run.crosstable.add(bot=bot, opponent=opponent, wins=wins, losses=losses)
+    return run
+
+
+def bot_message(row: BotRow, connected: bool = False) -> api.Bot:
+    return api.Bot(
+        name=row.name,
+        owner=row.owner,
+        active=row.active,
+        created_at=row.created_at.isoformat(),
+        connected=connected,
+    )
