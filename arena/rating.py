@@ -193,11 +193,11 @@ def win_counts(results: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]
     return counts
 
 
-def half_intervals(results: Iterable[tuple[str, str]]) -> dict[str, float]:
-    """Half the 95% interval of each player's Bradley-Terry strength, from (winner, loser)
-    pairs: the uncertainty shown beside a pool's online Elo. Empty when there are no
-    results, or when the players fall into groups that never met (no common scale)."""
-    counts = win_counts(results)
+def half_intervals(counts: Mapping[tuple[str, str], int]) -> dict[str, float]:
+    """Half the 95% interval of each player's Bradley-Terry strength, from how often each
+    beat each (:func:`win_counts`): the uncertainty shown beside a pool's online Elo. Empty
+    when there are no results, or when the players fall into groups that never met (no
+    common scale)."""
     if not counts:
         return {}
     try:

@@ -7,7 +7,8 @@
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
-  schedule is due, and pick up runs and requested matches whose tasks were lost.
+  schedule is due, pick up runs and requested matches whose tasks were lost, and refit
+  the leaderboard intervals of the pools that changed.
 
 Every task may run twice (acks_late: a worker killed mid-task has it delivered again) and
 none waits for another. A match already recorded is never played again; one playing in
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from arena import read
 from arena.client import RefereeClient
 from arena.clock import TimeControl
 from arena.embedded import database_url
@@ -185,4 +187,6 @@ def dispatch(s: Store, now: datetime) -> list[int]:
     if stalled:  # a copy still queued finds its match recorded; one playing is joined
         log.warning("%d requested matches were left behind; sending them again", len(stalled))
         send_matches(stalled)
+    for pool in s.pools():  # refit what changed, so that pages seldom have to
+        read.intervals(s, pool)
     return started

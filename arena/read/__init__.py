@@ -24,6 +24,7 @@ from arena.store.rows import MatchRow
 from arena.store.store import Store
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
+HISTORY_POINTS = 1000  # the latest rating changes a bot's history shows
 RECENT = 20  # matches listed on a bot's page
 POOL_RECENT = 10  # matches listed under a leaderboard
 
@@ -90,10 +91,22 @@ def leaderboard(store: Store, pool: str) -> dict[str, Any]:
     }
 
 
+def intervals(store: Store, pool: str) -> dict[str, float]:
+    """Half the 95% interval of each bot's strength in the pool (a Bradley-Terry fit of
+    its rated results), fitted once per change of the pool and kept: a view reads it,
+    and the scheduler refits a changed pool every minute so that views rarely have to."""
+    version = store.pool_version(pool)
+    halves = store.pool_fit(pool, version)
+    if halves is None:
+        halves = half_intervals(store.pool_wins(pool))
+        store.keep_pool_fit(pool, version, halves)
+    return halves
+
+
 def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]:
     """A pool's leaderboard, best first; with each bot's trend line when ``trends``."""
     rows = store.leaderboard(pool)
-    spread = half_intervals(store.pool_results(pool))
+    spread = intervals(store, pool)
     lines = store.rating_trends(pool, TREND_POINTS) if trends else {}
     out: list[Standing] = []
     for rank, s in enumerate(rows, 1):
@@ -166,7 +179,7 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     ]
     if pool is None:
         return out
-    ours = [s for s in standings(store, pool) if s["bot"] == name]
+    ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
     out["standing"] = ours[0] if ours else None
     out["history"] = rating_history(store, name, pool)
     out["faults"] = store.bot_faults(name, pool)
@@ -190,7 +203,8 @@ class RatingChange(TypedDict):
 
 
 def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
-    """A bot's rating in a pool, one change per rated match, oldest first."""
+    """A bot's rating in a pool, one change per rated match, oldest first: the latest
+    HISTORY_POINTS of them."""
     return [
         RatingChange(
             match_id=h["match_id"],
@@ -198,7 +212,7 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
             after=round(h["after"], 1),
             at=h["created_at"].isoformat(),
         )
-        for h in store.rating_history(bot, pool)
+        for h in store.rating_history(bot, pool, HISTORY_POINTS)
     ]
 
 

@@ -37,19 +37,35 @@ SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_i
 FROM matches m WHERE m.id = %(id)s;
 
 -- name: list_matches
--- Newest first; the page token is the (created_at, id) of the last row of the page before.
+-- Newest first, walking an index by time (of the pool's, or of all matches); the page
+-- token is the (created_at, id) of the last row of the page before.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m
 WHERE (%(pool)s::text IS NULL OR m.pool = %(pool)s)
-  AND (%(bot)s::text IS NULL OR EXISTS (
-        SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
-        WHERE s.match_id = m.id AND b.name = %(bot)s))
   AND (%(after_time)s::timestamptz IS NULL OR (m.created_at, m.id) < (%(after_time)s, %(after_id)s))
   AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s)
   AND (%(until)s::timestamptz IS NULL OR m.created_at < %(until)s)
 ORDER BY m.created_at DESC, m.id DESC
 LIMIT %(limit)s;
+
+-- name: list_bot_matches
+-- A bot's matches, newest first, walking the index of its seats by time (migration 0008).
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM (
+    SELECT DISTINCT s.created_at, s.match_id FROM match_seats s
+    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
+      AND (%(after_time)s::timestamptz IS NULL
+           OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
+      AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
+      AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
+      AND (%(pool)s::text IS NULL OR EXISTS (
+            SELECT 1 FROM matches x WHERE x.id = s.match_id AND x.pool = %(pool)s))
+    ORDER BY s.created_at DESC, s.match_id DESC
+    LIMIT %(limit)s
+) mine JOIN matches m ON m.id = mine.match_id
+ORDER BY m.created_at DESC, m.id DESC;
 
 -- name: set_status
 UPDATE matches SET status = %(status)s,
@@ -60,14 +76,29 @@ WHERE id = %(id)s AND status <> 'finished';
 UPDATE bots SET token_hash = %(token_hash)s WHERE name = %(name)s RETURNING *;
 
 -- name: rating_history
+-- A bot's latest rating changes in the pool, newest first.
 SELECT e.match_id, e.before, e.after, e.created_at
-FROM rating_events e JOIN bots b ON b.id = e.bot_id
-WHERE b.name = %(bot)s AND e.pool = %(pool)s ORDER BY e.id;
+FROM rating_events e
+WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND e.pool = %(pool)s
+ORDER BY e.id DESC LIMIT %(limit)s;
 
--- name: pool_results
-SELECT m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
-                       WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
-FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated;
+-- name: pool_wins
+-- How often each bot's team beat each other bot's in the pool's rated matches.
+SELECT w.name AS winner, l.name AS loser, p.rated_wins AS wins
+FROM pair_stats p JOIN bots w ON w.id = p.bot_id JOIN bots l ON l.id = p.opponent_id
+WHERE p.pool = %(pool)s AND p.rated_wins > 0;
+
+-- name: pool_version
+-- Changes whenever a match of the pool is recorded: the key of its cached fit.
+SELECT coalesce(sum(matches), 0)::bigint AS version FROM bot_pool_stats WHERE pool = %(pool)s;
+
+-- name: pool_fit
+SELECT halves FROM pool_fits WHERE pool = %(pool)s AND version = %(version)s;
+
+-- name: keep_pool_fit
+INSERT INTO pool_fits (pool, version, halves) VALUES (%(pool)s, %(version)s, %(halves)s)
+ON CONFLICT (pool) DO UPDATE SET version = excluded.version, halves = excluded.halves
+WHERE pool_fits.version < excluded.version;
 
 -- ---- tournaments --------------------------------------------------------------------
 
@@ -189,21 +220,20 @@ FROM matches m WHERE m.id = %(id)s;
 UPDATE runs SET status = 'failed', error = %(error)s, finished_at = now()
 WHERE id = %(id)s AND status = 'starting';
 -- name: pools
--- Every pool that has a rating or a match, the most played first.
-SELECT pool FROM (
-    SELECT pool, count(*) AS n FROM matches GROUP BY pool
-    UNION ALL
-    SELECT pool, 0 FROM ratings GROUP BY pool
-) p GROUP BY pool ORDER BY sum(n) DESC, pool;
+-- Every pool with a finished match, the most played first (in matches times the bots in
+-- each).
+SELECT pool FROM bot_pool_stats GROUP BY pool ORDER BY sum(matches) DESC, pool;
 
 -- name: rating_trends
--- Each bot's latest rating changes in the pool, oldest first (the leaderboard's trend).
+-- Each bot's latest rating changes in the pool, oldest first (the leaderboard's trend):
+-- a few rows of the index per bot of the pool.
 SELECT b.name, array_agg(e.after ORDER BY e.id) AS elos, (array_agg(e.before ORDER BY e.id))[1] AS start
-FROM (
-    SELECT e.*, row_number() OVER (PARTITION BY e.bot_id ORDER BY e.id DESC) AS k
-    FROM rating_events e WHERE e.pool = %(pool)s
-) e JOIN bots b ON b.id = e.bot_id
-WHERE e.k <= %(points)s
+FROM ratings r JOIN bots b ON b.id = r.bot_id
+CROSS JOIN LATERAL (
+    SELECT x.id, x.before, x.after FROM rating_events x
+    WHERE x.bot_id = r.bot_id AND x.pool = r.pool ORDER BY x.id DESC LIMIT %(points)s
+) e
+WHERE r.pool = %(pool)s
 GROUP BY b.name;
 
 -- name: bot_by_name
@@ -223,28 +253,20 @@ FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id
 GROUP BY b.id ORDER BY b.name;
 
 -- name: bot_faults
--- A bot's faults summed over its finished matches in the pool (the referee writes them
--- per bot name in matches.faults).
-SELECT count(*) AS matches,
-    coalesce(sum((m.faults -> %(name)s ->> 'timeouts')::int), 0) AS timeouts,
-    coalesce(sum((m.faults -> %(name)s ->> 'rejected')::int), 0) AS rejected,
-    coalesce(sum((m.faults -> %(name)s ->> 'disconnects')::int), 0) AS disconnects,
-    coalesce(sum((m.faults -> %(name)s ->> 'substituted')::int), 0) AS substituted
-FROM matches m
-WHERE m.pool = %(pool)s AND m.status = 'finished' AND EXISTS (
-    SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
-    WHERE s.match_id = m.id AND b.name = %(name)s);
+-- A bot's faults summed over its finished matches in the pool (kept as they are recorded,
+-- migration 0008).
+SELECT coalesce(max(s.matches), 0) AS matches, coalesce(max(s.timeouts), 0) AS timeouts,
+    coalesce(max(s.rejected), 0) AS rejected, coalesce(max(s.disconnects), 0) AS disconnects,
+    coalesce(max(s.substituted), 0) AS substituted
+FROM bot_pool_stats s JOIN bots b ON b.id = s.bot_id
+WHERE b.name = %(name)s AND s.pool = %(pool)s;
 
 -- name: head_to_head
 -- A bot's finished matches in the pool against each bot of the other team.
-SELECT o.name AS opponent, count(DISTINCT m.id) AS games,
-    count(DISTINCT m.id) FILTER (WHERE m.winner = s.seat %% 2) AS wins
-FROM match_seats s
-JOIN bots b ON b.id = s.bot_id AND b.name = %(name)s
-JOIN matches m ON m.id = s.match_id AND m.status = 'finished' AND m.pool = %(pool)s
-JOIN match_seats os ON os.match_id = m.id AND os.seat %% 2 <> s.seat %% 2
-JOIN bots o ON o.id = os.bot_id AND o.id <> b.id
-GROUP BY o.name ORDER BY count(DISTINCT m.id) DESC, o.name;
+SELECT o.name AS opponent, p.games, p.wins
+FROM pair_stats p JOIN bots b ON b.id = p.bot_id JOIN bots o ON o.id = p.opponent_id
+WHERE b.name = %(name)s AND p.pool = %(pool)s AND o.id <> b.id
+ORDER BY p.games DESC, o.name;
 
 -- name: rating_changes
 -- The rating change each of the given matches made to the bot.

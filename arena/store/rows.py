@@ -46,6 +46,7 @@ class MatchSeatRow:
     match_id: str
     seat: int
     bot_id: int
+    created_at: datetime  # its match's, for a bot's matches by time
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,38 @@ class ArenaSecretRow:
     deal_key: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class PairStatsRow:
+    """Two bots on opposite teams in a pool's finished matches (migration 0008)."""
+
+    pool: str
+    bot_id: int
+    opponent_id: int
+    games: int
+    wins: int
+    rated_wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotPoolStatsRow:
+    """A bot's finished matches in a pool and its faults in them (migration 0008)."""
+
+    bot_id: int
+    pool: str
+    matches: int
+    timeouts: int
+    rejected: int
+    disconnects: int
+    substituted: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolFitRow:
+    pool: str
+    version: int
+    halves: dict[str, float]
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -111,5 +144,8 @@ TABLES: dict[str, type] = {
     "rating_events": RatingEventRow,
     "tournaments": TournamentRow,
     "runs": RunRow,
+    "pair_stats": PairStatsRow,
+    "bot_pool_stats": BotPoolStatsRow,
+    "pool_fits": PoolFitRow,
 }
 """Every table and the dataclass of its rows."""

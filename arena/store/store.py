@@ -108,21 +108,42 @@ class Store(Runs):
             raise NotFound(f"no bot named {quoted(name)}")
         return BotRow(**row), token
 
-    def rating_history(self, bot: str, pool: str) -> list[dict[str, Any]]:
-        with self._transaction() as conn:
-            return list(conn.execute(Q["rating_history"], {"bot": bot, "pool": pool}))
+    def rating_history(self, bot: str, pool: str, limit: int) -> list[dict[str, Any]]:
+        """The bot's latest ``limit`` rating changes in the pool, oldest first."""
+        params = {"bot": bot, "pool": pool, "limit": limit}
+        with self._statement() as conn:
+            return list(reversed(conn.execute(Q["rating_history"], params).fetchall()))
 
-    def pool_results(self, pool: str) -> list[tuple[str, str]]:
-        """Every (winner, loser) pair of bots across the teams of the pool's rated
-        matches (each member of the winning team over each of the losing team)."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["pool_results"], {"pool": pool}).fetchall()
-        pairs = []
-        for row in rows:
-            seats, winner = row["seat_names"], row["winner"]
-            for w in dict.fromkeys(seats[winner::2]):
-                pairs += [(w, loser) for loser in dict.fromkeys(seats[1 - winner :: 2])]
-        return pairs
+    def pool_wins(self, pool: str) -> dict[tuple[str, str], int]:
+        """How often each bot's team beat each other bot's in the pool's rated matches
+        (kept as matches are recorded: a read of the pool's pairs, not of its history)."""
+        with self._statement() as conn:
+            rows = conn.execute(Q["pool_wins"], {"pool": pool}).fetchall()
+        return {(r["winner"], r["loser"]): r["wins"] for r in rows}
+
+    def recount(self) -> None:
+        """Count every pool's pairs and faults again from the whole history (migration
+        0008 keeps them as matches are recorded; this is the check, and the way to load
+        a history written around the recording path)."""
+        with self._statement() as conn:
+            conn.execute("SELECT recount_finished_matches()")
+
+    def pool_version(self, pool: str) -> int:
+        """A number that grows whenever a match of the pool is recorded."""
+        with self._statement() as conn:
+            row = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
+        return int(row["version"]) if row else 0
+
+    def pool_fit(self, pool: str, version: int) -> dict[str, float] | None:
+        """The pool's intervals kept for ``version``, or None."""
+        with self._statement() as conn:
+            row = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
+        return None if row is None else dict(row["halves"])
+
+    def keep_pool_fit(self, pool: str, version: int, halves: dict[str, float]) -> None:
+        params = {"pool": pool, "version": version, "halves": Jsonb(halves)}
+        with self._statement() as conn:
+            conn.execute(Q["keep_pool_fit"], params)
 
     def bots(self) -> list[BotRow]:
         with self._transaction() as conn:
@@ -228,8 +249,9 @@ class Store(Runs):
             "after_time": after[0] if after else None,
             "after_id": after[1] if after else None,
         }
+        query = Q["list_matches"] if bot is None else Q["list_bot_matches"]
         with self._transaction() as conn:
-            rows = conn.execute(Q["list_matches"], params).fetchall()
+            rows = conn.execute(query, params).fetchall()
         out = []
         for row in rows:
             names = row.pop("seat_names")
