@@ -41,7 +41,8 @@ def random_history(store: Store, seed: int, matches: int = 40) -> list[str]:
 
 
 def full_results(database: str, pool: str) -> list[tuple[str, str]]:
-    """(winner, loser) of every rated finished match of the pool, read from the matches."""
+    """(winner, loser) of every rated finished match of the pool, read from the matches
+    (a bot on both teams does not beat itself)."""
     with psycopg.connect(database) as conn:
         rows = conn.execute(
             "SELECT m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b "
@@ -52,7 +53,7 @@ def full_results(database: str, pool: str) -> list[tuple[str, str]]:
     pairs = []
     for winner, seats in rows:
         for w in dict.fromkeys(seats[winner::2]):
-            pairs += [(w, loser) for loser in dict.fromkeys(seats[1 - winner :: 2])]
+            pairs += [(w, lost) for lost in dict.fromkeys(seats[1 - winner :: 2]) if lost != w]
     return pairs
 
 

@@ -83,10 +83,11 @@ WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND e.pool = %(pool)
 ORDER BY e.id DESC LIMIT %(limit)s;
 
 -- name: pool_wins
--- How often each bot's team beat each other bot's in the pool's rated matches.
+-- How often each bot's team beat each other bot's in the pool's rated matches (a bot
+-- seated on both teams tells nothing of its strength).
 SELECT w.name AS winner, l.name AS loser, p.rated_wins AS wins
 FROM pair_stats p JOIN bots w ON w.id = p.bot_id JOIN bots l ON l.id = p.opponent_id
-WHERE p.pool = %(pool)s AND p.rated_wins > 0;
+WHERE p.pool = %(pool)s AND p.rated_wins > 0 AND p.bot_id <> p.opponent_id;
 
 -- name: pool_version
 -- Changes whenever a match of the pool is recorded: the key of its cached fit.
