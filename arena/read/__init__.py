@@ -24,7 +24,7 @@ from arena.store.rows import MatchRow
 from arena.store.store import Store
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
-HISTORY_POINTS = 1000  # the latest rating changes a bot's history shows
+HISTORY_POINTS = 200  # the latest rating changes a bot's history shows
 RECENT = 20  # matches listed on a bot's page
 POOL_RECENT = 10  # matches listed under a leaderboard
 

@@ -54,15 +54,18 @@ LIMIT %(limit)s;
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM (
-    SELECT DISTINCT s.created_at, s.match_id FROM match_seats s
+    SELECT s.created_at, s.match_id FROM match_seats s
     WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
+      AND NOT EXISTS (  -- one row per match: the bot's first seat in it
+            SELECT 1 FROM match_seats t
+            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
       AND (%(after_time)s::timestamptz IS NULL
            OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
       AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
       AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
       AND (%(pool)s::text IS NULL OR EXISTS (
             SELECT 1 FROM matches x WHERE x.id = s.match_id AND x.pool = %(pool)s))
-    ORDER BY s.created_at DESC, s.match_id DESC
+    ORDER BY s.bot_id DESC, s.created_at DESC, s.match_id DESC  -- the index's order
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
 ORDER BY m.created_at DESC, m.id DESC;
@@ -80,7 +83,7 @@ UPDATE bots SET token_hash = %(token_hash)s WHERE name = %(name)s RETURNING *;
 SELECT e.match_id, e.before, e.after, e.created_at
 FROM rating_events e
 WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND e.pool = %(pool)s
-ORDER BY e.id DESC LIMIT %(limit)s;
+ORDER BY e.created_at DESC, e.id DESC LIMIT %(limit)s;  -- rating_events_by_bot's order
 
 -- name: pool_wins
 -- How often each bot's team beat each other bot's in the pool's rated matches (a bot
@@ -232,7 +235,8 @@ SELECT b.name, array_agg(e.after ORDER BY e.id) AS elos, (array_agg(e.before ORD
 FROM ratings r JOIN bots b ON b.id = r.bot_id
 CROSS JOIN LATERAL (
     SELECT x.id, x.before, x.after FROM rating_events x
-    WHERE x.bot_id = r.bot_id AND x.pool = r.pool ORDER BY x.id DESC LIMIT %(points)s
+    WHERE x.bot_id = r.bot_id AND x.pool = r.pool
+    ORDER BY x.created_at DESC, x.id DESC LIMIT %(points)s  -- rating_events_by_bot's order
 ) e
 WHERE r.pool = %(pool)s
 GROUP BY b.name;
@@ -271,8 +275,9 @@ ORDER BY p.games DESC, o.name;
 
 -- name: rating_changes
 -- The rating change each of the given matches made to the bot.
-SELECT e.match_id, e.before, e.after FROM rating_events e JOIN bots b ON b.id = e.bot_id
-WHERE b.name = %(name)s AND e.match_id = ANY(%(match_ids)s::text[]);
+SELECT e.match_id, e.before, e.after FROM rating_events e
+WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(name)s)
+  AND e.match_id = ANY(%(match_ids)s::text[]);
 
 -- name: run_matches
 -- A run's matches, the latest played first (then those not started, by number).

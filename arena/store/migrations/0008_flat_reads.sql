@@ -109,8 +109,10 @@ $$;
 SELECT recount_finished_matches();
 
 -- The rest of the reads through indexes: a bot's latest rating changes in a pool (its
--- history, the leaderboard's trend lines); the latest matches, of a pool or of all.
-CREATE INDEX rating_events_by_bot ON rating_events (bot_id, pool, id);
+-- history, the leaderboard's trend lines: in time order, which the primary key cannot
+-- give, so that no plan walks every newer event back to a bot that stopped playing);
+-- the latest matches, of a pool or of all.
+CREATE INDEX rating_events_by_bot ON rating_events (bot_id, pool, created_at DESC, id DESC);
 CREATE INDEX matches_by_pool_created ON matches (pool, created_at DESC, id DESC);
 CREATE INDEX matches_by_created ON matches (created_at DESC, id DESC);
 
