@@ -120,16 +120,26 @@ def faults(names: list[str], i: int) -> str:
 
 
 class Progress:
-    """Prints how far a table's load has got, every tenth of it."""
+    """Prints how far a table's load has got, every tenth of it (every 100,000 rows at
+    least), and its whole time once the COPY has ended (its checks done)."""
 
     def __init__(self, table: str, total: int) -> None:
         self.table, self.total, self.start = table, total, time.perf_counter()
         self.every = max(100_000, total // 10)
 
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.say(f"{self.total:>10,} rows")
+
     def tick(self, done: int) -> None:
-        if done % self.every == 0 or done == self.total:  # a small load: its last line only
-            s = time.perf_counter() - self.start
-            print(f"    {self.table:<14} {done:>10,}/{self.total:,}  {s:6.1f} s", flush=True)
+        if done % self.every == 0:
+            self.say(f"{done:>10,}/{self.total:,}")
+
+    def say(self, what: str) -> None:
+        s = time.perf_counter() - self.start
+        print(f"    {self.table:<14} {what}  {s:6.1f} s", flush=True)
 
 
 def build(url: str, n: int) -> None:
@@ -205,7 +215,8 @@ def _copy_runs(
     ids = list(range(start[0], start[0] + count))
     columns = "id, tournament_id, definition, seed, status, participants, total, fired_for, "
     columns += "standings, created_at, finished_at"
-    with conn.cursor().copy(f"COPY runs ({columns}) FROM STDIN") as copy:
+    copying = conn.cursor().copy(f"COPY runs ({columns}) FROM STDIN")
+    with Progress("runs", count), copying as copy:
         for k, run in enumerate(ids):
             began = base + k * RUN_SIZE * STEP - STEP
             total = min(RUN_SIZE, n - k * RUN_SIZE)
@@ -230,8 +241,8 @@ def _copy_matches(
     columns = "id, pool, rules, status, rated, seed, record, winner, score, faults, run_id, "
     columns += "created_at, started_at, finished_at, points, clock"
     clock = json.dumps(DEFAULT_CLOCK.to_json())
-    progress = Progress("matches", n)
-    with conn.cursor().copy(f"COPY matches ({columns}) FROM STDIN") as copy:
+    copying = conn.cursor().copy(f"COPY matches ({columns}) FROM STDIN")
+    with Progress("matches", n) as progress, copying as copy:
         for i, a, b, winner in games(n):
             match_id, run = _match(i, runs)
             form = _template(forms, i, winner)
@@ -249,8 +260,8 @@ def _copy_matches(
 
 
 def _copy_seats(conn: psycopg.Connection[Any], n: int, ids: list[int], runs: list[int]) -> None:
-    progress = Progress("match_seats", n)
-    with conn.cursor().copy("COPY match_seats (match_id, seat, bot_id) FROM STDIN") as copy:
+    copying = conn.cursor().copy("COPY match_seats (match_id, seat, bot_id) FROM STDIN")
+    with Progress("match_seats", n) as progress, copying as copy:
         for i, a, b, _ in games(n):
             match_id, _run = _match(i, runs)
             copy.write_row((match_id, 0, ids[a]))
@@ -264,9 +275,9 @@ def _copy_ratings(
 ) -> None:
     """The online Elo replayed over the history: its events, then the ratings it ends on."""
     elo, games_, wins = [1500.0] * BOTS, [0] * BOTS, [0] * BOTS
-    progress = Progress("rating_events", n)
     columns = "bot_id, match_id, pool, before, after, created_at"
-    with conn.cursor().copy(f"COPY rating_events ({columns}) FROM STDIN") as copy:
+    copying = conn.cursor().copy(f"COPY rating_events ({columns}) FROM STDIN")
+    with Progress("rating_events", n) as progress, copying as copy:
         for i, a, b, winner in games(n):
             match_id, _run = _match(i, runs)
             d = rating.K * ((winner == 0) - 1 / (1 + 10 ** ((elo[b] - elo[a]) / rating.SCALE)))
@@ -378,7 +389,9 @@ def report(small: dict[str, float], large: dict[str, float], sizes: tuple[int, i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", type=int, default=1_000, help="matches in the small pool")
+    small = "matches in the small pool (at least 1,000: it fills the tournaments' lists of runs, "
+    small += "and connects the pool's bots by games)"
+    parser.add_argument("--small", type=int, default=1_000, help=small)
     parser.add_argument("--large", type=int, default=1_000_000, help="matches in the large one")
     parser.add_argument("--repeat", type=int, default=7, help="requests timed per path")
     args = parser.parse_args()
