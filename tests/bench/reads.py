@@ -1,0 +1,406 @@
+"""Whether every read path stays flat as history piles up: each page and API call timed on
+a pool of ``--small`` (1,000) and of ``--large`` (1,000,000) finished, rated matches among
+200 bots, and recording one more match timed on both. Part of ``make bench``; the goal is a
+large/small ratio of at most 2 for every read path, and recording at most 10% slower.
+
+The history is written synthetically, with COPY, as the recording would have left it: bots
+and tournaments through the store, then runs of 50 matches each, the matches (status,
+a real record of a seeded match with the bots' names, winner, score, points, faults,
+times), their seats, one rating event per bot and match (the online Elo replayed in Python,
+in bot-id order as ``finish_match`` writes them) and the ratings they end on. Then VACUUM
+ANALYZE, as a settled database would be, and ``Store.rebuild_aggregates()`` when the store
+has one (whatever it keeps beside the base tables, recomputed from them), then ANALYZE again.
+
+Each read is timed through the public read functions, so the bench measures whatever
+implementation is in place: the first request is not counted (it warms the caches), then
+the median of ``--repeat`` (7) requests, fewer when a path takes over 10 s (at least 2).
+The bench reports; it exits 0 whether the goal is met or not. Scratch databases on
+``ARENA_DATABASE_URL``'s server (else the machine's, else the embedded one), dropped after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+import arena.read
+import arena.read.tournaments
+from arena import rating
+from arena.clock import DEFAULT_CLOCK
+from arena.engine import Rules
+from arena.store.migrate import migrate
+from arena.store.rows import TournamentRow
+from arena.store.runs import run_match_id
+from arena.store.store import Store
+from arena.tournament import Definition, Result, hand_points, standings
+from tests.bench.store import server
+from tests.test_store import played
+
+POOL = "paulista/1"
+RULES = Rules()
+BOTS = 200
+RUN_SIZE = 50  # matches per tournament run: the small pool lists as many runs as the large
+TOURNAMENTS = 2  # the runs take turns among them
+STEP = timedelta(seconds=30)  # between two matches' creation
+READ_GOAL = 2.0  # large / small, every read path
+RECORD_GOAL = 1.10  # large / small, recording a match
+BUDGET_S = 10.0  # a path's repetitions stop after this long (once 2 are measured)
+RECORDINGS = 50  # matches recorded at each size
+SLOW_MS = 1000.0  # a read this slow on the small pool is said to be, whatever its ratio
+MARKS = ("@@seats@@", "@@match_id@@", "@@faults@@")
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A real record's JSON text cut where the seats, the match id and the faults go."""
+
+    parts: list[str]
+    seed: int
+    score: list[int]
+    points: tuple[int, int]
+
+    def fill(self, seats: list[str], match_id: str, faults: str) -> str:
+        p = self.parts
+        return p[0] + json.dumps(seats) + p[1] + json.dumps(match_id) + p[2] + faults + p[3]
+
+
+def templates(per_winner: int = 3) -> dict[int, list[Template]]:
+    """The shortest records of 200 seeded matches, by winner: valid and small."""
+    found = sorted(
+        ((len(json.dumps(r)), s, r) for s in range(200) for r in [played(RULES, s)]),
+        key=lambda t: t[:2],
+    )
+    out: dict[int, list[Template]] = {0: [], 1: []}
+    for _, seed, record in found:
+        winner = record["result"]["winner"]
+        if len(out[winner]) < per_winner:
+            record |= {"seats": MARKS[0], "match_id": MARKS[1]}
+            record |= {"clock": DEFAULT_CLOCK.to_json(), "faults": MARKS[2]}
+            text = json.dumps(record)
+            for mark in MARKS:
+                text = text.replace(json.dumps(mark), "\0")
+            parts = text.split("\0")
+            assert len(parts) == 4
+            score = record["result"]["score"]
+            out[winner].append(Template(parts, seed, score, hand_points(record)))
+    return out
+
+
+def games(n: int, seed: int = 7) -> Iterator[tuple[int, int, int, int]]:
+    """The pool's history, the same on every pass: (number, seat 0's bot, seat 1's, winner).
+    Bots have hidden strengths, so the leaderboard has an order to find."""
+    rng = random.Random(seed)
+    strength = [rng.gauss(0, 200) for _ in range(BOTS)]
+    for i in range(n):
+        a, b = rng.sample(range(BOTS), 2)
+        p = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+        yield i, a, b, 0 if rng.random() < p else 1
+
+
+def faults(names: list[str], i: int) -> str:
+    """The faults every seat's bot has in a record: now and then a timeout for seat 0."""
+    timeouts = [int(i % 50 == 0), 0]
+    return json.dumps(
+        {
+            name: {"timeouts": t, "rejected": 0, "disconnects": 0, "substituted": 0}
+            for name, t in sorted(zip(names, timeouts, strict=True))
+        }
+    )
+
+
+class Progress:
+    """Prints how far a table's load has got, every tenth of it (every 100,000 rows at
+    least), and its whole time once the COPY has ended (its checks done)."""
+
+    def __init__(self, table: str, total: int) -> None:
+        self.table, self.total, self.start = table, total, time.perf_counter()
+        self.every = max(100_000, total // 10)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.say(f"{self.total:>10,} rows")
+
+    def tick(self, done: int) -> None:
+        if done % self.every == 0:
+            self.say(f"{done:>10,}/{self.total:,}")
+
+    def say(self, what: str) -> None:
+        s = time.perf_counter() - self.start
+        print(f"    {self.table:<14} {what}  {s:6.1f} s", flush=True)
+
+
+def build(url: str, n: int) -> None:
+    """A migrated database holding a pool of ``n`` finished, rated matches."""
+    migrate(url)
+    store = Store(url)
+    try:
+        bots = [store.register_bot(f"bot{k:03d}", "bench")[0] for k in range(BOTS)]
+        tours = [
+            store.create_tournament(
+                Definition(name=f"nightly-{t}", pool=POOL, schedule=f"{t} 3 * * *")
+            )
+            for t in range(TOURNAMENTS)
+        ]
+    finally:
+        store.close()
+    ids, names = [b.id for b in bots], [b.name for b in bots]
+    forms = templates()
+    base = datetime.now(UTC) - (n + 1) * STEP - timedelta(days=1)
+    with psycopg.connect(url) as conn:
+        runs = _copy_runs(conn, n, tours, names, forms, base)
+        _copy_matches(conn, n, names, forms, base, runs)
+        _copy_seats(conn, n, ids, runs)
+        _copy_ratings(conn, n, ids, runs, base)
+    start = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    print(f"    vacuum analyze {time.perf_counter() - start:6.1f} s", flush=True)
+    rebuild = getattr(Store, "rebuild_aggregates", None)
+    if rebuild is not None:
+        start = time.perf_counter()
+        store = Store(url)
+        try:
+            rebuild(store)
+        finally:
+            store.close()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+        print(f"    rebuild_aggregates {time.perf_counter() - start:.1f} s", flush=True)
+
+
+def _match(i: int, runs: list[int]) -> tuple[str, int]:
+    """Match number ``i``'s id and run."""
+    run = runs[i // RUN_SIZE]
+    return run_match_id(run, i % RUN_SIZE + 1), run
+
+
+def _template(forms: dict[int, list[Template]], i: int, winner: int) -> Template:
+    return forms[winner][i % len(forms[winner])]
+
+
+def _copy_runs(
+    conn: psycopg.Connection[Any],
+    n: int,
+    tours: list[TournamentRow],
+    names: list[str],
+    forms: dict[int, list[Template]],
+    base: datetime,
+) -> list[int]:
+    """The finished runs the matches belong to, taking turns among the tournaments, every
+    bot of the pool taking part; their ids. Every run keeps the same final table (a real
+    one, of the first run's matches): its size is what a list of runs reads, not its
+    numbers."""
+    first_run = [
+        Result(str(i), [names[a], names[b]], w, _template(forms, i, w).points, {})
+        for i, a, b, w in games(min(n, RUN_SIZE))
+    ]
+    participants = sorted(names)
+    table = json.dumps(standings(participants, first_run))
+    count = -(-n // RUN_SIZE)
+    start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM runs").fetchone()
+    assert start is not None
+    ids = list(range(start[0], start[0] + count))
+    columns = "id, tournament_id, definition, seed, status, participants, total, fired_for, "
+    columns += "standings, created_at, finished_at"
+    copying = conn.cursor().copy(f"COPY runs ({columns}) FROM STDIN")
+    with Progress("runs", count), copying as copy:
+        for k, run in enumerate(ids):
+            began = base + k * RUN_SIZE * STEP - STEP
+            total = min(RUN_SIZE, n - k * RUN_SIZE)
+            tour = tours[k % len(tours)]
+            copy.write_row(
+                (run, tour.id, json.dumps(tour.definition), k, "finished", participants, total,
+                 began, table, began, began + (total + 1) * STEP)
+            )  # fmt: skip
+    conn.execute("SELECT setval('runs_id_seq', %s)", (ids[-1],))
+    conn.commit()
+    return ids
+
+
+def _copy_matches(
+    conn: psycopg.Connection[Any],
+    n: int,
+    names: list[str],
+    forms: dict[int, list[Template]],
+    base: datetime,
+    runs: list[int],
+) -> None:
+    columns = "id, pool, rules, status, rated, seed, record, winner, score, faults, run_id, "
+    columns += "created_at, started_at, finished_at, points, clock"
+    clock = json.dumps(DEFAULT_CLOCK.to_json())
+    copying = conn.cursor().copy(f"COPY matches ({columns}) FROM STDIN")
+    with Progress("matches", n) as progress, copying as copy:
+        for i, a, b, winner in games(n):
+            match_id, run = _match(i, runs)
+            form = _template(forms, i, winner)
+            seats = [names[a], names[b]]
+            said = faults(seats, i)
+            created = base + i * STEP
+            copy.write_row(
+                (match_id, POOL, str(RULES), "finished", True, form.seed,
+                 form.fill(seats, match_id, said), winner, form.score, said, run,
+                 created, created + timedelta(seconds=2), created + timedelta(seconds=20),
+                 list(form.points), clock)
+            )  # fmt: skip
+            progress.tick(i + 1)
+    conn.commit()
+
+
+def _copy_seats(conn: psycopg.Connection[Any], n: int, ids: list[int], runs: list[int]) -> None:
+    copying = conn.cursor().copy("COPY match_seats (match_id, seat, bot_id) FROM STDIN")
+    with Progress("match_seats", n) as progress, copying as copy:
+        for i, a, b, _ in games(n):
+            match_id, _run = _match(i, runs)
+            copy.write_row((match_id, 0, ids[a]))
+            copy.write_row((match_id, 1, ids[b]))
+            progress.tick(i + 1)
+    conn.commit()
+
+
+def _copy_ratings(
+    conn: psycopg.Connection[Any], n: int, ids: list[int], runs: list[int], base: datetime
+) -> None:
+    """The online Elo replayed over the history: its events, then the ratings it ends on."""
+    elo, games_, wins = [1500.0] * BOTS, [0] * BOTS, [0] * BOTS
+    columns = "bot_id, match_id, pool, before, after, created_at"
+    copying = conn.cursor().copy(f"COPY rating_events ({columns}) FROM STDIN")
+    with Progress("rating_events", n) as progress, copying as copy:
+        for i, a, b, winner in games(n):
+            match_id, _run = _match(i, runs)
+            d = rating.K * ((winner == 0) - 1 / (1 + 10 ** ((elo[b] - elo[a]) / rating.SCALE)))
+            at = base + i * STEP + timedelta(seconds=20)
+            moves = sorted([(ids[a], a, d), (ids[b], b, -d)])
+            for bot_id, k, delta in moves:
+                copy.write_row((bot_id, match_id, POOL, elo[k], elo[k] + delta, at))
+            for _, k, delta in moves:
+                elo[k] += delta
+                games_[k] += 1
+                wins[k] += delta > 0
+            progress.tick(i + 1)
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO ratings (bot_id, pool, elo, games, wins, losses) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            [(ids[k], POOL, elo[k], games_[k], wins[k], games_[k] - wins[k]) for k in range(BOTS)],
+        )
+    conn.commit()
+
+
+def timed(call: Callable[[], Any], repeat: int) -> float:
+    """Milliseconds a warm request takes: the first is not counted, then the median."""
+    call()
+    samples: list[float] = []
+    begun = time.perf_counter()
+    while len(samples) < repeat and (len(samples) < 2 or time.perf_counter() - begun < BUDGET_S):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def reads(store: Store, repeat: int) -> dict[str, float]:
+    """Every read path's warm time, in ms."""
+    bot = "bot000"
+    first = store.matches(pool=POOL, limit=20)
+    after = (first[-1][0].created_at, first[-1][0].id)
+    paths: dict[str, Callable[[], Any]] = {
+        "leaderboard": lambda: arena.read.leaderboard(store, POOL),
+        "bot page": lambda: arena.read.bot(store, bot),
+        "rating history": lambda: arena.read.rating_history(store, bot, POOL),
+        "matches, page 1": lambda: store.matches(pool=POOL, limit=20),
+        "matches, page 2": lambda: store.matches(pool=POOL, limit=20, after=after),
+        "bots index": lambda: arena.read.bots(store),
+        "tournaments": lambda: arena.read.tournaments.tournaments(store, organizer=False),
+        "standings": lambda: arena.read.standings(store, POOL),
+    }
+    out = {}
+    for name, call in paths.items():
+        out[name] = timed(call, repeat)
+        print(f"    {name:<16} {out[name]:10.1f} ms", flush=True)
+    return out
+
+
+def recording(store: Store, records: list[dict[str, Any]]) -> float:
+    """Milliseconds ``finish_match`` takes on a new match of the pool: the median."""
+    bots = [b.id for b in store.bots()]
+    tag = uuid.uuid4().hex[:6]
+    samples = []
+    for k, record in enumerate(records):
+        match_id = f"bench-{tag}-{k}"
+        store.create_match(match_id, RULES, random.Random(k).sample(bots, 2), seed=k)
+        start = time.perf_counter()
+        store.finish_match(match_id, record)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples[1:]) * 1000  # the first one warms the function's plan
+
+
+def measure(admin: str, n: int, repeat: int, records: list[dict[str, Any]]) -> dict[str, float]:
+    """Build a scratch database of ``n`` matches, time every path on it, drop it."""
+    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        url = make_conninfo(admin, dbname=name)
+        print(f"  {n:,} matches: loading", flush=True)
+        start = time.perf_counter()
+        build(url, n)
+        print(f"  {n:,} matches: loaded in {time.perf_counter() - start:.1f} s", flush=True)
+        store = Store(url)
+        try:
+            out = reads(store, repeat)
+            out["recording"] = recording(store, records)
+            print(f"    {'recording':<16} {out['recording']:10.1f} ms", flush=True)
+        finally:
+            store.close()
+        return out
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def report(small: dict[str, float], large: dict[str, float], sizes: tuple[int, int]) -> None:
+    head = f"{'path':<16} {f'{sizes[0]:,} ms':>12} {f'{sizes[1]:,} ms':>14} {'ratio':>7}  verdict"
+    print(head)
+    missed = 0
+    for path, s in small.items():
+        ratio = large[path] / s
+        goal = RECORD_GOAL if path == "recording" else READ_GOAL
+        ok = ratio <= goal
+        missed += not ok
+        verdict = f"{'met' if ok else 'MISSED'} (goal <= {goal:g})"
+        if s > SLOW_MS:  # a constant cost this large hides what grows
+            verdict += f"; over {SLOW_MS / 1000:g} s already when small"
+        print(f"{path:<16} {s:12.1f} {large[path]:14.1f} {ratio:7.2f}  {verdict}")
+    print(f"{len(small) - missed} of {len(small)} paths meet the goal")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    small = "matches in the small pool (at least 1,000: it fills the tournaments' lists of runs, "
+    small += "and connects the pool's bots by games)"
+    parser.add_argument("--small", type=int, default=1_000, help=small)
+    parser.add_argument("--large", type=int, default=1_000_000, help="matches in the large one")
+    parser.add_argument("--repeat", type=int, default=7, help="requests timed per path")
+    args = parser.parse_args()
+    admin = server()
+    records = [played(RULES, 1000 + k) for k in range(RECORDINGS + 1)]
+    small = measure(admin, args.small, args.repeat, records)
+    large = measure(admin, args.large, args.repeat, records)
+    report(small, large, (args.small, args.large))
+
+
+if __name__ == "__main__":
+    main()
