@@ -16,7 +16,10 @@ ON CONFLICT (id) DO NOTHING;
 SELECT deal_key FROM arena_secret;
 
 -- name: insert_seat
-INSERT INTO match_seats (match_id, seat, bot_id) VALUES (%(match_id)s, %(seat)s, %(bot_id)s)
+-- A seat carries its match's pool and time, for a bot's matches in order (migration 0008).
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at)
+SELECT %(match_id)s, %(seat)s, %(bot_id)s, m.pool, m.created_at FROM matches m
+WHERE m.id = %(match_id)s
 ON CONFLICT DO NOTHING;
 
 -- name: finish_match
@@ -63,9 +66,27 @@ FROM (
            OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
       AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
       AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
-      AND (%(pool)s::text IS NULL OR EXISTS (
-            SELECT 1 FROM matches x WHERE x.id = s.match_id AND x.pool = %(pool)s))
-    ORDER BY s.bot_id DESC, s.created_at DESC, s.match_id DESC  -- the index's order
+    ORDER BY s.created_at DESC, s.match_id DESC
+    LIMIT %(limit)s
+) mine JOIN matches m ON m.id = mine.match_id
+ORDER BY m.created_at DESC, m.id DESC;
+
+-- name: list_bot_pool_matches
+-- A bot's matches in one pool, newest first (the bot page): the same, through the index
+-- of its seats by pool and time.
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM (
+    SELECT s.created_at, s.match_id FROM match_seats s
+    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)s
+      AND NOT EXISTS (
+            SELECT 1 FROM match_seats t
+            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+      AND (%(after_time)s::timestamptz IS NULL
+           OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
+      AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
+      AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
+    ORDER BY s.created_at DESC, s.match_id DESC
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
 ORDER BY m.created_at DESC, m.id DESC;

@@ -46,7 +46,8 @@ class MatchSeatRow:
     match_id: str
     seat: int
     bot_id: int
-    created_at: datetime  # its match's, for a bot's matches by time
+    pool: str  # its match's, for a bot's matches by pool and time
+    created_at: datetime  # its match's
 
 
 @dataclass(frozen=True, slots=True)

@@ -249,7 +249,10 @@ class Store(Runs):
             "after_time": after[0] if after else None,
             "after_id": after[1] if after else None,
         }
-        query = Q["list_matches"] if bot is None else Q["list_bot_matches"]
+        if bot is None:
+            query = Q["list_matches"]
+        else:
+            query = Q["list_bot_matches" if pool is None else "list_bot_pool_matches"]
         with self._transaction() as conn:
             rows = conn.execute(query, params).fetchall()
         out = []

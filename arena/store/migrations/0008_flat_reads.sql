@@ -116,9 +116,13 @@ CREATE INDEX rating_events_by_bot ON rating_events (bot_id, pool, created_at DES
 CREATE INDEX matches_by_pool_created ON matches (pool, created_at DESC, id DESC);
 CREATE INDEX matches_by_created ON matches (created_at DESC, id DESC);
 
--- A bot's latest matches, through an index of its seats by time: a seat is written with
--- its match, in one transaction, so both have the same created_at.
-ALTER TABLE match_seats ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
-UPDATE match_seats s SET created_at = m.created_at FROM matches m WHERE m.id = s.match_id;
+-- A bot's latest matches, of all pools or of one, through indexes of its seats by time: a
+-- seat carries its match's pool and creation time (copied from the match as it is written).
+ALTER TABLE match_seats ADD COLUMN pool text, ADD COLUMN created_at timestamptz;
+UPDATE match_seats s SET pool = m.pool, created_at = m.created_at
+FROM matches m WHERE m.id = s.match_id;
+ALTER TABLE match_seats ALTER COLUMN pool SET NOT NULL, ALTER COLUMN created_at SET NOT NULL;
 CREATE INDEX match_seats_by_bot_created ON match_seats (bot_id, created_at DESC, match_id DESC);
+CREATE INDEX match_seats_by_bot_pool_created
+    ON match_seats (bot_id, pool, created_at DESC, match_id DESC);
 DROP INDEX match_seats_by_bot;
