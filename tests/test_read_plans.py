@@ -247,7 +247,7 @@ def test_the_check_flags_what_walks_the_history(verdicts: dict[str, list[str]], 
 TODAY: dict[str, tuple[str, ...]] = {
     # a small table's plan: with the bot in half the matches PostgreSQL reads all its rows
     # through a bitmap, where in a large arena it walks the bot's index under the LIMIT
-    "bot page": ("list_bot_matches (a small table's plan)",),
+    "bot page": ("rating_history (a small table's plan)",),
     "rating history": ("rating_history (a small table's plan)",),
 }  # fmt: skip
 
