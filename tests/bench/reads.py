@@ -12,8 +12,10 @@ ANALYZE, as a settled database would be, and ``Store.recount()`` (the counts the
 keeps beside the base tables, which COPY went around), then ANALYZE again.
 
 Each read is timed through the public read functions, so the bench measures whatever
-implementation is in place: the first request is not counted (it warms the caches), then
-the median of ``--repeat`` (7) requests, fewer when a path takes over 10 s (at least 2).
+implementation is in place. Both databases are kept side by side and each path is timed on
+one right after the other, in ``--rounds`` (7) paired rounds (the first request of each
+is not counted: it warms the caches): the verdict is the median of the rounds' ratios, and
+their spread is shown, since this machine's speed drifts.
 The bench reports; it exits 0 whether the goal is met or not. Scratch databases on
 ``ARENA_DATABASE_URL``'s server (else the machine's, else the embedded one), dropped after.
 """
@@ -21,6 +23,7 @@ The bench reports; it exits 0 whether the goal is met or not. Scratch databases 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -55,7 +58,6 @@ TOURNAMENTS = 2  # the runs take turns among them
 STEP = timedelta(seconds=30)  # between two matches' creation
 READ_GOAL = 2.0  # large / small, every read path
 RECORD_GOAL = 1.10  # large / small, recording a match
-BUDGET_S = 10.0  # a path's repetitions stop after this long (once 2 are measured)
 RECORDINGS = 50  # matches recorded at each size
 SLOW_MS = 1000.0  # a read this slow on the small pool is said to be, whatever its ratio
 MARKS = ("@@seats@@", "@@match_id@@", "@@faults@@")
@@ -301,24 +303,22 @@ def _copy_ratings(
     conn.commit()
 
 
-def timed(call: Callable[[], Any], repeat: int) -> float:
-    """Milliseconds a warm request takes: the first is not counted, then the median."""
-    call()
-    samples: list[float] = []
-    begun = time.perf_counter()
-    while len(samples) < repeat and (len(samples) < 2 or time.perf_counter() - begun < BUDGET_S):
+def timed(call: Callable[[], Any]) -> float:
+    """Milliseconds one warm request takes (the median of three)."""
+    samples = []
+    for _ in range(3):
         start = time.perf_counter()
         call()
         samples.append(time.perf_counter() - start)
     return statistics.median(samples) * 1000
 
 
-def reads(store: Store, repeat: int) -> dict[str, float]:
-    """Every read path's warm time, in ms."""
+def paths(store: Store) -> dict[str, Callable[[], Any]]:
+    """Every read path, as a call on ``store``."""
     bot = "bot000"
     first = store.matches(pool=POOL, limit=20)
     after = (first[-1][0].created_at, first[-1][0].id)
-    paths: dict[str, Callable[[], Any]] = {
+    return {
         "leaderboard": lambda: arena.read.leaderboard(store, POOL),
         "bot page": lambda: arena.read.bot(store, bot),
         "rating history": lambda: arena.read.rating_history(store, bot, POOL),
@@ -328,17 +328,11 @@ def reads(store: Store, repeat: int) -> dict[str, float]:
         "tournaments": lambda: arena.read.tournaments.tournaments(store, organizer=False),
         "standings": lambda: arena.read.standings(store, POOL),
     }
-    out = {}
-    for name, call in paths.items():
-        out[name] = timed(call, repeat)
-        print(f"    {name:<16} {out[name]:10.1f} ms", flush=True)
-    return out
 
 
-def recording(store: Store, records: list[dict[str, Any]]) -> float:
+def recording(store: Store, records: list[dict[str, Any]], tag: str) -> float:
     """Milliseconds ``finish_match`` takes on a new match of the pool: the median."""
     bots = [b.id for b in store.bots()]
-    tag = uuid.uuid4().hex[:6]
     samples = []
     for k, record in enumerate(records):
         match_id = f"bench-{tag}-{k}"
@@ -349,8 +343,9 @@ def recording(store: Store, records: list[dict[str, Any]]) -> float:
     return statistics.median(samples[1:]) * 1000  # the first one warms the function's plan
 
 
-def measure(admin: str, n: int, repeat: int, records: list[dict[str, Any]]) -> dict[str, float]:
-    """Build a scratch database of ``n`` matches, time every path on it, drop it."""
+@contextlib.contextmanager
+def scratch(admin: str, n: int) -> Iterator[Store]:
+    """A scratch database of ``n`` matches, dropped on exit."""
     name = f"arena_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -362,31 +357,61 @@ def measure(admin: str, n: int, repeat: int, records: list[dict[str, Any]]) -> d
         print(f"  {n:,} matches: loaded in {time.perf_counter() - start:.1f} s", flush=True)
         store = Store(url)
         try:
-            out = reads(store, repeat)
-            out["recording"] = recording(store, records)
-            print(f"    {'recording':<16} {out['recording']:10.1f} ms", flush=True)
+            yield store
         finally:
             store.close()
-        return out
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def report(small: dict[str, float], large: dict[str, float], sizes: tuple[int, int]) -> None:
-    head = f"{'path':<16} {f'{sizes[0]:,} ms':>12} {f'{sizes[1]:,} ms':>14} {'ratio':>7}  verdict"
-    print(head)
+def paired(
+    small: Store, large: Store, rounds: int, records: list[dict[str, Any]]
+) -> dict[str, tuple[float, float, list[float]]]:
+    """Each path timed on both databases one right after the other, ``rounds`` times (the
+    machine's speed drifts: only times taken together are compared); per path the median
+    times and every round's ratio."""
+    calls = [paths(small), paths(large)]
+    for store_calls in calls:  # the first request of each warms caches and plans
+        for call in store_calls.values():
+            call()
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in calls[0]}
+    times["recording"] = []
+    for r in range(rounds):
+        for name in calls[0]:
+            times[name].append((timed(calls[0][name]), timed(calls[1][name])))
+        chunk = records[r * RECORDINGS // rounds : (r + 1) * RECORDINGS // rounds + 1]
+        times["recording"].append(
+            (recording(small, chunk, f"s{r}"), recording(large, chunk, f"l{r}"))
+        )
+        print(f"    round {r + 1} of {rounds}", flush=True)
+    return {
+        name: (
+            statistics.median(a for a, _ in pairs),
+            statistics.median(b for _, b in pairs),
+            [b / a for a, b in pairs],
+        )
+        for name, pairs in times.items()
+    }
+
+
+def report(results: dict[str, tuple[float, float, list[float]]], sizes: tuple[int, int]) -> None:
+    head = f"{'path':<16} {f'{sizes[0]:,} ms':>12} {f'{sizes[1]:,} ms':>14} {'ratio':>7}"
+    print(f"{head}  {'rounds':<22} verdict")
     missed = 0
-    for path, s in small.items():
-        ratio = large[path] / s
+    for path, (s, large, ratios) in results.items():
+        ratio = statistics.median(ratios)
         goal = RECORD_GOAL if path == "recording" else READ_GOAL
         ok = ratio <= goal
         missed += not ok
         verdict = f"{'met' if ok else 'MISSED'} (goal <= {goal:g})"
         if s > SLOW_MS:  # a constant cost this large hides what grows
             verdict += f"; over {SLOW_MS / 1000:g} s already when small"
-        print(f"{path:<16} {s:12.1f} {large[path]:14.1f} {ratio:7.2f}  {verdict}")
-    print(f"{len(small) - missed} of {len(small)} paths meet the goal")
+        spread = f"{min(ratios):.2f}..{max(ratios):.2f}"
+        print(f"{path:<16} {s:12.1f} {large:14.1f} {ratio:7.2f}  {spread:<22} {verdict}")
+    print(
+        f"{len(results) - missed} of {len(results)} paths meet the goal (median of paired rounds)"
+    )
 
 
 def main() -> None:
@@ -395,13 +420,13 @@ def main() -> None:
     small += "and connects the pool's bots by games)"
     parser.add_argument("--small", type=int, default=1_000, help=small)
     parser.add_argument("--large", type=int, default=1_000_000, help="matches in the large one")
-    parser.add_argument("--repeat", type=int, default=7, help="requests timed per path")
+    parser.add_argument("--rounds", type=int, default=7, help="paired rounds (7)")
     args = parser.parse_args()
     admin = server()
     records = [played(RULES, 1000 + k) for k in range(RECORDINGS + 1)]
-    small = measure(admin, args.small, args.repeat, records)
-    large = measure(admin, args.large, args.repeat, records)
-    report(small, large, (args.small, args.large))
+    with scratch(admin, args.small) as small, scratch(admin, args.large) as large:
+        results = paired(small, large, args.rounds, records)
+    report(results, (args.small, args.large))
 
 
 if __name__ == "__main__":
