@@ -23,7 +23,7 @@ import hmac
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from arena.clock import DEFAULT_CLOCK, TimeControl
@@ -131,13 +131,20 @@ class Definition:
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Definition:
         clock_fields = DEFAULT_CLOCK.to_json().keys()
-        known = {f.name for f in fields(Definition)} - {"clock"} | clock_fields
-        unknown = set(data) - known
+        unknown = set(data) - STORED_DEFAULTS.keys()
         if unknown:
             raise ValueError(f"unknown fields in a tournament definition: {sorted(unknown)}")
         rest = {k: v for k, v in data.items() if k not in clock_fields}
         clock = TimeControl.from_json({k: v for k, v in data.items() if k in clock_fields})
         return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
+
+
+STORED_DEFAULTS: dict[str, Any] = {
+    f.name: None if f.default is MISSING else f.default
+    for f in fields(Definition)
+    if f.name != "clock"
+} | DEFAULT_CLOCK.to_json()
+"""Every field of a definition's stored form (``to_json``), with its default."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ def pool_of_request(text: str) -> str:
 
 
 def stamp(at: datetime | None) -> str:
-    return at.isoformat() if at else ""
+    return read.stamp(at) or ""  # a message's unset time is empty
 
 
 def given(msg: Any, *names: str) -> dict[str, Any]:

@@ -4,11 +4,9 @@ stored, schedules, a run's progress, standings and crosstable."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
-from arena.clock import DEFAULT_CLOCK
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
 from arena.pools import pool_of
@@ -16,7 +14,7 @@ from arena.read import stamp, summary
 from arena.schedule import next_firing
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
-from arena.tournament import Definition
+from arena.tournament import STORED_DEFAULTS
 
 TOURNAMENT_RUNS = 10  # runs listed under each tournament
 RUN_MATCHES = 100  # matches listed on a run's page
@@ -58,8 +56,7 @@ def definition(stored: dict[str, Any], *, organizer: bool) -> dict[str, Any]:
     """A stored tournament definition, every field of :class:`Definition` (a default for
     one it predates), as stored: not checked again, the rules may have changed since.
     Its seed for the organizer alone."""
-    out = {f.name: stored.get(f.name, f.default) for f in fields(Definition) if f.name != "clock"}
-    out |= {k: stored.get(k, v) for k, v in DEFAULT_CLOCK.to_json().items()}
+    out = {k: stored.get(k, default) for k, default in STORED_DEFAULTS.items()}
     out["bots"] = list(out["bots"] or [])
     out["trusted"] = bool(out["trusted"])  # the organizer says no bot remembers a match
     return out if organizer else _without_seed(out)

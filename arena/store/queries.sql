@@ -113,6 +113,10 @@ SELECT w.name AS winner, l.name AS loser, p.rated_wins AS wins
 FROM pair_stats p JOIN bots w ON w.id = p.bot_id JOIN bots l ON l.id = p.opponent_id
 WHERE p.pool = %(pool)s AND p.rated_wins > 0 AND p.bot_id <> p.opponent_id;
 
+-- name: recount
+-- Every pool's kept counts again, from the whole history (migration 0008).
+SELECT recount_finished_matches();
+
 -- name: pool_version
 -- Changes whenever a match of the pool is recorded: the key of its cached fit.
 SELECT coalesce(sum(matches), 0)::bigint AS version FROM bot_pool_stats WHERE pool = %(pool)s;

@@ -126,7 +126,7 @@ class Store(Runs):
         0008 keeps them as matches are recorded; this is the check, and the way to load
         a history written around the recording path)."""
         with self._statement() as conn:
-            conn.execute("SELECT recount_finished_matches()")
+            conn.execute(Q["recount"])
 
     def pool_version(self, pool: str) -> int:
         """A number that grows whenever a match of the pool is recorded."""
