@@ -299,10 +299,16 @@ WHERE b.name = %(name)s AND p.pool = %(pool)s AND o.id <> b.id
 ORDER BY p.games DESC, o.name;
 
 -- name: rating_changes
--- The rating change each of the given matches made to the bot.
-SELECT e.match_id, e.before, e.after FROM rating_events e
-WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(name)s)
-  AND e.match_id = ANY(%(match_ids)s::text[]);
+-- The rating change each of the given matches made to the bot: one lookup of its
+-- (bot_id, match_id) key per match, whatever the length of the bot's history (the LIMIT
+-- keeps the lookups apart: a join would be free to read all the bot's events at once).
+SELECT e.match_id, e.before, e.after
+FROM unnest(%(match_ids)s::text[]) AS m (id)
+CROSS JOIN LATERAL (
+    SELECT * FROM rating_events e
+    WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(name)s) AND e.match_id = m.id
+    LIMIT 1
+) e;
 
 -- name: run_matches
 -- A run's matches, the latest played first (then those not started, by number).
