@@ -21,10 +21,11 @@ from arena.clock import TimeControl
 from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
+from arena.hosted.archive import Limits, Manifest, check
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.read import tournaments
+from arena.read import tournaments, versions
 from arena.store.store import Store
 from arena.tournament import seatings
 from referee import messages
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
+ARCHIVE_LIMITS = Limits()  # how large a submitted bot may be
 
 
 STATUS: dict[type[Exception], grpc.StatusCode] = {
@@ -132,6 +134,62 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 grpc.StatusCode.UNAUTHENTICATED,
                 "this call needs the organizer's token (metadata authorization: Bearer TOKEN)",
             )
+
+    async def _owner(self, context: Any, bot: str) -> None:
+        """The organizer, or the bot's own token; anyone else is refused (a wrong token
+        counted as a guess, as :meth:`_is_organizer` does)."""
+        token = bearer(context)
+        if token and not hmac.compare_digest(token.encode(), self._admin):
+            row = await asyncio.to_thread(self.store.bot_for_token, token)
+            if row is not None:
+                if row.name != bot:
+                    await context.abort(
+                        grpc.StatusCode.PERMISSION_DENIED,
+                        f"this token is bot {quoted(row.name)}'s, not {quoted(bot)}'s",
+                    )
+                return
+        if not await self._is_organizer(context):
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "this call needs the bot's own token or the organizer's "
+                "(metadata authorization: Bearer TOKEN)",
+            )
+
+    async def SubmitBot(self, requests: Any, context: Any) -> api.SubmitBotResponse:
+        """Reads the manifest, then the archive up to the size limit (refused as soon as
+        it goes over), checks it whole, and keeps it as a version."""
+        first = await anext(aiter(requests), None)
+        if first is None or first.WhichOneof("part") != "manifest":
+            raise Invalid("the first message must be the manifest")
+        m = first.manifest
+        await self._owner(context, m.bot)
+        manifest = Manifest(m.runtime, m.entry)
+        limit = ARCHIVE_LIMITS.archive_bytes
+        if m.size > limit:
+            raise Invalid(f"archive: {m.size:,} bytes, over the limit of {limit:,}")
+        data = bytearray()
+        async for part in requests:
+            if part.WhichOneof("part") != "chunk":
+                raise Invalid("after the manifest, only chunks of the archive")
+            data += part.chunk
+            if len(data) > limit:
+                raise Invalid(f"archive: over the limit of {limit:,} bytes")
+        archive = bytes(data)
+        checked = await asyncio.to_thread(check, archive, manifest, ARCHIVE_LIMITS)
+        row, new = await asyncio.to_thread(
+            self.store.add_version, m.bot, manifest, archive, checked
+        )
+        if new:
+            log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
+        return api.SubmitBotResponse(
+            version=messages.message(api.BotVersion, versions.version(m.bot, row)), new=new
+        )
+
+    async def ListVersions(self, request: Any, context: Any) -> api.ListVersionsResponse:
+        rows = await asyncio.to_thread(versions.versions, self.store, request.bot)
+        return api.ListVersionsResponse(
+            versions=[messages.message(api.BotVersion, v) for v in rows]
+        )
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)

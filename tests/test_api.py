@@ -574,6 +574,9 @@ def test_a_nul_byte_in_any_call_gets_a_clear_status(arena: Any, who: str) -> Non
     service = api.DESCRIPTOR.services_by_name["Arena"]
     for method in service.methods:
         request = nul_everywhere(getattr(api, method.input_type.name)())
+        if method.client_streaming:  # SubmitBot: the manifest, then a chunk
+            request = iter([nul_everywhere(api.SubmitBotRequest(manifest=api.BotManifest())),
+                            api.SubmitBotRequest(chunk=b"\x00")])  # fmt: skip
         try:
             getattr(stub, method.name)(request, metadata=metadata, timeout=10)
         except grpc.RpcError as e:

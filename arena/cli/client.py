@@ -39,8 +39,17 @@ class Arena:
             settings = dataclasses.replace(settings, ca_file=None, tls=False)
         return Arena(address, settings.admin_token(), settings)
 
-    def call(self, method: str, request: Any, organizer: bool = False) -> Any:
-        """One call; a gRPC error becomes SystemExit saying what the server said."""
+    def call(
+        self,
+        method: str,
+        request: Any,
+        organizer: bool = False,
+        token: str | None = None,
+        timeout: float = 30,
+    ) -> Any:
+        """One call (``request`` an iterator of messages for a streaming one), with the
+        organizer's token or ``token`` if either is asked for; a gRPC error becomes
+        SystemExit saying what the server said."""
         import grpc
 
         from arena.proto.truco.v1 import arena_pb2_grpc
@@ -49,11 +58,12 @@ class Arena:
             channel = self._settings.channel(self.address)
         except ValueError as e:  # an unreadable CA file
             raise SystemExit(f"arena: {e}") from None
-        metadata = [("authorization", f"Bearer {self._admin}")] if organizer else []
+        bearer = token or (self._admin if organizer else None)
+        metadata = [("authorization", f"Bearer {bearer}")] if bearer else []
         with channel:
             stub = arena_pb2_grpc.ArenaStub(channel)
             try:
-                return getattr(stub, method)(request, metadata=metadata, timeout=30)
+                return getattr(stub, method)(request, metadata=metadata, timeout=timeout)
             except grpc.RpcError as e:
                 raise SystemExit(
                     f"arena: {e.details()} ({e.code().name.lower()}, at {self.address})"

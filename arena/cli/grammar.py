@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, match, organizer, reader, servers
+from arena.cli import engine, hosting, match, organizer, reader, servers
 from arena.cli.common import (
     CONCURRENCY,
     DECISION_MS,
@@ -21,6 +21,7 @@ from arena.cli.common import (
     time,
 )
 from arena.engine import Rules
+from arena.hosted.archive import RUNTIMES
 from arena.pools import DEFAULT_POOL
 
 if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
@@ -154,6 +155,27 @@ def _bots(sub: Commands) -> None:
     p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
     p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
     p.set_defaults(run=servers.cmd_bot_run)
+    p = actions.add_parser(
+        "submit",
+        help="submit a bot's code: the arena runs it (docs/hosting.md)",
+        description="Submit a new version of a hosted bot: the folder (packed here) or a "
+        ".tar.gz, .tar or .zip of it. With the bot's own token ($ARENA_TOKEN or --token), "
+        "or else the organizer's.",
+    )
+    p.add_argument("name", help="the registered bot")
+    p.add_argument("path", help="the bot's folder, or an archive of it")
+    p.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        help="default: by the entry's extension (.py, .js), else exec",
+    )
+    p.add_argument("--entry", help="the command that starts it, in its folder (bot.py, index.js)")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.set_defaults(run=hosting.cmd_bot_submit)
+    p = actions.add_parser("versions", help="a hosted bot's versions")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=hosting.cmd_bot_versions)
 
 
 def _tournaments(sub: Commands) -> None:

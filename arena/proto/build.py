@@ -26,7 +26,8 @@ def generate(out: Path) -> None:
     args = ["protoc", f"-I{SOURCE}", f"--python_out={out}", f"--pyi_out={out}"]
     if protoc.main([*args, f"--grpc_python_out={out}", *files]) != 0:
         raise SystemExit("protoc failed")
-    for path in out.rglob("*_pb2*.py*"):  # generated imports name the proto package
+    for name in generated_files(out):  # generated imports name the proto package
+        path = out / name
         text = path.read_text()
         path.write_text(re.sub(r"^from truco\.", "from arena.proto.truco.", text, flags=re.M))
 

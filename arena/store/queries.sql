@@ -317,3 +317,37 @@ SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_i
 FROM matches m WHERE m.run_id = %(id)s
 ORDER BY coalesce(m.finished_at, m.started_at) DESC NULLS LAST, m.id DESC
 LIMIT %(limit)s;
+
+-- name: keep_archive
+INSERT INTO bot_archives (hash, data) VALUES (%(hash)s, %(data)s) ON CONFLICT (hash) DO NOTHING;
+
+-- name: lock_bot
+-- The bot a version is submitted for, locked: its versions are numbered one at a time.
+SELECT * FROM bots WHERE name = %(name)s AND token_hash IS NOT NULL AND active FOR UPDATE;
+
+-- name: version_by_hash
+SELECT * FROM bot_versions WHERE bot_id = %(bot_id)s AND hash = %(hash)s;
+
+-- name: insert_version
+-- A new version of the bot: its own bot row NAME@N (no token), then the version.
+WITH n AS (
+    SELECT coalesce(max(number), 0) + 1 AS number FROM bot_versions WHERE bot_id = %(bot_id)s
+), made AS (
+    INSERT INTO bots (name, owner, token_hash)
+    SELECT %(name)s || '@' || n.number, %(owner)s, NULL FROM n
+    RETURNING id
+)
+INSERT INTO bot_versions (id, bot_id, number, hash, archive, runtime, entry, size, unpacked, files)
+SELECT made.id, %(bot_id)s, n.number, %(hash)s, %(archive)s, %(runtime)s, %(entry)s,
+       %(size)s, %(unpacked)s, %(files)s
+FROM made, n
+RETURNING *;
+
+-- name: bot_versions
+-- A bot's versions, the latest first.
+SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id
+WHERE b.name = %(name)s ORDER BY v.number DESC;
+
+-- name: version_archive
+SELECT a.data FROM bot_versions v JOIN bot_archives a ON a.hash = v.archive
+WHERE v.id = %(id)s;

@@ -16,7 +16,7 @@ class BotRow:
     id: int
     name: str
     owner: str
-    token_hash: bytes
+    token_hash: bytes | None  # None: a hosted version's row, which never dials in
     active: bool
     created_at: datetime
 
@@ -136,6 +136,31 @@ class PoolFitRow:
     halves: dict[str, float]
 
 
+@dataclass(frozen=True, slots=True)
+class BotArchiveRow:
+    hash: str
+    data: bytes
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BotVersionRow:
+    id: int  # the version's own bot row (NAME@N)
+    bot_id: int
+    number: int
+    hash: str
+    archive: str
+    runtime: str
+    entry: str
+    size: int
+    unpacked: int
+    files: int
+    status: str  # checking, active, retired or rejected
+    reason: str
+    created_at: datetime
+    checked_at: datetime | None
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -148,5 +173,7 @@ TABLES: dict[str, type] = {
     "pair_stats": PairStatsRow,
     "bot_pool_stats": BotPoolStatsRow,
     "pool_fits": PoolFitRow,
+    "bot_archives": BotArchiveRow,
+    "bot_versions": BotVersionRow,
 }
 """Every table and the dataclass of its rows."""

@@ -31,6 +31,7 @@ from arena.pools import pool_of
 from arena.store.rows import BotRow, MatchRow, RatingRow
 from arena.store.runs import Runs
 from arena.store.sql import QUERIES as Q
+from arena.store.versions import Versions
 from arena.tournament import deal_seed, hand_points
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,12 @@ class Standing:
         return rating.is_provisional(self.rating.games)
 
 
+BAD_NAME = (
+    "{} is not a bot name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a "
+    "letter or digit"
+)
+
+
 class StoreTokens:
     """The store as the referee's token book: a token names its (active) bot."""
 
@@ -70,10 +77,10 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs):
+class Store(Runs, Versions):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
-    tournaments and their runs)."""
+    tournaments and their runs; from :class:`Versions`, hosted bots' versions)."""
 
     # ---- bots -----------------------------------------------------------------------
 
@@ -82,16 +89,15 @@ class Store(Runs):
         time the token is seen. Names are taken in their Unicode normal form (NFKC) and are
         unique whatever their case (migration 0007)."""
         name = unicodedata.normalize("NFKC", name)
+        if "@" in name:  # NAME@N is a hosted version's row (migration 0010)
+            raise Invalid(BAD_NAME.format(quoted(name)))
         token = secrets.token_urlsafe(32)
         params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
         try:
             with self._transaction() as conn:
                 row = conn.execute(Q["insert_bot"], params).fetchone()
         except Invalid as e:
-            raise Invalid(
-                f"{quoted(name)} is not a bot name: use 1 to 64 letters, digits, '.', '_' or "
-                "'-', starting with a letter or digit"
-            ) from e
+            raise Invalid(BAD_NAME.format(quoted(name))) from e
         except Exists as e:
             raise Exists(f"a bot named {quoted(name)} already exists") from e
         assert row is not None

@@ -6,6 +6,76 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("manifest", "chunk")
+    MANIFEST_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    manifest: BotManifest
+    chunk: bytes
+    def __init__(self, manifest: _Optional[_Union[BotManifest, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class BotManifest(_message.Message):
+    __slots__ = ("bot", "runtime", "entry", "size")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    runtime: str
+    entry: str
+    size: int
+    def __init__(self, bot: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ...) -> None: ...
+
+class BotVersion(_message.Message):
+    __slots__ = ("bot", "number", "name", "hash", "runtime", "entry", "size", "unpacked", "files", "status", "reason", "created_at", "checked_at")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HASH_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    UNPACKED_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    number: int
+    name: str
+    hash: str
+    runtime: str
+    entry: str
+    size: int
+    unpacked: int
+    files: int
+    status: str
+    reason: str
+    created_at: str
+    checked_at: str
+    def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("version", "new")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NEW_FIELD_NUMBER: _ClassVar[int]
+    version: BotVersion
+    new: bool
+    def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., new: _Optional[bool] = ...) -> None: ...
+
+class ListVersionsRequest(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    def __init__(self, bot: _Optional[str] = ...) -> None: ...
+
+class ListVersionsResponse(_message.Message):
+    __slots__ = ("versions",)
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    versions: _containers.RepeatedCompositeFieldContainer[BotVersion]
+    def __init__(self, versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
+
 class Bot(_message.Message):
     __slots__ = ("name", "owner", "active", "created_at", "connected")
     NAME_FIELD_NUMBER: _ClassVar[int]

@@ -99,6 +99,16 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/truco.v1.Arena/SubmitBot',
+                request_serializer=truco_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.ListVersions = channel.unary_unary(
+                '/truco.v1.Arena/ListVersions',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -197,6 +207,24 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request_iterator, context):
+        """The bot's own token, or the organizer: a new version of a hosted bot (docs/hosting.md).
+        The first message is the manifest, the rest the archive's bytes in order (chunks of
+        at most 1 MiB). The archive is checked whole before anything is stored: a bad one is
+        refused with INVALID_ARGUMENT saying why, and nothing is kept. The same files and
+        manifest again are the version they were (new = false).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListVersions(self, request, context):
+        """A bot's versions, the latest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -264,6 +292,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetRun,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.SubmitBotRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'ListVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVersions,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -617,6 +655,60 @@ class Arena:
             '/truco.v1.Arena/GetRun',
             truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/truco.v1.Arena/SubmitBot',
+            truco_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListVersions',
+            truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

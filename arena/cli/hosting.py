@@ -1,0 +1,113 @@
+"""Hosted bots from the command line: ``bot submit`` and ``bot versions``
+(docs/hosting.md)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from arena.cli.client import Arena
+from arena.cli.common import console
+from arena.proto.truco.v1 import arena_pb2 as api
+
+CHUNK = 1024 * 1024  # bytes a message: under gRPC's 4 MiB default
+RUNTIME_OF = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
+ENTRIES = ("bot.py", "index.js")  # what --entry defaults to, the first found
+SUBMIT_TIMEOUT_S = 600
+
+
+def packed(path: Path) -> bytes:
+    """A folder as a tar.gz of its contents (owners and times dropped: they are not part
+    of a version); an archive file as it is."""
+    if not path.is_dir():
+        return path.read_bytes()
+
+    def plain(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        return info
+
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as t:
+        for child in sorted(path.iterdir()):
+            t.add(child, arcname=child.name, filter=plain)
+    return out.getvalue()
+
+
+def manifest(args: argparse.Namespace, path: Path) -> tuple[str, str]:
+    """The runtime and entry: as given, else guessed from the folder and the entry's
+    extension (SystemExit saying what to give when there is no guessing)."""
+    entry = args.entry
+    if entry is None:
+        found = [e for e in ENTRIES if path.is_dir() and (path / e).is_file()]
+        if not found:
+            raise SystemExit(
+                f"arena: give --entry: {path} has none of {', '.join(ENTRIES)} to start"
+            )
+        entry = found[0]
+    runtime = args.runtime or RUNTIME_OF.get(Path(entry.split()[0]).suffix, "exec")
+    return runtime, entry
+
+
+def cmd_bot_submit(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    path = Path(args.path)
+    if not path.exists():
+        raise SystemExit(f"arena: no file or folder {path}")
+    runtime, entry = manifest(args, path)
+    data = packed(path)
+    first = api.BotManifest(bot=args.name, runtime=runtime, entry=entry, size=len(data))
+    token = args.token or os.environ.get("ARENA_TOKEN") or None
+    out = console()
+    progress = Progress(
+        TextColumn("uploading"), BarColumn(), DownloadColumn(), console=out, transient=True,
+        disable=not out.is_terminal,
+    )  # fmt: skip
+
+    def parts() -> Iterator[api.SubmitBotRequest]:
+        yield api.SubmitBotRequest(manifest=first)
+        for at in range(0, len(data), CHUNK):
+            yield api.SubmitBotRequest(chunk=data[at : at + CHUNK])
+            progress.update(task, completed=min(at + CHUNK, len(data)))
+
+    with progress:
+        task = progress.add_task("upload", total=len(data))
+        reply = Arena.from_env().call(
+            "SubmitBot", parts(), organizer=token is None, token=token, timeout=SUBMIT_TIMEOUT_S
+        )
+    v = reply.version
+    if reply.new:
+        print(f"{v.name}: submitted ({runtime}, {entry}; {v.files} files, {v.unpacked:,} bytes)")
+    else:
+        print(f"{v.name}: these files were submitted before; the version is {v.status}")
+    print(f"{v.name}: {v.status}" + (f": {v.reason}" if v.reason else ""))
+    return 0
+
+
+def cmd_bot_versions(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    reply = Arena.from_env().call("ListVersions", api.ListVersionsRequest(bot=args.name))
+    if args.json:
+        from google.protobuf import json_format
+
+        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        return 0
+    if not reply.versions:
+        print(f"{args.name} has no hosted versions (arena bot submit {args.name} PATH)")
+        return 0
+    table = Table("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
+    for v in reply.versions:
+        status = v.status + (f": {v.reason}" if v.reason else "")
+        table.add_row(
+            v.name, status, v.runtime, v.entry, str(v.files), f"{v.unpacked:,}",
+            v.created_at[:19].replace("T", " "), v.hash[:12],
+        )  # fmt: skip
+    console().print(table)
+    return 0

@@ -1,0 +1,169 @@
+"""Submitting hosted bots over the Arena API, on real gRPC and a real PostgreSQL: who may
+submit, what a version is, and that a bad archive is refused saying why with nothing
+kept; then the same through ``arena bot submit`` and ``arena bot versions``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import psycopg
+import pytest
+
+import referee.api
+from arena.hosted.archive import Limits
+from arena.proto.truco.v1 import arena_pb2 as api
+from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
+from tests.test_archive import BOT, tar
+
+Stub = Any
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def submit(stub: Stub, bot: str, data: bytes, metadata: Any, **manifest: Any) -> Any:
+    first = api.BotManifest(bot=bot, runtime="python", entry="bot.py")
+    for k, v in manifest.items():
+        setattr(first, k, v)
+    parts = [api.SubmitBotRequest(manifest=first)]
+    parts += [api.SubmitBotRequest(chunk=data[k : k + 100]) for k in range(0, len(data), 100)]
+    return stub.SubmitBot(iter(parts), metadata=metadata, timeout=30)
+
+
+def register(stub: Stub, name: str) -> str:
+    return str(stub.RegisterBot(api.RegisterBotRequest(name=name), metadata=ORGANIZER).token)
+
+
+def kept(database: str) -> tuple[int, int, int]:
+    """Archives, versions and bot rows in the store."""
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM bot_archives), (SELECT count(*) FROM bot_versions),"
+            " (SELECT count(*) FROM bots)"
+        ).fetchone()
+    assert row is not None
+    return row
+
+
+def test_a_bot_submits_versions_of_itself(arena: Any) -> None:  # noqa: F811
+    _, stub = arena
+    token = register(stub, "alpha")
+    first = submit(stub, "alpha", tar(BOT), bearer(token))
+    v = first.version
+    assert first.new and (v.bot, v.number, v.name, v.status) == ("alpha", 1, "alpha@1", "checking")
+    assert (v.runtime, v.entry, v.files, v.unpacked) == ("python", "bot.py", 2, 18)
+    again = submit(stub, "alpha", tar(BOT, mtime=1e9), bearer(token))  # packed anew
+    assert not again.new and again.version.number == 1
+    changed = submit(stub, "alpha", tar(BOT | {"bot.py": b"pass\n"}), ORGANIZER)
+    assert changed.new and changed.version.name == "alpha@2"
+    listed = stub.ListVersions(api.ListVersionsRequest(bot="alpha"), timeout=10).versions
+    assert [x.name for x in listed] == ["alpha@2", "alpha@1"]
+    assert [x.hash for x in listed] == [changed.version.hash, v.hash]
+    # a version is a bot row of its own, without a token: no one can register or dial in as it
+    names = [b.name for b in stub.ListBots(api.ListBotsRequest(), timeout=10).bots]
+    assert {"alpha", "alpha@1", "alpha@2"} <= set(names)
+    with pytest.raises(grpc.RpcError) as taken:
+        stub.RegisterBot(api.RegisterBotRequest(name="beta@1"), metadata=ORGANIZER)
+    assert taken.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_only_the_bot_itself_or_the_organizer_submits(arena: Any) -> None:  # noqa: F811
+    ref, stub = arena
+    register(stub, "alpha")
+    beta = register(stub, "beta")
+    for metadata, code in [
+        ((), grpc.StatusCode.UNAUTHENTICATED),
+        (bearer("a guess"), grpc.StatusCode.PERMISSION_DENIED),
+        (bearer(beta), grpc.StatusCode.PERMISSION_DENIED),
+    ]:
+        with pytest.raises(grpc.RpcError) as refused:
+            submit(stub, "alpha", tar(BOT), metadata)
+        assert refused.value.code() == code
+    assert kept(ref.store.pool.conninfo)[:2] == (0, 0)
+    with pytest.raises(grpc.RpcError) as unknown:
+        submit(stub, "nobody", tar(BOT), ORGANIZER)
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("data", "manifest", "says"),
+    [
+        (b"garbage", {}, "not a tar, tar.gz or zip"),
+        (tar({"x.py": b""}), {}, "no file 'bot.py'"),
+        (tar(BOT), {"runtime": "cobol"}, "runtime: 'cobol' is not one of"),
+        (tar(BOT), {"size": 10**9}, "over the limit"),
+        (bytes(5000), {}, "over the limit of 4,096 bytes"),
+    ],
+)
+def test_a_bad_submission_is_refused_and_nothing_is_kept(
+    arena: Any,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    data: bytes,
+    manifest: dict[str, Any],
+    says: str,
+) -> None:
+    ref, stub = arena
+    monkeypatch.setattr(referee.api, "ARCHIVE_LIMITS", Limits(archive_bytes=4096))
+    register(stub, "alpha")
+    before = kept(ref.store.pool.conninfo)
+    with pytest.raises(grpc.RpcError) as refused:
+        submit(stub, "alpha", data, ORGANIZER, **manifest)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert says in refused.value.details()
+    assert kept(ref.store.pool.conninfo) == before
+
+
+def test_the_manifest_comes_first(arena: Any) -> None:  # noqa: F811
+    _, stub = arena
+    register(stub, "alpha")
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.SubmitBot(iter([api.SubmitBotRequest(chunk=b"x")]), metadata=ORGANIZER)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "first message must be the manifest" in refused.value.details()
+
+
+def cli(address: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = os.environ | {"ARENA_REFEREE_ADDRESS": address, "ARENA_ADMIN_TOKEN": "x"} | env
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], env=environ, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Iterator[Path]:
+    bot = tmp_path / "mybot"
+    for path, data in BOT.items():
+        (bot / path).parent.mkdir(parents=True, exist_ok=True)
+        (bot / path).write_bytes(data)
+    yield bot
+
+
+def test_the_cli_submits_a_folder_and_lists_versions(arena: Any, folder: Path) -> None:  # noqa: F811
+    ref, stub = arena
+    token = register(stub, "alpha")
+    address = ref.server.address
+    done = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
+    assert done.returncode == 0, done.stderr
+    assert "alpha@1: submitted (python, bot.py; 2 files, 18 bytes)" in done.stdout
+    again = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
+    assert "alpha@1: these files were submitted before" in again.stdout
+    (folder / "bot.py").write_text("print('v2')\n")
+    assert cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token).returncode == 0
+    listed = json.loads(cli(address, "bot", "versions", "alpha", "--json").stdout)
+    assert [v["name"] for v in listed["versions"]] == ["alpha@2", "alpha@1"]
+    table = cli(address, "bot", "versions", "alpha").stdout
+    assert "alpha@2" in table and "checking" in table
+    empty = cli(address, "bot", "submit", "alpha", str(folder / "lib"), ARENA_TOKEN=token)
+    assert empty.returncode == 1 and "give --entry" in empty.stderr
+    other = register(stub, "beta")
+    refused = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=other)
+    assert refused.returncode == 1 and "not 'alpha'" in refused.stderr
