@@ -22,6 +22,7 @@ from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.hosted.archive import Limits, Manifest, check
+from arena.hosted.tokens import is_version
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
 ARCHIVE_LIMITS = Limits()  # how large a submitted bot may be
+HOSTED_START_S = 20.0  # a match waits this long for its hosted bots' processes to connect
 
 
 STATUS: dict[type[Exception], grpc.StatusCode] = {
@@ -323,7 +325,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     ) -> dict[str, Any]:
         """Play one match once its bots have free seats; its record."""
         assert self.hub is not None
-        async with self.hub.playing(seats):
+        hosted = [b for b in dict.fromkeys(seats) if is_version(b)]
+        async with self.hub.expect(match_id, hosted, HOSTED_START_S), self.hub.playing(seats):
             runner = MatchRunner(
                 self.hub, match_id, rules, seats, seed=seed, clock=clock,
                 stand_in=lambda: house_bot("heuristic"),

@@ -25,6 +25,7 @@ from typing import Protocol
 import grpc
 
 from arena.engine import quoted
+from arena.hosted.tokens import read_match_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 
@@ -94,6 +95,11 @@ class MemoryTokens:
         return found
 
 
+def hosted_address(bot: str, match_id: str) -> str:
+    """A hosted process's address at the hub (no bot name holds a space)."""
+    return f"{bot} in {match_id}"
+
+
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -108,6 +114,7 @@ class Session:
     hand_results: bool  # the bot asked for a HandEnded message after every hand
     outbox: asyncio.Queue[pb.RefereeMessage | None]
     hello_name: str = ""  # the name the bot gave itself in its Hello (free text)
+    match: str = ""  # a hosted version's process: the one match it may play
     close_code: grpc.StatusCode | None = None
     close_reason: str = ""
     closed: bool = False
@@ -122,12 +129,27 @@ class Session:
 
     @staticmethod
     def open(
-        bot: str, concurrency: int, peer: str, hand_results: bool = False, hello_name: str = ""
+        bot: str,
+        concurrency: int,
+        peer: str,
+        hand_results: bool = False,
+        hello_name: str = "",
+        match: str = "",
     ) -> Session:
         outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue(OUTBOX_LIMIT)
         return Session(
-            bot, concurrency, peer, hand_results, outbox, hello_name, _refilled=time.monotonic()
-        )
+            bot, concurrency, peer, hand_results, outbox, hello_name, match,
+            _refilled=time.monotonic(),
+        )  # fmt: skip
+
+    @property
+    def key(self) -> str:
+        """What the hub knows it by: the bot, or a hosted process's bot and match."""
+        return hosted_address(self.bot, self.match) if self.match else self.bot
+
+    def plays(self, match: Seated) -> bool:
+        """Whether this session speaks for its bot in ``match``."""
+        return self.bot in match.bots and (not self.match or match.match_id == self.match)
 
     def send(self, message: pb.RefereeMessage, *, asks: bool = False) -> None:
         """Queue a message; ``asks`` when it invites a reply (a request, a rejection)."""
@@ -177,6 +199,7 @@ class Session:
 
 
 LATENCY_MAX_US = 10_000
+OVER_KEPT = 10_000  # ended matches whose match tokens are refused at once (later: unknown)
 LATENESS_KEPT = 100_000
 
 
@@ -212,6 +235,10 @@ class Hub:
         self.lateness: deque[float] = deque(maxlen=LATENESS_KEPT)
         self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
         self.finishing = False  # a clean stop is under way: no new sessions
+        self.expected: dict[str, frozenset[str]] = {}  # match -> its hosted seats (expect())
+        self._expecting = asyncio.Condition()
+        self._over: deque[str] = deque(maxlen=OVER_KEPT)  # matches with hosted seats, ended
+        self.token_key: bytes | None = None  # match tokens' (arena.hosted.tokens); None: none
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches. Once the
@@ -219,15 +246,15 @@ class Hub:
         if self.finishing:
             session.close()
             return
-        old = self.sessions.get(session.bot)
-        self.sessions[session.bot] = session
+        old = self.sessions.get(session.key)
+        self.sessions[session.key] = session
         session.on_abort = self._leave
         if old is not None:  # no longer live: its end is not a disconnect
             log.info(
                 "bot %s reconnected from %s; closing its old stream", session.bot, session.peer
             )
             old.close(grpc.StatusCode.ABORTED, "another connection took over this bot's session")
-        mine = [m for m in self.matches.values() if session.bot in m.bots]
+        mine = [m for m in self.matches.values() if session.plays(m)]
         session.send(
             pb.RefereeMessage(
                 welcome=pb.Welcome(
@@ -270,13 +297,13 @@ class Hub:
     def _leave(self, session: Session) -> None:
         """If ``session`` is the bot's live one, it is no more: the bot's matches hold its
         seats from now, as after any disconnect."""
-        if self.sessions.get(session.bot) is not session:
+        if self.sessions.get(session.key) is not session:
             return
-        del self.sessions[session.bot]
+        del self.sessions[session.key]
         why = f": {session.close_reason}" if session.close_reason else ""
-        log.info("bot %s disconnected%s", session.bot, why)
+        log.info("bot %s disconnected%s", session.key, why)
         for match in self.matches.values():
-            if session.bot in match.bots:
+            if session.plays(match):
                 match.bot_left(session.bot)
 
     async def finish(self, timeout_s: float = 5.0) -> None:
@@ -299,24 +326,27 @@ class Hub:
     def closed(self, match: Seated) -> None:
         del self.matches[match.match_id]
 
-    def connected(self, bot: str) -> bool:
-        return bot in self.sessions
+    def address(self, bot: str, match_id: str) -> str:
+        return hosted_address(bot, match_id) if bot in self.expected.get(match_id, ()) else bot
 
-    def wants_hands(self, bot: str) -> bool:
-        session = self.sessions.get(bot)
+    def connected(self, to: str) -> bool:
+        return to in self.sessions
+
+    def wants_hands(self, to: str) -> bool:
+        session = self.sessions.get(to)
         return session is not None and session.hand_results
 
     def late(self, seconds: float) -> None:
         self.lateness.append(seconds)
 
-    def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
-        session = self.sessions.get(bot)
+    def send(self, to: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        session = self.sessions.get(to)
         if session is not None:
             session.send(message, asks=asks)
 
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
-        if match is None or session.bot not in match.bots:
+        if match is None or not session.plays(match):
             shown = quoted(reply.match_id)  # a bot's words echoed back stay small
             session.send(
                 pb.RefereeMessage(
@@ -342,6 +372,57 @@ class Hub:
         except TimeoutError:
             missing = ", ".join(sorted(wanted - self.sessions.keys()))
             raise TimeoutError(f"not connected after {timeout_s:.0f} s: {missing}") from None
+
+    async def hosted_seat(self, token: str, wait_s: float) -> tuple[str, str] | str:
+        """The (bot, match) a match token seats, or why it seats nothing: a forged token,
+        or a match that is over, or not about to play here within ``wait_s`` (a process
+        may say hello before its worker's RunMatch has reached the referee)."""
+        found = None if self.token_key is None else read_match_token(self.token_key, token)
+        if found is None:
+            return "unknown token"
+        match_id, bot = found
+        if match_id not in self._over:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait_s), self._expecting:
+                    await self._expecting.wait_for(
+                        lambda: bot in self.expected.get(match_id, ()) or match_id in self._over
+                    )
+        if match_id in self._over:
+            return f"this token's match, {quoted(match_id)}, is over"
+        if bot not in self.expected.get(match_id, ()):
+            return f"this token's match, {quoted(match_id)}, is not playing here"
+        return bot, match_id
+
+    @contextlib.asynccontextmanager
+    async def expect(
+        self, match_id: str, hosted: Iterable[str], timeout_s: float
+    ) -> AsyncIterator[None]:
+        """While the match is about to play and plays, its ``hosted`` seats are for the
+        processes the workers start with its match tokens; first waits up to
+        ``timeout_s`` for them to connect (the match's clocks have not started: a
+        process's start costs it no time; one that never connects is away from the start,
+        as a dial-in bot would be). Once it ends, their streams end (OK) and the tokens
+        open nothing more."""
+        bots = frozenset(hosted)
+        if not bots:
+            yield
+            return
+        self.expected[match_id] = bots
+        async with self._expecting:
+            self._expecting.notify_all()
+        try:
+            try:
+                await self.wait_for([hosted_address(b, match_id) for b in bots], timeout_s)
+            except TimeoutError as e:
+                log.warning("match %s: a hosted bot is %s", match_id, e)
+            yield
+        finally:
+            del self.expected[match_id]
+            self._over.append(match_id)
+            for bot in bots:
+                session = self.sessions.get(hosted_address(bot, match_id))
+                if session is not None:
+                    session.close()
 
     @contextlib.asynccontextmanager
     async def playing(self, bots: Iterable[str]) -> AsyncIterator[None]:

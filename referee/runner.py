@@ -39,13 +39,17 @@ class Table(Protocol):
 
     def closed(self, match: MatchRunner) -> None: ...
 
-    def connected(self, bot: str) -> bool: ...
+    def address(self, bot: str, match_id: str) -> str:
+        """Where ``bot``'s messages for ``match_id`` go: the bot's session, or a hosted
+        version's process for that match alone. The methods below take addresses."""
 
-    def send(self, bot: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
-        """To ``bot`` if it is connected; ``asks`` when the message invites a reply."""
+    def connected(self, to: str) -> bool: ...
 
-    def wants_hands(self, bot: str) -> bool:
-        """Whether ``bot`` is connected and asked for a message at every hand's end."""
+    def send(self, to: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+        """If ``to`` is connected; ``asks`` when the message invites a reply."""
+
+    def wants_hands(self, to: str) -> bool:
+        """Whether ``to`` is connected and asked for a message at every hand's end."""
 
     def late(self, seconds: float) -> None:
         """A deadline was acted on ``seconds`` after it passed."""
@@ -103,6 +107,7 @@ class MatchRunner:
         self.seat_bots = tuple(seat_bots)
         self.bots = frozenset(seat_bots)
         self.faults = {bot: Faults() for bot in self.bots}
+        self._to = {bot: hub.address(bot, match_id) for bot in self.bots}
         self._stand_in = stand_in
         self._stand_ins: dict[str, Bot] = {}
         self._wake: asyncio.Future[None] | None = None
@@ -195,7 +200,7 @@ class MatchRunner:
         try:
             now = self._loop.time()
             for bot in self.bots:
-                if self.hub.connected(bot):
+                if self.hub.connected(self._to[bot]):
                     self._send_start(bot, resumed=False)
                 else:  # absent from the start: its seats are held as after a disconnect
                     self.faults[bot].disconnects += 1
@@ -307,7 +312,7 @@ class MatchRunner:
         if request is not None and bot == self.seat_bots[request.seat]:
             left = max(0, int((request.deadline - self._running().time()) * 1000))
         self.hub.send(
-            bot,
+            self._to[bot],
             pb.RefereeMessage(
                 rejected=pb.ActionRejected(
                     match_id=self.match_id, request_id=request_id, reason=reason, deadline_ms=left
@@ -345,7 +350,7 @@ class MatchRunner:
         decision.deadline_ms = max(0, int(left * 1000))
         decision.time_bank_ms = int(self._bank[request.seat] * 1000)
         self._views.encode(view(self.match, request.seat), decision.view)
-        self.hub.send(self.seat_bots[request.seat], message, asks=True)
+        self.hub.send(self._to[self.seat_bots[request.seat]], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
         started = pb.MatchStarted(
@@ -355,19 +360,19 @@ class MatchRunner:
             resumed=resumed,
         )
         started.MergeFromString(_match_terms(self.match.rules, self.clock))
-        self.hub.send(bot, pb.RefereeMessage(match_started=started))
+        self.hub.send(self._to[bot], pb.RefereeMessage(match_started=started))
 
     def _announce_hands(self) -> None:
         """A HandEnded message for each finished hand, to the bots that asked for one."""
         match = self.match
         while self._announced < len(match.hands) and match.hands[self._announced].result:
-            listeners = [bot for bot in self.bots if self.hub.wants_hands(bot)]
+            listeners = [to for to in self._to.values() if self.hub.wants_hands(to)]
             if listeners:  # the message costs more than asking
                 games = (match.games[0], match.games[1])
                 ended = hand_to_pb(seen_hand(match, self._announced), self.match_id, games)
                 message = pb.RefereeMessage(hand_ended=ended)
-                for bot in listeners:
-                    self.hub.send(bot, message)
+                for to in listeners:
+                    self.hub.send(to, message)
             self._announced += 1
 
     def _announce_end(self) -> None:
@@ -385,4 +390,4 @@ class MatchRunner:
                 termination=str(outcome.termination),
                 faults=pb.Faults(**asdict(self.faults[bot])),
             )
-            self.hub.send(bot, pb.RefereeMessage(match_ended=ended))
+            self.hub.send(self._to[bot], pb.RefereeMessage(match_ended=ended))

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, text_format
@@ -22,6 +22,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from arena.guard import FailedTokens, peer_address
+from arena.hosted.tokens import PREFIX as MATCH_TOKEN
+from arena.hosted.tokens import token_key
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
@@ -39,6 +41,7 @@ HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within
 # and for timers; a strike past PING_STRIKES ends the connection (GOAWAY too_many_pings).
 MIN_PING_INTERVAL_MS = 500
 PING_STRIKES = 2
+HOSTED_HELLO_S = 20.0  # a hosted process may say hello this long before its match is due
 DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
@@ -118,15 +121,25 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
             )
         token = hello.token or bearer(context)
+        if token.startswith(MATCH_TOKEN):  # a hosted process: one seat of one match
+            seat = await self.hub.hosted_seat(token, HOSTED_HELLO_S)
+            if isinstance(seat, str):
+                await self._refuse(context, address, seat)
+            hosted, match_id = seat
+            return Session.open(hosted, 1, context.peer(), hello.hand_results, hello.name, match_id)
         # a token book may ask the database: keep the event loop free meanwhile
         bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
         if bot is None:
-            log.warning("refused a bot from %s: unknown token", context.peer())
-            await self.failed.hold(address)
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
-            raise AssertionError("abort raises")  # what grpc's untyped abort does not say
+            await self._refuse(context, address, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
         return Session.open(bot, concurrency, context.peer(), hello.hand_results, hello.name)
+
+    async def _refuse(self, context: Any, address: str, why: str) -> NoReturn:
+        """UNAUTHENTICATED, after holding the address as for any bad token."""
+        log.warning("refused a bot from %s: %s", context.peer(), why)
+        await self.failed.hold(address)
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
+        raise AssertionError("abort raises")  # what grpc's untyped abort does not say
 
     async def _read(self, context: Any, session: Session) -> None:
         while not session.closed:
@@ -260,6 +273,7 @@ def create_server(
     services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
     if arena is not None:
         arena.hub = hub
+        hub.token_key = token_key(arena.store.deal_key())  # hosted bots' match tokens
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()

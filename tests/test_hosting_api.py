@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -151,9 +152,10 @@ def test_the_cli_submits_a_folder_and_lists_versions(arena: Any, folder: Path) -
     ref, stub = arena
     token = register(stub, "alpha")
     address = ref.server.address
+    (folder / "weights.bin").write_bytes(random.Random(1).randbytes(200_000))  # many chunks
     done = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
     assert done.returncode == 0, done.stderr
-    assert "alpha@1: submitted (python, bot.py; 2 files, 18 bytes)" in done.stdout
+    assert "alpha@1: submitted (python, bot.py; 3 files, 200,018 bytes)" in done.stdout
     again = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
     assert "alpha@1: these files were submitted before" in again.stdout
     (folder / "bot.py").write_text("print('v2')\n")

@@ -14,7 +14,7 @@ from arena.cli.client import Arena
 from arena.cli.common import console
 from arena.proto.truco.v1 import arena_pb2 as api
 
-CHUNK = 1024 * 1024  # bytes a message: under gRPC's 4 MiB default
+CHUNK = 32 * 1024  # bytes a message: under the server's limit on any message (64 KiB)
 RUNTIME_OF = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
 ENTRIES = ("bot.py", "index.js")  # what --entry defaults to, the first found
 SUBMIT_TIMEOUT_S = 600

@@ -209,8 +209,8 @@ class ArenaServicer:
 
     def SubmitBot(self, request_iterator, context):
         """The bot's own token, or the organizer: a new version of a hosted bot (docs/hosting.md).
-        The first message is the manifest, the rest the archive's bytes in order (chunks of
-        at most 1 MiB). The archive is checked whole before anything is stored: a bad one is
+        The first message is the manifest, the rest the archive's bytes in order (each
+        message, as any sent to this server, at most 64 KiB: chunks of 32 KiB do). The archive is checked whole before anything is stored: a bad one is
         refused with INVALID_ARGUMENT saying why, and nothing is kept. The same files and
         manifest again are the version they were (new = false).
         """
