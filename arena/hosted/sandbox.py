@@ -339,6 +339,7 @@ class Sandbox:
                 args += ["--symlink", os.readlink(top), top]
             elif os.path.isdir(top):
                 args += ["--ro-bind", top, top]
+        args += ["--perms", "0755", "--dir", "/etc"]  # the dynamic linker's cache only
         args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
         args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
         args += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
@@ -363,12 +364,16 @@ class Sandbox:
 
     def _environment(self) -> dict[str, str]:
         """What the caller passed, over a few neutral variables: a PATH of the runtime's,
-        HOME in the private /tmp, a UTF-8 locale, and for python where arena is found.
+        HOME in the private /tmp, a UTF-8 locale, for python where arena is found, and
+        MALLOC_ARENA_MAX: glibc reserves 64 MiB of address space for each thread's arena,
+        which RLIMIT_AS counts (a gRPC bot in Python would reserve 700 MiB to use 40).
         Nothing of the arena's own environment."""
-        neutral = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
+        path = ["/usr/bin", "/bin"]
+        neutral = {"HOME": "/tmp", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
         if self.runtime == "python":
-            neutral["PATH"] = f"{Path(sys.executable).parent}:/usr/bin:/bin"
+            path.insert(0, str(Path(sys.executable).parent))
             neutral["PYTHONPATH"] = str(_arena_folder().parent)
+        neutral["PATH"] = ":".join(dict.fromkeys(path))
         return neutral | self.env
 
     def _owns(self, pid: int) -> bool:
@@ -387,13 +392,17 @@ class Sandbox:
     def _end(self) -> None:
         process = self._process
         if process is not None:
-            if self._pid1_fd >= 0:  # the kernel kills its pid namespace; bwrap then exits
+            # pid 1 first: the kernel kills its pid namespace with it, and bwrap outside
+            # reaps it and exits (killed first, bwrap would leave pid 1 to the host's
+            # init to reap); before there is a pid 1, bwrap itself
+            if self._pid1_fd >= 0:
                 _kill(self._pid1_fd)
+            else:
+                process.kill()
             try:
                 process.wait(KILL_WAIT_S)
             except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
+                process.kill()  # its pid 1 dies with it (--die-with-parent)
                 process.wait()
         survivors = self._sweep()
         if survivors:
@@ -527,9 +536,13 @@ def _cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
         ("pids", "pids.max", limits.processes + 2),  # and bwrap's two
         ("memory", "memory.limit_in_bytes", limits.memory_bytes + limits.tmp_bytes),
     ):
-        folder = CGROUPS / controller / "truco-arena" / name
+        base = CGROUPS / controller
+        folder = base / "truco-arena" / name
+        if not base.is_dir():
+            continue
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.parent.mkdir(exist_ok=True)
+            folder.mkdir(exist_ok=True)
             (folder / file).write_text(str(value))
             for pid in pids:
                 (folder / "cgroup.procs").write_text(str(pid))
