@@ -246,7 +246,9 @@ class Sandbox:
             self._pid1_fd = os.pidfd_open(self._pid1)
             assert self._process is not None
             outer = self._process.pid
-            self._cgroups = _cgroups(str(outer), self.limits, outer, self._pid1)
+            # named after the uid as root: one a crashed arena left behind is reused
+            name = f"uid-{self._uid}" if self._uid is not None else f"pid-{outer}"
+            self._cgroups = _cgroups(name, self.limits, outer, self._pid1)
             os.write(go, b"go")
         except BaseException:
             self.stop()
@@ -377,15 +379,16 @@ class Sandbox:
         return neutral | self.env
 
     def _owns(self, pid: int) -> bool:
-        """Whether ``pid`` is a live process of the bot: by its uid as root (whatever
-        namespaces it made), else by the sandbox's pid namespace (it may make none)."""
+        """Whether ``pid`` is a live process of the bot: one in the sandbox's pid
+        namespace (bwrap's pid 1 aside) or, as root, one of the sandbox's uid (in
+        whatever namespaces it made of its own)."""
         status = _status(pid)
-        if status is None or status.get("State", "Z").startswith(("Z", "X")):
+        if status is None or status.get("State", "Z")[0] in "ZX" or pid == self._pid1:
             return False
-        if self._uid is not None:
-            return str(self._uid) in status.get("Uid", "").split()
+        if self._uid is not None and str(self._uid) in status.get("Uid", "").split():
+            return True
         try:
-            return pid != self._pid1 and os.readlink(f"/proc/{pid}/ns/pid") == self._pidns
+            return os.readlink(f"/proc/{pid}/ns/pid") == self._pidns
         except OSError:
             return False
 
@@ -544,6 +547,9 @@ def _cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
             folder.parent.mkdir(exist_ok=True)
             folder.mkdir(exist_ok=True)
             (folder / file).write_text(str(value))
+            swap = folder / "memory.memsw.limit_in_bytes"  # memory and swap, where counted
+            if controller == "memory" and swap.exists():
+                swap.write_text(str(value))
             for pid in pids:
                 (folder / "cgroup.procs").write_text(str(pid))
         except OSError as e:
