@@ -185,9 +185,15 @@ def test_no_network_but_the_referee_socket(tmp_path: Path, referee: Referee) -> 
     port.bind(("127.0.0.1", 0))
     port.listen()
     port.setblocking(False)
+    abstract = socket.socket(socket.AF_UNIX)  # bound to the host's network namespace
+    abstract_name = f"\0truco-arena-test-{os.getpid()}"
+    abstract.bind(abstract_name)
+    abstract.listen()
+    abstract.setblocking(False)
     targets = [
         ("127.0.0.1", 5432), ("127.0.0.1", 6379), ("127.0.0.1", port.getsockname()[1]),
         ("::1", 5432), ("1.1.1.1", 53), ("10.0.0.1", 80), ("192.168.1.1", 443),
+        abstract_name,
     ]  # fmt: skip
     code = python_bot(
         tmp_path,
@@ -195,9 +201,13 @@ def test_no_network_but_the_referee_socket(tmp_path: Path, referee: Referee) -> 
         import socket, sys
         outcomes = {}
         for target in json.loads(sys.argv[1]):
-            family = socket.AF_INET6 if ":" in target[0] else socket.AF_INET
+            if isinstance(target, str):
+                family, target = socket.AF_UNIX, target
+            else:
+                family = socket.AF_INET6 if ":" in target[0] else socket.AF_INET
+                target = tuple(target)
             try:
-                socket.socket(family).connect(tuple(target))
+                socket.socket(family).connect(target)
                 outcomes[str(target)] = "connected"
             except OSError as e:
                 outcomes[str(target)] = e.errno
@@ -218,9 +228,10 @@ def test_no_network_but_the_referee_socket(tmp_path: Path, referee: Referee) -> 
     refused = {errno.ECONNREFUSED, errno.ENETUNREACH, errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT}
     assert set(report["outcomes"].values()) <= refused, report["outcomes"]
     assert report["interfaces"] == ["lo"]
-    with pytest.raises(BlockingIOError):
-        port.accept()  # nobody came to the port
-    port.close()
+    for listener in (port, abstract):
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody came
+        listener.close()
 
 
 @needs_sandbox
@@ -253,6 +264,10 @@ def test_a_fork_bomb_is_held_and_stop_leaves_nothing(
         assert limits.processes // 2 < len(bomb) <= limits.processes
         placed = Path(f"/proc/{next(iter(bomb))}/cgroup").read_text()
         assert ("truco-arena" in placed) == (held_by == "cgroups")
+        neighbour = python_bot(
+            tmp_path, "import os\nif os.fork() == 0: os._exit(0)\nos.wait()", name="neighbour"
+        )
+        assert finish(sandbox(neighbour, limits=limits)) == (0, "")  # its own count
         stopped_at = time.monotonic()
     assert box.stop() == 128 + signal.SIGKILL
     assert time.monotonic() - stopped_at < sandboxes.KILL_WAIT_S
