@@ -10,28 +10,21 @@ with sandbox:                              # start(); stop() on the way out
 text = sandbox.log_text()                  # what it printed, capped
 ```
 
-The bot sees its folder ``code`` read-only at ``/bot`` (its working directory), a private
-``/tmp`` of ``Limits.tmp_bytes``, the referee's unix socket ``socket`` at
-``/run/arena/referee.sock``, the runtime read-only, a /proc of its own processes and a
-minimal /dev; no network (a namespace of its own); its environment is ``env`` plus PATH,
-HOME=/tmp, LANG=C.UTF-8 and, for python, the PYTHONPATH where ``arena`` is found.
+The bot sees its folder ``code`` read-only at ``/bot``, a private ``/tmp``, the runtime
+read-only and the referee's unix socket ``socket`` at ``/run/arena/referee.sock``; no
+network, nothing else of the host. Its environment is ``env`` and a few neutral variables
+(:meth:`Sandbox._environment`). The entry is split like a shell command line: its first
+word names a file of the bot's folder, relative to it, the rest are arguments
+(``python``: ``python -B /bot/FILE ARGS`` with the arena's own interpreter, so that
+``import arena.sdk`` works; ``node``: ``/usr/bin/node /bot/FILE ARGS``; ``exec``:
+``/bot/FILE ARGS``).
 
-The entry is split like a shell command line: its first word names a file of the bot's
-folder (relative to it), the rest are arguments. ``python``: the arena's own interpreter,
-``python -B /bot/FILE ARGS``, with its virtual environment, base installation and the
-``arena`` package bound read-only at their own paths, so ``import arena.sdk`` works.
-``node``: ``/usr/bin/node --max-old-space-size=MEMORY_MIB /bot/FILE ARGS``. ``exec``:
-``/bot/FILE ARGS``, a program of the bot's (compiled, or a script whose interpreter is in
-/usr).
-
-prlimit sets the :class:`Limits` (soft and hard) before bwrap runs, so nothing inside can
-raise them. As root (the arena's workers) every sandbox runs under a uid of its own
-(:data:`UIDS`): bwrap builds the sandbox privileged, then setpriv drops to that uid
-without capabilities; the kernel counts RLIMIT_NPROC per uid and never for root. As
-another user bwrap makes a user namespace and the bot runs as that user: RLIMIT_NPROC
-then counts all that user's processes (best effort, see :meth:`Sandbox._argv`). Where the
-cgroup v1 pids and memory hierarchies are writable, the whole sandbox also gets a cgroup
-of each (:func:`_cgroups`).
+prlimit sets the :class:`Limits` before bwrap runs, so nothing inside can raise them. As
+root, each sandbox runs under a uid of its own (:data:`UIDS`), since the kernel counts
+RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox privileged, then
+setpriv drops to that uid. As another user, bwrap makes a user namespace and the bot runs
+as that user (:meth:`Sandbox._argv`). Where the cgroup v1 hierarchies are writable, the
+whole sandbox also gets a cgroup (:func:`_cgroups`).
 
 Where no sandbox can be made, :func:`unavailable` says why and :meth:`Sandbox.start`
 raises :class:`Unavailable`: a hosted bot never runs unsandboxed.
@@ -423,23 +416,19 @@ class Sandbox:
         """Kill whatever process of the bot is left and wait until it is gone; the pids
         still there after KILL_WAIT_S (none, unless the kernel fails us)."""
         deadline = time.monotonic() + KILL_WAIT_S
-        while pids := self.pids():
-            pinned = {}
+        while (pids := self.pids()) and time.monotonic() < deadline:
             for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    pinned[pid] = os.pidfd_open(pid)
-            try:  # the pid may have been reused before it was pinned: ask again
-                for pid, fd in pinned.items():
-                    if self._owns(pid):
+                try:
+                    fd = os.pidfd_open(pid)
+                except ProcessLookupError:
+                    continue
+                try:
+                    if self._owns(pid):  # pinned now: not a newcomer on a pid freed since
                         _kill(fd)
-                for fd in pinned.values():
-                    select.select([fd], [], [], max(deadline - time.monotonic(), 0))
-            finally:
-                for fd in pinned.values():
+                        select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+                finally:
                     os.close(fd)
-            if time.monotonic() > deadline:
-                return self.pids()
-        return []
+        return pids
 
 
 def _entry(code: Path, entry: str) -> tuple[PurePosixPath, list[str]]:
