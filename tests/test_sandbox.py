@@ -315,10 +315,10 @@ def test_the_memory_cgroup_holds_the_whole_sandbox(tmp_path: Path) -> None:
             os.close(tell)
             children[pid] = done
         # each child says it holds its memory or dies (its pipe then ends), though one
-        # that held may meet the OOM killer after another: SIGTERM tells the survivors
-        for pid, done in children.items():
-            if os.read(done, 4) == b"held":
-                os.kill(pid, signal.SIGTERM)
+        # that held may meet the OOM killer later: SIGTERM tells the survivors at the end
+        held = [pid for pid, done in children.items() if os.read(done, 4) == b"held"]
+        for pid in held:
+            os.kill(pid, signal.SIGTERM)
         ends = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
         print(json.dumps(ends))
         """,
