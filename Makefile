@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test chromium lint proto proto-check bench faults demo clean
+.PHONY: help install test chromium bubblewrap lint proto proto-check bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-test: lint proto-check chromium ## run the whole test suite (after the linters and the proto check)
+test: lint proto-check chromium bubblewrap ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest
 
 # Playwright never downloads a browser here: the browser tests drive the system's Chromium,
@@ -30,6 +30,15 @@ chromium: ## install the browser tests' Chromium (apt-get) when missing and run 
 		echo "installing chromium for the browser tests"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# Hosted bots run only inside a bubblewrap sandbox (docs/sandbox.md): without bwrap they
+# are refused, and the sandbox's tests skip.
+bubblewrap: ## install bwrap (apt-get) for the hosted bots' sandbox when missing and run as root
+	@if ! command -v bwrap >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing bubblewrap for the hosted bots' sandbox"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; \
 	fi
 
 lint: install ## ruff, and mypy --strict on arena, referee and workers (pyproject lists the exceptions)
@@ -55,7 +64,7 @@ faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, fau
 	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest -m "hostile or faults" tests; \
 	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
-demo: install ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
+demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
 	$(VENV)/bin/arena demo
 
 clean: ## remove the virtual environment and caches

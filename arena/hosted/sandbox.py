@@ -1,0 +1,566 @@
+"""The sandbox a hosted bot runs in, a fresh one for every match: bubblewrap (``bwrap``)
+namespaces, resource limits, and a capped log. docs/sandbox.md says what it guarantees
+and how.
+
+```python
+sandbox = Sandbox(code, "python", "bot.py", env={"ARENA_ADDRESS": ..., "ARENA_TOKEN": ...},
+                  socket=referee_socket, log=folder / "bot.log")
+with sandbox:                              # start(); stop() on the way out
+    status = sandbox.wait(timeout=600.0)   # its exit status; None while it runs
+text = sandbox.log_text()                  # what it printed, capped
+```
+
+The bot sees its folder ``code`` read-only at ``/bot``, a private ``/tmp``, the runtime
+read-only and the referee's unix socket ``socket`` at ``/run/arena/referee.sock``; no
+network, nothing else of the host. Its environment is ``env`` and a few neutral variables
+(:meth:`Sandbox._environment`). The entry is split like a shell command line: its first
+word names a file of the bot's folder, relative to it, the rest are arguments
+(``python``: ``python -B /bot/FILE ARGS`` with the arena's own interpreter, so that
+``import arena.sdk`` works; ``node``: ``/usr/bin/node /bot/FILE ARGS``; ``exec``:
+``/bot/FILE ARGS``).
+
+prlimit sets the :class:`Limits` before bwrap runs, so nothing inside can raise them. As
+root, each sandbox runs under a uid of its own (:data:`UIDS`), since the kernel counts
+RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox privileged, then
+setpriv drops to that uid. As another user, bwrap makes a user namespace and the bot runs
+as that user (:meth:`Sandbox._argv`). Where the cgroup v1 hierarchies are writable, the
+whole sandbox also gets a cgroup (:func:`_cgroups`).
+
+Where no sandbox can be made, :func:`unavailable` says why and :meth:`Sandbox.start`
+raises :class:`Unavailable`: a hosted bot never runs unsandboxed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import logging
+import os
+import select
+import shlex
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+import arena
+from arena.engine import quoted
+from arena.errors import ArenaError, Invalid, Unavailable
+from arena.settings import private_folder
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("python", "node", "exec")
+BWRAP = "/usr/bin/bwrap"  # the Debian package bubblewrap
+PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets the limits, then runs bwrap
+SETPRIV = "/usr/bin/setpriv"  # util-linux: drops root to the sandbox's uid inside
+NODE = "/usr/bin/node"
+CGROUPS = Path("/sys/fs/cgroup")  # the cgroup v1 hierarchies, used where writable
+# A uid (and gid) for each running sandbox, for root: past the ranges systemd and
+# /etc/subuid hand out, below 2**31 (some tools read uids as signed).
+UIDS = range(2_000_000_000, 2_000_065_536)
+CODE = PurePosixPath("/bot")
+SOCKET = PurePosixPath("/run/arena/referee.sock")
+MiB = 1 << 20
+# V8 reserves about 800 MiB of address space it does not use (its code range and heap
+# cage), which RLIMIT_AS counts: node's limit is the memory plus this, its heap is capped
+# by --max-old-space-size.
+NODE_RESERVE_BYTES = 1 << 30
+KILL_WAIT_S = 5.0  # how long stop() waits for killed processes to go (they go in ms)
+TRIAL_WAIT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one sandbox may use. RLIMIT_AS and RLIMIT_CPU hold each process; the match's
+    own clock (stop()) and, where it can be made, the memory cgroup hold the whole."""
+
+    memory_bytes: int = 512 * MiB  # address space of each process (RLIMIT_AS)
+    processes: int = 64  # tasks: threads count (RLIMIT_NPROC)
+    cpu_s: int = 300  # CPU time of each process: SIGXCPU, then SIGKILL a second later
+    file_bytes: int = 16 * MiB  # the largest file it may write (RLIMIT_FSIZE)
+    open_files: int = 256  # RLIMIT_NOFILE
+    tmp_bytes: int = 32 * MiB  # the size of its /tmp (a tmpfs)
+    log_bytes: int = 256 * 1024  # what its log keeps of its stdout and stderr
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise Invalid(f"Limits.{field.name} must be a positive whole number, not {value!r}")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def unavailable() -> str | None:
+    """Why no sandbox can be made on this machine (bwrap or util-linux missing, or a trial
+    sandbox fails), or None; found once per process."""
+    return _trial(BWRAP)
+
+
+@functools.cache
+def _trial(bwrap: str) -> str | None:
+    """Run a trivial bot through the whole machinery with ``bwrap``: what fails there
+    would fail every bot."""
+    tools = {bwrap: "bubblewrap", PRLIMIT: "util-linux"}
+    if _privileged():
+        tools[SETPRIV] = "util-linux"
+    for tool, package in tools.items():
+        if not os.access(tool, os.X_OK):
+            return f"{tool} is missing (install the {package} package)"
+    with tempfile.TemporaryDirectory(prefix="truco-arena-trial-") as folder:
+        code = Path(folder, "bot")
+        code.mkdir()
+        (code / "run").write_text("#!/bin/sh\nexit 0\n")
+        for path in (code, code / "run"):
+            path.chmod(0o755)
+        sandbox = Sandbox(code, "exec", "run", env={}, socket=None, log=Path(folder, "log"))
+        try:
+            sandbox._launch(bwrap)
+            status = sandbox.wait(TRIAL_WAIT_S)
+        except (OSError, ArenaError) as e:
+            return f"a trial sandbox did not start: {e}"
+        finally:
+            sandbox.stop()
+        if status != 0:
+            return f"a trial sandbox failed (status {status}): {sandbox.log_text().strip()}"
+    return None
+
+
+class Sandbox:
+    """One run of a hosted bot: :meth:`start` it, then :meth:`wait` for its end or
+    :meth:`stop` it. As a context manager it starts and stops."""
+
+    def __init__(
+        self,
+        code: Path,
+        runtime: str,
+        entry: str,
+        *,
+        env: Mapping[str, str],
+        socket: Path | None,
+        log: Path,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        if runtime not in RUNTIMES:
+            raise Invalid(f"no runtime {quoted(runtime)}: one of {', '.join(RUNTIMES)}")
+        self.code, self.runtime, self.socket, self.log = code, runtime, socket, log
+        self.env, self.limits = dict(env), limits
+        self._file, self._args = _entry(code, entry)
+        self._process: subprocess.Popen[bytes] | None = None
+        self._uid: int | None = None  # as root: the sandbox's own
+        self._uid_lock = -1  # holds the uid while the sandbox runs
+        self._pid1, self._pid1_fd, self._pidns = 0, -1, ""  # bwrap's pid 1 inside
+        self._cgroups: list[Path] = []
+        self._drainer: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._ended = False
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Build the sandbox and start the bot in it; returns once the bot is starting.
+        Unavailable when no sandbox can be made here (see :func:`unavailable`), Invalid
+        when what it needs is not open to it."""
+        bwrap = BWRAP
+        reason = _trial(bwrap)
+        if reason is not None:
+            raise Unavailable(f"hosted bots cannot run here: {reason}")
+        if self.runtime == "node" and not os.access(NODE, os.X_OK):
+            raise Unavailable(f"node bots cannot run here: {NODE} is missing")
+        self._launch(bwrap)
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """The exit status once the bot has ended (every process of it gone, its log
+        complete), or None while it still runs after ``timeout`` seconds. The status is
+        the bot's exit code, or 128 + the signal that ended it (137 for SIGKILL, which
+        stop() sends; 152 for SIGXCPU, out of CPU time)."""
+        if self._process is None:
+            raise RuntimeError("the sandbox was not started")
+        try:
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.stop()
+
+    def stop(self) -> int | None:
+        """Kill every process of the bot that still runs, free what the sandbox held;
+        its exit status (None if it never started). Idempotent and prompt: the kernel
+        kills the whole pid namespace with its pid 1."""
+        with self._lock:
+            if not self._ended:
+                self._ended = True
+                self._end()
+        return None if self._process is None else self._process.returncode
+
+    def pids(self) -> list[int]:
+        """The host's pids of the bot's processes now (bwrap's own excluded)."""
+        return [pid for pid in _pids() if self._owns(pid)]
+
+    def log_text(self) -> str:
+        """What the bot printed (stdout and stderr), capped at ``limits.log_bytes`` and
+        saying how much was dropped past that."""
+        try:
+            return self.log.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def _launch(self, bwrap: str) -> None:
+        if self._process is not None:
+            raise RuntimeError("a sandbox starts once")
+        self._check_access()
+        info = go = -1
+        try:
+            if _privileged():
+                self._uid, self._uid_lock = _take_uid()
+            info, go = self._spawn(bwrap)
+            with os.fdopen(info, "rb") as pipe:
+                info, written = -1, pipe.read()
+            if not written:  # bwrap gave up before it made the sandbox; it said why
+                self.stop()
+                raise Unavailable(f"the sandbox did not start: {self.log_text().strip()}")
+            made = json.loads(written)
+            self._pid1, self._pidns = made["child-pid"], f"pid:[{made['pid-namespace']}]"
+            self._pid1_fd = os.pidfd_open(self._pid1)
+            assert self._process is not None
+            outer = self._process.pid
+            # named after the uid as root: one a crashed arena left behind is reused
+            name = f"uid-{self._uid}" if self._uid is not None else f"pid-{outer}"
+            self._cgroups = _cgroups(name, self.limits, outer, self._pid1)
+            os.write(go, b"go")
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            for fd in (info, go):
+                if fd >= 0:
+                    os.close(fd)
+
+    def _spawn(self, bwrap: str) -> tuple[int, int]:
+        """Start bwrap, its output drained into the log; the pipes it describes the
+        sandbox on, and waits on before it starts the bot (so that all the bot spawns
+        lands in the sandbox's cgroups)."""
+        output = open(self.log, "wb", buffering=0)  # noqa: SIM115 (_drain closes it)
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe()
+        out_r, out_w = os.pipe()
+        with contextlib.suppress(OSError):  # fewer wake-ups for a flood; 1 MiB is allowed
+            fcntl.fcntl(out_r, fcntl.F_SETPIPE_SZ, MiB)
+        try:
+            self._process = subprocess.Popen(
+                self._argv(bwrap, info_w, block_r),
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=(info_w, block_r),
+                env=self._environment(),
+                cwd="/",
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (info_r, block_w, out_r):
+                os.close(fd)
+            output.close()
+            raise
+        finally:
+            for fd in (info_w, block_r, out_w):
+                os.close(fd)
+        self._drainer = threading.Thread(
+            target=_drain, args=(out_r, output, self.limits.log_bytes), daemon=True
+        )
+        self._drainer.start()
+        return info_r, block_w
+
+    def _check_access(self) -> None:
+        """What the bot needs must be open to it: as root it runs under a uid of its own,
+        so its folder must be readable by everyone and the socket writable by everyone
+        (put it in a folder only the arena may enter)."""
+        if self.socket is not None:
+            try:
+                mode = self.socket.stat().st_mode
+            except OSError as e:
+                raise Invalid(f"no referee socket at {self.socket}: {e.strerror}") from None
+            if not stat.S_ISSOCK(mode):
+                raise Invalid(f"{self.socket} is not a unix socket")
+            if _privileged() and not mode & 0o002:
+                raise Invalid(f"the bot cannot connect to {self.socket}: make it mode 0666")
+        if _privileged():
+            entry = self.code / self._file.relative_to(CODE)
+            needed = 0o005 if self.runtime == "exec" else 0o004
+            for path, bits in ((self.code, 0o005), (entry, needed)):
+                if path.stat().st_mode & bits != bits:
+                    raise Invalid(f"the bot cannot read {path}: make it readable by everyone")
+
+    def _argv(self, bwrap: str, info_fd: int, block_fd: int) -> list[str]:
+        """prlimit, bwrap, (as root) setpriv, the bot. Not as root, RLIMIT_NPROC counts
+        every task of the user: it is set to their count now plus the limit."""
+        limits, uid = self.limits, self._uid
+        memory = limits.memory_bytes + (NODE_RESERVE_BYTES if self.runtime == "node" else 0)
+        tasks = limits.processes if uid is not None else limits.processes + _tasks(os.getuid())
+        cpu = f"{limits.cpu_s}:{limits.cpu_s + 1}"
+        prlimit = [PRLIMIT, f"--as={memory}", f"--nproc={tasks}", f"--cpu={cpu}", "--core=0"]
+        prlimit += [f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--"]
+        sandbox = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        sandbox += ["--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
+        sandbox += ["--info-fd", str(info_fd), "--block-fd", str(block_fd), *self._mounts()]
+        if uid is None:
+            sandbox += ["--unshare-user", "--disable-userns", "--"]
+            return [*prlimit, *sandbox, *self._command()]
+        sandbox += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", SETPRIV]
+        drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
+        return [*prlimit, *sandbox, *drop, "--bounding-set=-all", "--", *self._command()]
+
+    def _mounts(self) -> list[str]:
+        """bwrap's arguments that build the sandbox's file system, on an empty root that
+        ends read-only."""
+        args = ["--ro-bind", "/usr", "/usr"]
+        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+            if os.path.islink(top):  # merged /usr: the link into it
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                args += ["--ro-bind", top, top]
+        args += ["--perms", "0755", "--dir", "/etc"]  # the dynamic linker's cache only
+        args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+        args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+        args += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
+        bound = [PurePosixPath("/usr")]
+        for path in _python_paths() if self.runtime == "python" else ():
+            if not any(path.is_relative_to(b) for b in bound):
+                args += [*_folders(path.parent, bound), "--ro-bind", str(path), str(path)]
+                bound.append(path)
+        args += ["--ro-bind", str(self.code), str(CODE)]
+        if self.socket is not None:
+            args += [*_folders(SOCKET.parent, bound), "--ro-bind", str(self.socket), str(SOCKET)]
+        return [*args, "--remount-ro", "/", "--chdir", str(CODE)]
+
+    def _command(self) -> list[str]:
+        file = str(self._file)
+        if self.runtime == "python":
+            return [sys.executable, "-B", file, *self._args]
+        if self.runtime == "node":
+            heap = f"--max-old-space-size={self.limits.memory_bytes // MiB}"
+            return [NODE, heap, file, *self._args]
+        return [file, *self._args]
+
+    def _environment(self) -> dict[str, str]:
+        """What the caller passed, over a few neutral variables: a PATH of the runtime's,
+        HOME in the private /tmp, a UTF-8 locale, for python where arena is found, and
+        MALLOC_ARENA_MAX: glibc reserves 64 MiB of address space for each thread's arena,
+        which RLIMIT_AS counts (a gRPC bot in Python would reserve 700 MiB to use 40).
+        Nothing of the arena's own environment."""
+        path = ["/usr/bin", "/bin"]
+        neutral = {"HOME": "/tmp", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
+        if self.runtime == "python":
+            path.insert(0, str(Path(sys.executable).parent))
+            neutral["PYTHONPATH"] = str(_arena_folder().parent)
+        neutral["PATH"] = ":".join(dict.fromkeys(path))
+        return neutral | self.env
+
+    def _owns(self, pid: int) -> bool:
+        """Whether ``pid`` is a live process of the bot: one in the sandbox's pid
+        namespace (bwrap's pid 1 aside) or, as root, one of the sandbox's uid (in
+        whatever namespaces it made of its own)."""
+        status = _status(pid)
+        if status is None or status.get("State", "Z")[0] in "ZX" or pid == self._pid1:
+            return False
+        if self._uid is not None and str(self._uid) in status.get("Uid", "").split():
+            return True
+        try:
+            return os.readlink(f"/proc/{pid}/ns/pid") == self._pidns
+        except OSError:
+            return False
+
+    def _end(self) -> None:
+        process = self._process
+        if process is not None:
+            # pid 1 first: the kernel kills its pid namespace with it, and bwrap outside
+            # reaps it and exits (killed first, bwrap would leave pid 1 to the host's
+            # init to reap); before there is a pid 1, bwrap itself
+            if self._pid1_fd >= 0:
+                _kill(self._pid1_fd)
+            else:
+                process.kill()
+            try:
+                process.wait(KILL_WAIT_S)
+            except subprocess.TimeoutExpired:
+                process.kill()  # its pid 1 dies with it (--die-with-parent)
+                process.wait()
+        survivors = self._sweep()
+        if survivors:
+            log.error("processes %s of a stopped sandbox outlived SIGKILL", survivors)
+        if self._drainer is not None:  # every writer of its pipe is gone: it ends now
+            self._drainer.join(KILL_WAIT_S)
+        for folder in self._cgroups:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        for fd in (self._pid1_fd, self._uid_lock):
+            if fd >= 0:
+                os.close(fd)
+
+    def _sweep(self) -> list[int]:
+        """Kill whatever process of the bot is left and wait until it is gone; the pids
+        still there after KILL_WAIT_S (none, unless the kernel fails us)."""
+        deadline = time.monotonic() + KILL_WAIT_S
+        while (pids := self.pids()) and time.monotonic() < deadline:
+            for pid in pids:
+                try:
+                    fd = os.pidfd_open(pid)
+                except ProcessLookupError:
+                    continue
+                try:
+                    if self._owns(pid):  # pinned now: not a newcomer on a pid freed since
+                        _kill(fd)
+                        select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+                finally:
+                    os.close(fd)
+        return pids
+
+
+def _entry(code: Path, entry: str) -> tuple[PurePosixPath, list[str]]:
+    """The bot's file inside the sandbox and its arguments, from ``entry``."""
+    try:
+        words = shlex.split(entry)
+    except ValueError as e:
+        raise Invalid(f"the entry {quoted(entry)} is not a command line: {e}") from None
+    if not words:
+        raise Invalid("the entry is empty: it names the bot's file, such as bot.py")
+    name = PurePosixPath(words[0])
+    if name.is_absolute() or ".." in name.parts:
+        raise Invalid(f"the entry's file {quoted(words[0])} must be in the bot's folder")
+    if not (code / name).is_file():
+        raise Invalid(f"the bot has no file {quoted(words[0])}")
+    return CODE / name, words[1:]
+
+
+def _privileged() -> bool:
+    return os.geteuid() == 0
+
+
+def _arena_folder() -> Path:
+    """The folder of the running ``arena`` package (an editable install's source tree)."""
+    return Path(arena.__file__).resolve().parent
+
+
+def _python_paths() -> list[PurePosixPath]:
+    """What the python runtime binds: the interpreter's virtual environment, the base
+    installation it links to, and the arena package, at their own paths."""
+    paths = {sys.prefix, sys.base_prefix, str(_arena_folder())}
+    return sorted(PurePosixPath(p) for p in paths)
+
+
+def _folders(path: PurePosixPath, bound: list[PurePosixPath]) -> list[str]:
+    """bwrap's arguments that make ``path`` and its parents open to all (bwrap would make
+    them 0700), except those under what is bound already."""
+    args: list[str] = []
+    for folder in [*reversed(path.parents), path][1:]:
+        if not any(folder.is_relative_to(b) for b in bound):
+            args += ["--perms", "0755", "--dir", str(folder)]
+    return args
+
+
+def _kill(pidfd: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _status(pid: int) -> dict[str, str] | None:
+    """The fields of /proc/PID/status, or None once the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+
+
+def _tasks(uid: int) -> int:
+    """How many tasks (threads) run as ``uid``: what RLIMIT_NPROC counts."""
+    count = 0
+    for pid in _pids():
+        status = _status(pid)
+        if status and status.get("Uid", "").split()[:1] == [str(uid)]:
+            count += int(status.get("Threads", "1"))
+    return count
+
+
+def _take_uid() -> tuple[int, int]:
+    """A uid of UIDS that no process runs as and no other sandbox holds, locked (the
+    lock's descriptor) until the sandbox ends."""
+    folder = private_folder(Path(tempfile.gettempdir()) / "truco-arena-sandboxes")
+    busy = {u for pid in _pids() if (s := _status(pid)) for u in s.get("Uid", "").split()}
+    for uid in UIDS:
+        if str(uid) in busy:
+            continue
+        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise Unavailable(f"all {len(UIDS)} sandbox uids are in use")
+
+
+def _cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
+    """A cgroup of each writable v1 pids and memory hierarchy holding ``pids`` (bwrap's
+    two, before the bot starts), capping the processes and the memory (tmpfs included)
+    of the whole sandbox; none where the hierarchies cannot be written."""
+    made = []
+    for controller, file, value in (
+        ("pids", "pids.max", limits.processes + 2),  # and bwrap's two
+        ("memory", "memory.limit_in_bytes", limits.memory_bytes + limits.tmp_bytes),
+    ):
+        base = CGROUPS / controller
+        folder = base / "truco-arena" / name
+        if not base.is_dir():
+            continue
+        try:
+            folder.parent.mkdir(exist_ok=True)
+            folder.mkdir(exist_ok=True)
+            (folder / file).write_text(str(value))
+            swap = folder / "memory.memsw.limit_in_bytes"  # memory and swap, where counted
+            if controller == "memory" and swap.exists():
+                swap.write_text(str(value))
+            for pid in pids:
+                (folder / "cgroup.procs").write_text(str(pid))
+        except OSError as e:
+            log.debug("no %s cgroup for the sandbox: %s", controller, e)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            continue
+        made.append(folder)
+    return made
+
+
+def _drain(pipe: int, output: BinaryIO, cap: int) -> None:
+    """Copy the bot's output into its log up to ``cap`` bytes, then read on and drop the
+    rest, noting how much: the bot never blocks on a full pipe, the disk never fills."""
+    kept = dropped = 0
+    with os.fdopen(pipe, "rb", buffering=0) as source, output:
+        while chunk := source.read(MiB):
+            keep = chunk[: max(cap - kept, 0)]
+            if keep:
+                output.write(keep)
+                kept += len(keep)
+            dropped += len(chunk) - len(keep)
+        if dropped:
+            note = f"\n[sandbox: {dropped} more bytes dropped; the log keeps {cap} bytes]\n"
+            output.write(note.encode())
