@@ -30,6 +30,9 @@ class Dispatcher:
     def start_run(self, run_id: int) -> None:
         self._send("arena.start_run", run_id)
 
+    def check(self, version: str) -> None:
+        self._send("arena.check_version", version)
+
     def play(self, match_ids: Sequence[str]) -> None:
         for match_id in match_ids:
             self._send("arena.play_match", match_id)

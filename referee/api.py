@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
 ARCHIVE_LIMITS = Limits()  # how large a submitted bot may be
-HOSTED_START_S = 20.0  # a match waits this long for its hosted bots' processes to connect
+HOSTED_START_S = 10.0  # a match waits this long for its hosted bots' processes to connect
 
 
 STATUS: dict[type[Exception], grpc.StatusCode] = {
@@ -88,6 +88,8 @@ class Dispatch(Protocol):
     """What hands work to the workers (workers/app.py's Dispatcher)."""
 
     def start_run(self, run_id: int) -> None: ...
+
+    def check(self, version: str) -> None: ...
 
     def play(self, match_ids: Sequence[str]) -> None: ...
 
@@ -183,6 +185,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         )
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
+        if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
+            self.dispatch.check(f"{m.bot}@{row.number}")
         return api.SubmitBotResponse(
             version=messages.message(api.BotVersion, versions.version(m.bot, row)), new=new
         )
@@ -238,13 +242,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         rules = Rules.parse(request.rules or "paulista")
         clock = messages.clock_of(request)
         plan = seatings(rules, list(request.bots), matches)
-        registered = {b.name: b for b in await asyncio.to_thread(self.store.bots)}
         names = list(dict.fromkeys(request.bots))
+        playing = await asyncio.to_thread(self.store.playing_as, names)  # or its version
         for name in names:
-            if name not in registered or not registered[name].active:
+            if name not in playing:
                 raise NotFound(f"no active bot named {quoted(name)}")
-        for name in names:
-            if self.hub is None or name not in self.hub.sessions:
+        for name in names:  # a hosted version's process is started for its match
+            hosted = is_version(playing[name][1])
+            if not hosted and (self.hub is None or name not in self.hub.sessions):
                 await context.abort(
                     grpc.StatusCode.FAILED_PRECONDITION, f"bot {quoted(name)} is not connected"
                 )
@@ -256,7 +261,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             return api.RequestMatchResponse()  # not reached: abort raises
         ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
         for match_id, seats in zip(ids, plan, strict=True):
-            bot_ids = [registered[name].id for name in seats]
+            bot_ids = [playing[name][0] for name in seats]
             await asyncio.to_thread(self.store.create_match, match_id, rules, bot_ids, clock=clock)
         await asyncio.to_thread(dispatch.play, ids)
         return api.RequestMatchResponse(match_ids=ids)

@@ -108,6 +108,9 @@ class MatchRunner:
         self.bots = frozenset(seat_bots)
         self.faults = {bot: Faults() for bot in self.bots}
         self._to = {bot: hub.address(bot, match_id) for bot in self.bots}
+        # a hosted process that is gone never comes back: the stand-in plays at once
+        grace = clock.reconnect_grace_ms / 1000
+        self._grace = {bot: grace if to == bot else 0.0 for bot, to in self._to.items()}
         self._stand_in = stand_in
         self._stand_ins: dict[str, Bot] = {}
         self._wake: asyncio.Future[None] | None = None
@@ -240,7 +243,7 @@ class MatchRunner:
             bot = self.seat_bots[seat]
             now = self._running().time()
             left_at = self._away.get(bot)
-            if left_at is not None and now >= left_at + self._grace_s:
+            if left_at is not None and now >= left_at + self._grace[bot]:
                 self._substitute(seat, bot)
                 continue
             self._last_request_id += 1
@@ -256,17 +259,18 @@ class MatchRunner:
 
     def _due(self, request: _Request) -> float:
         """When the clocks next need looking at: the deadline, or an absent bot's grace."""
-        left_at = self._away.get(self.seat_bots[request.seat])
+        bot = self.seat_bots[request.seat]
+        left_at = self._away.get(bot)
         if left_at is None:
             return request.deadline
-        return min(request.deadline, left_at + self._grace_s)
+        return min(request.deadline, left_at + self._grace[bot])
 
     def _check_clocks(self, request: _Request) -> None:
         now = self._running().time()
         seat = request.seat
         bot = self.seat_bots[seat]
         left_at = self._away.get(bot)
-        if left_at is not None and now >= left_at + self._grace_s:
+        if left_at is not None and now >= left_at + self._grace[bot]:
             self._settle(request)
             self._substitute(seat, bot)
         elif now >= request.deadline:
@@ -331,10 +335,6 @@ class MatchRunner:
 
     def _running(self) -> asyncio.AbstractEventLoop:
         return self._loop or asyncio.get_running_loop()
-
-    @property
-    def _grace_s(self) -> float:
-        return self.clock.reconnect_grace_ms / 1000
 
     def _allowance(self, seat: int) -> float:
         return self.clock.decision_ms / 1000 + self._bank[seat]

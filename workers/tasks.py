@@ -28,7 +28,11 @@ from arena import read
 from arena.client import RefereeClient
 from arena.clock import TimeControl
 from arena.embedded import database_url
+from arena.engine import Rules
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
+from arena.hosted.host import Host
+from arena.hosted.house import house_version
+from arena.hosted.tokens import bot_of
 from arena.schedule import due_firing
 from arena.settings import Settings
 from arena.store.store import Store
@@ -39,6 +43,7 @@ log = logging.getLogger(__name__)
 STALL_S = 120  # a run with matches to play and no progress this long gets them sent again
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
+CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot
 
 
 T = TypeVar("T")
@@ -69,6 +74,11 @@ def settings() -> Settings:
 @once
 def store() -> Store:
     return Store(database_url(settings()), max_size=4)
+
+
+@once
+def host() -> Host:
+    return Host(store(), settings())
 
 
 @once
@@ -112,19 +122,7 @@ def play_match(self: Any, match_id: str) -> str:
     run_id = None
     run_done: bool | None = None  # None: ask the store
     try:
-        # the match, marked running in the same statement (unless finished or failed)
-        match, seats = store().claim_match(match_id)
-        run_id = match.run_id
-        if match.status in ("finished", "failed"):
-            log.info("match %s was %s before; not playing it again", match_id, match.status)
-        else:
-            clock = TimeControl.from_json(match.clock)
-            record = referee().run_match(match_id, match.rules, seats, match.seed, clock)
-            done = store().finish_match(match_id, record)
-            run_done = done.run_done
-            log.info(
-                "match %s %s", match_id, "recorded" if done.recorded else "was recorded before"
-            )
+        run_id, run_done = play(match_id)
     except Unavailable as e:
         if self.request.retries >= MAX_RETRIES:
             log.error("match %s failed after %d tries: %s", match_id, self.request.retries + 1, e)
@@ -138,6 +136,59 @@ def play_match(self: Any, match_id: str) -> str:
     if run_id is not None and (store().run_done(run_id) if run_done is None else run_done):
         finish_run.delay(run_id)
     return match_id
+
+
+def play(match_id: str) -> tuple[int | None, bool | None]:
+    """Play the match and record it, unless it was recorded (or failed) before: marked
+    running as it is read, played by the referee with a process for each hosted version
+    seated, recorded through the exactly-once path. Its run, and whether that run is done
+    (None: not known)."""
+    match, seats = store().claim_match(match_id)
+    if match.status in ("finished", "failed"):
+        log.info("match %s was %s before; not playing it again", match_id, match.status)
+        return match.run_id, None
+    clock = TimeControl.from_json(match.clock)
+    with host().seated(match_id, seats):
+        record = referee().run_match(match_id, match.rules, seats, match.seed, clock)
+    done = store().finish_match(match_id, record)
+    log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
+    return match.run_id, done.run_done
+
+
+@app.task(name="arena.check_version", bind=True, max_retries=MAX_RETRIES)
+def check_version(self: Any, version: str) -> str:
+    """Play the new version CHECK_MATCHES unrated matches against a house bot, each side
+    in turn, and judge it: active if it played them cleanly (the one active before it
+    retired), else rejected saying why. Played again after a crash, the matches already
+    recorded are not played twice."""
+    s = store()
+    row = s.version(version)
+    if row.status != "checking":
+        return row.status
+    try:
+        house = house_version(s)
+        ids = {b.name: b.id for b in s.bots() if b.name in (version, house)}
+        faults = []
+        for k in range(CHECK_MATCHES):
+            match_id = f"check-{row.id}-{k + 1}"
+            seats = [version, house][:: 1 if k % 2 == 0 else -1]
+            s.create_match(match_id, Rules(), [ids[b] for b in seats], rated=False)
+            play(match_id)
+            found = s.match(match_id)
+            assert found is not None
+            counts = found[0].faults.get(version, {})
+            faults += [f"{n} {kind} in {match_id}" for kind, n in counts.items() if n]
+    except Unavailable as e:
+        log.warning("version %s: %s; trying again", version, e)
+        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    except ArenaError as e:
+        faults = [str(e)]
+    reason = ""
+    if faults:
+        reason = f"not clean: {', '.join(faults)} (arena bot logs {bot_of(version)} MATCH_ID)"
+    judged = s.judge_version(row.id, reason)
+    log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
+    return judged.status
 
 
 def send_matches(ids: list[str]) -> None:

@@ -24,6 +24,11 @@ def is_version(bot: str) -> bool:
     return VERSION_MARK in bot
 
 
+def bot_of(version: str) -> str:
+    """The bot a version (``NAME@N``) is a version of."""
+    return version.rpartition(VERSION_MARK)[0]
+
+
 def token_key(secret: bytes) -> bytes:
     """The signing key, derived from the arena's secret for this use only."""
     return hmac.new(secret, b"truco arena: match tokens", hashlib.sha256).digest()

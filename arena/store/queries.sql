@@ -163,11 +163,26 @@ UPDATE tournaments SET fired_at = %(fired_for)s WHERE id = %(id)s AND fired_at <
 SELECT * FROM runs WHERE id = %(id)s FOR UPDATE;
 
 -- name: active_bots
-SELECT id, name FROM bots WHERE active AND name = ANY(%(names)s::text[]);
+-- The active bots named, each with who plays for it: its active hosted version (id and
+-- NAME@N), else itself.
+SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
+FROM bots b
+LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
+LEFT JOIN bots vb ON vb.id = v.id
+WHERE b.active AND b.name = ANY(%(names)s::text[]);
 
 -- name: pool_bots
-SELECT b.id, b.name FROM bots b JOIN ratings r ON r.bot_id = b.id
-WHERE b.active AND r.pool = %(pool)s ORDER BY b.name;
+-- The active bots rated in the pool (themselves or by a version), with who plays for
+-- each, as active_bots.
+SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
+FROM bots b
+LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
+LEFT JOIN bots vb ON vb.id = v.id
+WHERE b.active AND b.token_hash IS NOT NULL AND b.id IN (
+    SELECT coalesce(own.bot_id, r.bot_id) FROM ratings r
+    LEFT JOIN bot_versions own ON own.id = r.bot_id
+    WHERE r.pool = %(pool)s)
+ORDER BY b.name;
 
 -- name: planned_run
 UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s
@@ -351,3 +366,24 @@ WHERE b.name = %(name)s ORDER BY v.number DESC;
 -- name: version_archive
 SELECT a.data FROM bot_versions v JOIN bot_archives a ON a.hash = v.archive
 WHERE v.id = %(id)s;
+
+-- name: version_by_name
+-- A version by its own bot row's name (NAME@N).
+SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.id WHERE b.name = %(name)s;
+
+-- name: keep_log
+INSERT INTO bot_logs (match_id, bot_id, log, status)
+VALUES (%(match_id)s, %(bot_id)s, %(log)s, %(status)s)
+ON CONFLICT (match_id, bot_id) DO UPDATE SET log = excluded.log, status = excluded.status;
+
+-- name: bot_log
+SELECT l.* FROM bot_logs l JOIN bots b ON b.id = l.bot_id
+WHERE l.match_id = %(match_id)s AND b.name = %(name)s;
+
+-- name: retire_active
+UPDATE bot_versions SET status = 'retired'
+WHERE bot_id = (SELECT bot_id FROM bot_versions WHERE id = %(id)s) AND status = 'active';
+
+-- name: set_version_status
+UPDATE bot_versions SET status = %(status)s, reason = %(reason)s, checked_at = now()
+WHERE id = %(id)s RETURNING *;

@@ -161,6 +161,15 @@ class BotVersionRow:
     checked_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class BotLogRow:
+    match_id: str
+    bot_id: int
+    log: str
+    status: int | None
+    created_at: datetime
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -175,5 +184,6 @@ TABLES: dict[str, type] = {
     "pool_fits": PoolFitRow,
     "bot_archives": BotArchiveRow,
     "bot_versions": BotVersionRow,
+    "bot_logs": BotLogRow,
 }
 """Every table and the dataclass of its rows."""

@@ -108,10 +108,12 @@ class Runs(Connected):
             found = conn.execute(Q["pool_bots"], {"pool": definition.pool}).fetchall()
         else:
             found = conn.execute(Q["active_bots"], {"names": list(definition.bots)}).fetchall()
-        ids = {r["name"]: r["id"] for r in found}
-        gone = [b for b in definition.bots if b not in ids]
+        gone = [b for b in definition.bots if b not in {r["name"] for r in found}]
         if gone:
             log.warning("run %d: %s no longer active; playing without", run.id, gone)
+        # each bot is seated as who plays for it: its active hosted version, else itself
+        ids = {r["name"]: r["id"] for r in found}
+        seated = {r["name"]: r["seat"] for r in found}
         matches = plan(definition, sorted(ids), run.seed, self.deal_key())
         rules = Rules.parse(definition.rules)
         clock = Jsonb(definition.clock.to_json())
@@ -132,8 +134,9 @@ class Runs(Connected):
                 for seat, bot in enumerate(m.seats)
             ],
         )
+        participants = sorted(seated.values())  # as its records and table name them
         conn.execute(
-            Q["planned_run"], {"id": run.id, "total": len(matches), "participants": sorted(ids)}
+            Q["planned_run"], {"id": run.id, "total": len(matches), "participants": participants}
         )
 
     def run(self, run_id: int) -> tuple[RunRow, str] | None:

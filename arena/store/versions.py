@@ -5,12 +5,13 @@ hash, numbered per bot, with its own bot row ``NAME@N`` for its ratings and seat
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from arena.engine import quoted
 from arena.errors import NotFound
 from arena.hosted.archive import Checked, Manifest
 from arena.store.base import Connected
-from arena.store.rows import BotVersionRow
+from arena.store.rows import BotLogRow, BotVersionRow
 from arena.store.sql import QUERIES as Q
 
 
@@ -48,10 +49,50 @@ class Versions(Connected):
         assert row is not None
         return BotVersionRow(**row), True
 
+    def playing_as(self, names: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """For each active bot among ``names``: the id and name it plays as, its active
+        hosted version's (NAME@N) if it has one, else its own."""
+        with self._transaction() as conn:
+            rows = conn.execute(Q["active_bots"], {"names": list(names)})
+            return {r["name"]: (r["id"], r["seat"]) for r in rows}
+
     def versions(self, bot: str) -> list[BotVersionRow]:
         """The bot's versions, the latest first."""
         with self._transaction() as conn:
             return [BotVersionRow(**r) for r in conn.execute(Q["bot_versions"], {"name": bot})]
+
+    def version(self, name: str) -> BotVersionRow:
+        """A version by its name, ``NAME@N``."""
+        with self._statement() as conn:
+            row = conn.execute(Q["version_by_name"], {"name": name}).fetchone()
+        if row is None:
+            raise NotFound(f"no version {quoted(name)}")
+        return BotVersionRow(**row)
+
+    def judge_version(self, version_id: int, reason: str = "") -> BotVersionRow:
+        """The version's check is over: rejected for ``reason``, or with none made its
+        bot's active version (the one active before is retired), at once."""
+        with self._transaction() as conn:
+            if not reason:
+                conn.execute(Q["retire_active"], {"id": version_id})
+            status = "rejected" if reason else "active"
+            params = {"id": version_id, "status": status, "reason": reason}
+            row = conn.execute(Q["set_version_status"], params).fetchone()
+        if row is None:
+            raise NotFound(f"no version {version_id}")
+        return BotVersionRow(**row)
+
+    def keep_log(self, match_id: str, bot_id: int, log: str, status: int | None) -> None:
+        """What a version's process printed in a match (kept again if played again)."""
+        params = {"match_id": match_id, "bot_id": bot_id, "log": log, "status": status}
+        with self._statement() as conn:
+            conn.execute(Q["keep_log"], params)
+
+    def bot_log(self, match_id: str, name: str) -> BotLogRow | None:
+        """The log of the version ``name`` (NAME@N) in the match, if it played there."""
+        with self._statement() as conn:
+            row = conn.execute(Q["bot_log"], {"match_id": match_id, "name": name}).fetchone()
+        return None if row is None else BotLogRow(**row)
 
     def version_archive(self, version_id: int) -> bytes:
         with self._statement() as conn:

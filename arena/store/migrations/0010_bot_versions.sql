@@ -36,3 +36,14 @@ CREATE TABLE bot_versions (
     UNIQUE (bot_id, hash)
 );
 CREATE UNIQUE INDEX bot_versions_one_active ON bot_versions (bot_id) WHERE status = 'active';
+
+-- What a hosted version's process printed in a match (stdout and stderr, capped by the
+-- sandbox), for its owner and the organizer to read.
+CREATE TABLE bot_logs (
+    match_id    text NOT NULL REFERENCES matches (id),
+    bot_id      bigint NOT NULL REFERENCES bots (id),  -- the version's row
+    log         text NOT NULL,
+    status      integer,  -- the process's exit status (128 + signal when killed)
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (match_id, bot_id)
+);

@@ -1,0 +1,104 @@
+"""Hosted bots end to end, every part a real process: `arena serve`, a Celery worker on
+a real broker, each hosted bot's process in its sandbox. A submitted version is checked
+against a house bot and made active, or rejected saying why; an active version plays
+challenges and tournaments in its bot's name with nobody running anything for it; what
+its processes printed is kept for its owner."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from arena.hosted.sandbox import unavailable
+from arena.proto.truco.v1 import arena_pb2 as api
+from tests.arenaproc import broker_url
+from tests.test_archive import tar
+
+pytestmark = pytest.mark.skipif(
+    unavailable() is not None, reason=f"no sandbox can be made here: {unavailable()}"
+)
+
+RANDOM_BOT = b"""\
+import random, sys
+from arena.sdk import run
+
+class Bot:
+    name = "mine"
+    def decide(self, view):
+        return random.choice(view.legal)
+
+print("hello from the sandbox", file=sys.stderr)
+run(Bot())
+"""
+CRASHING_BOT = b"""\
+import sys
+print("about to fail", file=sys.stderr)
+sys.exit(3)
+"""
+
+
+def submit(arena: Any, bot: str, files: dict[str, bytes]) -> Any:
+    first = api.SubmitBotRequest(
+        manifest=api.BotManifest(bot=bot, runtime="python", entry="bot.py")
+    )
+    parts = iter([first, api.SubmitBotRequest(chunk=tar(files))])
+    return arena.organizer.call("SubmitBot", parts).version
+
+
+def judged(arena: Any, version: str, timeout_s: float = 120.0) -> Any:
+    """The version once its check is over."""
+    bot = version.partition("@")[0]
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = arena.organizer.call("ListVersions", api.ListVersionsRequest(bot=bot)).versions
+        v = next(v for v in found if v.name == version)
+        if v.status != "checking":
+            return v
+        assert time.monotonic() < deadline, arena.worker_log()
+        time.sleep(0.1)  # polling the API: the check's progress lives in the database
+
+
+def test_a_version_is_checked_then_plays_challenges_in_its_bots_name(arena_factory: Any) -> None:
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.organizer.bot_token("alpha")
+    version = submit(arena, "alpha", {"bot.py": RANDOM_BOT})
+    assert version.name == "alpha@1" and version.status == "checking"
+    v = judged(arena, "alpha@1")
+    assert (v.status, v.reason) == ("active", ""), v.reason
+    log = arena.store.bot_log(f"check-{arena.store.version('alpha@1').id}-1", "alpha@1")
+    assert log is not None and "hello from the sandbox" in log.log and log.status is not None
+    # a challenge: alpha is not connected, its active version plays
+    arena.bots(beta="house:random")
+    ids = arena.challenge(["alpha", "beta"], 2)
+    arena.wait_matches(ids, 2)
+    for match_id in ids:
+        match, seats = arena.store.match(match_id)  # type: ignore[misc]
+        assert sorted(seats) == ["alpha@1", "beta"]
+        assert match.faults["alpha@1"] == {
+            "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
+        }  # fmt: skip
+    ratings = {r.bot_id for r in arena.store.bot_ratings("alpha@1")}
+    assert ratings == {arena.store.version("alpha@1").id}  # the version's own rating
+
+
+def test_a_version_that_does_not_play_cleanly_is_rejected_and_the_last_stays(
+    arena_factory: Any,
+) -> None:
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.organizer.bot_token("alpha")
+    submit(arena, "alpha", {"bot.py": RANDOM_BOT})
+    assert judged(arena, "alpha@1").status == "active"
+    submit(arena, "alpha", {"bot.py": CRASHING_BOT})
+    v = judged(arena, "alpha@2")
+    assert v.status == "rejected" and "disconnects" in v.reason, v.reason
+    assert "arena bot logs alpha" in v.reason
+    versions = arena.organizer.call("ListVersions", api.ListVersionsRequest(bot="alpha"))
+    assert [(x.name, x.status) for x in versions.versions] == [
+        ("alpha@2", "rejected"), ("alpha@1", "active"),
+    ]  # fmt: skip
+    log = arena.store.bot_log(f"check-{arena.store.version('alpha@2').id}-1", "alpha@2")
+    assert log is not None and "about to fail" in log.log and log.status == 3
