@@ -4,7 +4,9 @@ It starts the embedded PostgreSQL and Redis (unless they run already), ``arena s
 a Celery worker, the scheduler and the web pages as child processes, launches the house
 bots as processes that connect over gRPC, registers them, plays a duplicate double round
 robin under ``paulista`` with a progress bar (duplicate deals, declared trusted: the house
-bots keep no memory from one match to the next), prints the standings and the ratings, and
+bots keep no memory from one match to the next), with one hosted bot among them where a
+sandbox can be made (submitted as code, checked, then run by the workers in a sandbox, a
+fresh process per match), prints the standings and the ratings, and
 stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings``,
 ``arena tournament show`` and ``arena web``.
 """
@@ -33,6 +35,7 @@ BOTS = {
     "house-heuristic": "house:heuristic",
     "house-mc": "house:mc",
 }
+HOSTED = "hosted-heuristic"  # submitted as code: the arena runs it, a process per match
 WEB_PORT = 8080
 
 
@@ -78,9 +81,13 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
                 processes.start(name, "bot", "run", house, "--concurrency", "8", env=bot_env)
             organizer.wait_connected(BOTS)
             _step("bots connected", ", ".join(BOTS))
+            bots = list(BOTS) + _hosted(organizer)
+            if len(bots) > len(BOTS):  # about as many matches in all as without it, in pairs
+                pairs = matches * len(BOTS) * (len(BOTS) - 1) // len(bots) // (len(bots) - 1) // 2
+                matches = 2 * max(1, pairs)
             name = f"demo-{datetime.now(UTC):%Y%m%d-%H%M%S}"
             definition = api.TournamentDefinition(
-                name=name, rules="paulista", bots=list(BOTS), format="double-round-robin",
+                name=name, rules="paulista", bots=bots, format="double-round-robin",
                 matches=matches, duplicate=True, trusted=True,
             )  # fmt: skip
             organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
@@ -104,6 +111,33 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
     print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
     print(f"              and {web}/runs/{run.id}  (this tournament's table)")
     return code
+
+
+def _hosted(organizer: Organizer, timeout_s: float = 120.0) -> list[str]:
+    """Submit HOSTED as a hosted bot and wait for its check: [its name] once active, or
+    [] saying why not (no sandbox on this machine, a failed check)."""
+    from arena.hosted import house
+    from arena.hosted.sandbox import unavailable
+
+    reason = unavailable()
+    if reason is not None:
+        _step("hosted bot", f"none: {reason}")
+        return []
+    organizer.bot_token(HOSTED)
+    manifest = api.BotManifest(bot=HOSTED, runtime="python", entry="bot.py")
+    parts = [api.SubmitBotRequest(manifest=manifest)]
+    parts.append(api.SubmitBotRequest(chunk=house.archive("heuristic")))
+    version = organizer.call("SubmitBot", iter(parts)).version
+    deadline = time.monotonic() + timeout_s
+    while version.status == "checking" and time.monotonic() < deadline:
+        time.sleep(0.2)  # polling the API: the check's progress lives in the database
+        found = organizer.call("ListVersions", api.ListVersionsRequest(bot=HOSTED)).versions
+        version = next(v for v in found if v.name == version.name)
+    if version.status != "active":
+        _step("hosted bot", f"{version.name} {version.status}: {version.reason or 'too slow'}")
+        return []
+    _step("hosted bot", f"{version.name}: checked, plays sandboxed (docs/hosting.md)")
+    return [HOSTED]
 
 
 def _step(what: str, detail: str) -> None:

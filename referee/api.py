@@ -22,11 +22,11 @@ from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.hosted.archive import Limits, Manifest, check
-from arena.hosted.tokens import is_version
+from arena.hosted.tokens import bot_of, is_version
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.read import tournaments, versions
+from arena.read import tournaments
 from arena.store.store import Store
 from arena.tournament import seatings
 from referee import messages
@@ -188,14 +188,25 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
             self.dispatch.check(f"{m.bot}@{row.number}")
         return api.SubmitBotResponse(
-            version=messages.message(api.BotVersion, versions.version(m.bot, row)), new=new
+            version=messages.message(api.BotVersion, read.version(m.bot, row)), new=new
         )
 
     async def ListVersions(self, request: Any, context: Any) -> api.ListVersionsResponse:
-        rows = await asyncio.to_thread(versions.versions, self.store, request.bot)
+        rows = await asyncio.to_thread(read.versions, self.store, request.bot)
         return api.ListVersionsResponse(
             versions=[messages.message(api.BotVersion, v) for v in rows]
         )
+
+    async def GetBotLogs(self, request: Any, context: Any) -> api.GetBotLogsResponse:
+        owner = bot_of(request.bot) if is_version(request.bot) else request.bot
+        await self._owner(context, owner)
+        logs = await asyncio.to_thread(self.store.bot_logs, request.match_id, request.bot)
+        if not logs:
+            raise NotFound(
+                f"no log of {quoted(request.bot)} in match {quoted(request.match_id)}: "
+                "only hosted versions' processes leave one"
+            )
+        return api.GetBotLogsResponse(logs=[messages.message(api.BotLog, x) for x in logs])
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)

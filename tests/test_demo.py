@@ -19,6 +19,7 @@ from arena.embedded import (
     embedded_redis_running,
     stop_embedded_postgres,
 )
+from arena.hosted.sandbox import unavailable
 from arena.service import free_address
 from arena.settings import Settings
 from arena.store.store import Store
@@ -38,10 +39,19 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    assert "12 of 12 matches recorded" in out and "crosstable" in out and "paulista/1" in out
+    # where a sandbox can be made, one hosted bot joins the three house bots
+    hosted = unavailable() is None
+    bots = 4 if hosted else 3
+    total = bots * (bots - 1) * 2  # a double round robin, 2 matches a pairing
+    assert f"{total} of {total} matches recorded" in out, out
+    assert "crosstable" in out and "paulista/1" in out
     assert f"http://127.0.0.1:{port}/pools/paulista/1" in out
     for bot in ("house-random", "house-heuristic", "house-mc"):
         assert bot in out
+    if hosted:
+        assert "hosted-heuristic@1: checked, plays sandboxed" in out
+    else:
+        assert f"hosted bot                     none: {unavailable()}" in out
     # it stopped what it started, the embedded servers included
     assert not embedded_postgres_running(home) and not embedded_redis_running(home)
     leftover = subprocess.run(["pgrep", "-f", str(home)], capture_output=True, text=True)
@@ -53,7 +63,8 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert read.returncode == 0, read.stderr
-    assert read.stdout.count('"games": 8') == 3  # each bot: 2 opponents x 2 legs x 2
+    games = (bots - 1) * 2 * 2  # each bot: its opponents x 2 legs x 2
+    assert read.stdout.count(f'"games": {games}') == bots
     run_id = re.search(r"run (\d+)", out)
     assert run_id is not None
     shown = subprocess.run(

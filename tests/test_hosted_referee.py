@@ -10,18 +10,27 @@ import os
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
 import referee.api
+from arena.cli.hosting import packed
+from arena.engine import Rules
+from arena.hosted.archive import Manifest, check
+from arena.hosted.host import Host
+from arena.hosted.sandbox import unavailable
 from arena.hosted.tokens import match_token, token_key
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.settings import Settings
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
 from tests.test_hosting_api import register, submit
 from tests.test_sessions import Client
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def bot_process(address: str, token: str) -> subprocess.Popen[str]:
@@ -105,6 +114,102 @@ def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
         assert record["faults"]["beta"] == {
             "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
         }  # fmt: skip
+    finally:
+        beta.kill()
+        beta.wait()
+
+
+def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
+    """A version of ``bot`` made of ``folder`` (packed as `arena bot submit` packs it),
+    active; its name."""
+    data = packed(folder)
+    manifest = Manifest(runtime, entry)
+    row, _ = ref.store.add_version(bot, manifest, data, check(data, manifest))
+    ref.store.judge_version(row.id)
+    return f"{bot}@{row.number}"
+
+
+def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
+    """The match's row, as the workers would play it (its hosted logs refer to it)."""
+    ids = [ref.store.bot(name).id for name in seats]
+    ref.store.create_match(match_id, Rules(), ids, rated=False)
+    return seats
+
+
+def host_for(ref: Any, tmp_path: Path) -> Host:
+    settings = Settings.from_env(
+        {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
+    )
+    settings.home.mkdir()
+    return Host(ref.store, settings)
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize(
+    ("example", "entry", "runtime"),
+    [("highest_card_bot.py", "highest_card_bot.py", "python"), ("hosted/node", "index.js", "node")],
+)
+def test_the_examples_play_sandboxed_through_the_relay(
+    versions: Any, tmp_path: Path, example: str, entry: str, runtime: str
+) -> None:
+    ref, stub, _ = versions
+    folder = EXAMPLES / example
+    if runtime == "node" and not (folder / "node_modules").is_dir():
+        pytest.skip(f"npm install in {folder} first (its node_modules travel in the archive)")
+    register(stub, "mine")
+    version = hosted(ref, "mine", folder, entry, runtime)
+    beta = bot_process(ref.server.address, register(stub, "beta"))
+    try:
+        ref.call(ref.hub.wait_for(["beta"], 60))
+        host = host_for(ref, tmp_path)
+        with host.seated("m-4", stored(ref, "m-4", [version, "beta"])):
+            record = json.loads(run_match(stub, "m-4", [version, "beta"]).result().record_json)
+        assert record["faults"][version] == {
+            "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
+        }  # fmt: skip
+        logs = ref.store.bot_logs("m-4", version)  # its status: 0, or 137 if it was slow to end
+        assert [x["version"] for x in logs] == [version], logs
+    finally:
+        beta.kill()
+        beta.wait()
+
+
+SLEEPER = b"""\
+import time
+from arena.sdk import run
+
+class Sleeper:
+    name = "sleeper"
+    def decide(self, view):
+        time.sleep(0.3)  # past its 50 ms clock, every time
+        return view.legal[0]
+
+run(Sleeper())
+"""
+
+
+@pytest.mark.hostile
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_hosted_bot_sleeping_past_its_clock_times_out_alone(
+    versions: Any, tmp_path: Path
+) -> None:
+    ref, stub, _ = versions
+    register(stub, "slow")
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "bot.py").write_bytes(SLEEPER)
+    version = hosted(ref, "slow", folder, "bot.py", "python")
+    beta = bot_process(ref.server.address, register(stub, "beta"))
+    try:
+        ref.call(ref.hub.wait_for(["beta"], 60))
+        request = api.RunMatchRequest(
+            match_id="m-5", seats=[version, "beta"], seed=7, decision_ms=50, time_bank_ms=0
+        )
+        with host_for(ref, tmp_path).seated("m-5", stored(ref, "m-5", [version, "beta"])):
+            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
+        faults = json.loads(reply.record_json)["faults"]
+        assert faults[version]["timeouts"] > 0
+        assert faults["beta"] == {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
     finally:
         beta.kill()
         beta.wait()

@@ -6,6 +6,8 @@ its processes printed is kept for its owner."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -39,6 +41,13 @@ sys.exit(3)
 """
 
 
+def cli(arena: Any, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], env=arena.env | env, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+
+
 def submit(arena: Any, bot: str, files: dict[str, bytes]) -> Any:
     first = api.SubmitBotRequest(
         manifest=api.BotManifest(bot=bot, runtime="python", entry="bot.py")
@@ -63,13 +72,22 @@ def judged(arena: Any, version: str, timeout_s: float = 120.0) -> Any:
 def test_a_version_is_checked_then_plays_challenges_in_its_bots_name(arena_factory: Any) -> None:
     arena = arena_factory(broker_url("redis"))
     arena.worker()
-    arena.organizer.bot_token("alpha")
+    token = arena.organizer.bot_token("alpha")
     version = submit(arena, "alpha", {"bot.py": RANDOM_BOT})
     assert version.name == "alpha@1" and version.status == "checking"
     v = judged(arena, "alpha@1")
     assert (v.status, v.reason) == ("active", ""), v.reason
-    log = arena.store.bot_log(f"check-{arena.store.version('alpha@1').id}-1", "alpha@1")
-    assert log is not None and "hello from the sandbox" in log.log and log.status is not None
+    logs = arena.store.bot_logs(f"check-{arena.store.version('alpha@1').id}-1", "alpha")
+    assert [x["version"] for x in logs] == ["alpha@1"]
+    assert "hello from the sandbox" in logs[0]["log"]
+    check = f"check-{arena.store.version('alpha@1').id}-1"
+    shown = cli(arena, "bot", "logs", "alpha", check, ARENA_TOKEN=token)
+    assert shown.returncode == 0, shown.stderr
+    assert f"--- alpha@1 in {check} (exit status " in shown.stdout
+    assert "hello from the sandbox" in shown.stdout
+    other = arena.organizer.bot_token("gamma")
+    refused = cli(arena, "bot", "logs", "alpha", check, ARENA_TOKEN=other)
+    assert refused.returncode == 1 and "not 'alpha'" in refused.stderr
     # a challenge: alpha is not connected, its active version plays
     arena.bots(beta="house:random")
     ids = arena.challenge(["alpha", "beta"], 2)
@@ -100,5 +118,5 @@ def test_a_version_that_does_not_play_cleanly_is_rejected_and_the_last_stays(
     assert [(x.name, x.status) for x in versions.versions] == [
         ("alpha@2", "rejected"), ("alpha@1", "active"),
     ]  # fmt: skip
-    log = arena.store.bot_log(f"check-{arena.store.version('alpha@2').id}-1", "alpha@2")
-    assert log is not None and "about to fail" in log.log and log.status == 3
+    logs = arena.store.bot_logs(f"check-{arena.store.version('alpha@2').id}-1", "alpha@2")
+    assert [x["status"] for x in logs] == [3] and "about to fail" in logs[0]["log"]

@@ -18,10 +18,13 @@ import psycopg
 import pytest
 
 import referee.api
+from arena import read
+from arena.engine import Rules
 from arena.hosted.archive import Limits
 from arena.proto.truco.v1 import arena_pb2 as api
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
+from tests.test_store import played
 
 Stub = Any
 
@@ -169,3 +172,39 @@ def test_the_cli_submits_a_folder_and_lists_versions(arena: Any, folder: Path) -
     other = register(stub, "beta")
     refused = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=other)
     assert refused.returncode == 1 and "not 'alpha'" in refused.stderr
+    one = cli(address, "bot", "submit", "beta", str(folder / "bot.py"), ARENA_TOKEN=other)
+    assert "beta@1: submitted (python, bot.py; 1 file, 12 bytes)" in one.stdout, one.stderr
+
+
+def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_one(
+    arena: Any,  # noqa: F811
+) -> None:
+    ref, stub = arena
+    store = ref.store
+    register(stub, "alpha")
+    register(stub, "beta")
+    submit(stub, "alpha", tar(BOT), ORGANIZER)
+    submit(stub, "alpha", tar(BOT | {"bot.py": b"pass\n"}), ORGANIZER)
+    one, two = store.version("alpha@1"), store.version("alpha@2")
+    store.judge_version(one.id)
+    assert store.playing_as(["alpha", "beta"])["alpha"] == (one.id, "alpha@1")
+    beta = store.bot("beta")
+    assert beta is not None
+    rules = Rules()
+    for k, version in enumerate([one, one, two]):
+        store.create_match(f"m{k}", rules, [version.id, beta.id])
+        store.finish_match(f"m{k}", played(rules, k))
+    assert {s["bot"] for s in read.standings(store, "paulista/1")} == {"alpha@1", "beta"}
+    store.judge_version(two.id)  # alpha@2 becomes active, alpha@1 is retired
+    assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")
+    assert {s["bot"] for s in read.standings(store, "paulista/1")} == {"alpha@2", "beta"}
+    page = read.bot(store, "alpha")
+    shown = [(v["name"], v["status"], [r["games"] for r in v["ratings"]]) for v in page["versions"]]
+    assert shown == [("alpha@2", "active", [1]), ("alpha@1", "retired", [2])]
+    listed = stub.ListVersions(api.ListVersionsRequest(bot="alpha"), timeout=10).versions
+    assert [(v.name, [r.games for r in v.ratings]) for v in listed] == [
+        ("alpha@2", [1]), ("alpha@1", [2]),
+    ]  # fmt: skip
+    submit(stub, "alpha", tar(BOT | {"x": b""}), ORGANIZER)
+    assert store.judge_version(store.version("alpha@3").id, "not clean").status == "rejected"
+    assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")  # the last stays

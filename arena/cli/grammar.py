@@ -158,12 +158,12 @@ def _bots(sub: Commands) -> None:
     p = actions.add_parser(
         "submit",
         help="submit a bot's code: the arena runs it (docs/hosting.md)",
-        description="Submit a new version of a hosted bot: the folder (packed here) or a "
-        ".tar.gz, .tar or .zip of it. With the bot's own token ($ARENA_TOKEN or --token), "
-        "or else the organizer's.",
+        description="Submit a new version of a hosted bot: its folder or one file of code "
+        "(packed here), or a .tar.gz, .tgz, .tar or .zip of its folder. With the bot's own "
+        "token ($ARENA_TOKEN or --token), or else the organizer's.",
     )
     p.add_argument("name", help="the registered bot")
-    p.add_argument("path", help="the bot's folder, or an archive of it")
+    p.add_argument("path", help="the bot's folder, one file of code, or an archive")
     p.add_argument(
         "--runtime",
         choices=RUNTIMES,
@@ -176,6 +176,14 @@ def _bots(sub: Commands) -> None:
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=hosting.cmd_bot_versions)
+    p = actions.add_parser(
+        "logs",
+        help="what a hosted bot's processes printed in a match (its owner, or the organizer)",
+    )
+    p.add_argument("name", help="the bot (all its versions), or one version NAME@N")
+    p.add_argument("match_id")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.set_defaults(run=hosting.cmd_bot_logs)
 
 
 def _tournaments(sub: Commands) -> None:

@@ -20,10 +20,14 @@ ENTRIES = ("bot.py", "index.js")  # what --entry defaults to, the first found
 SUBMIT_TIMEOUT_S = 600
 
 
+ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
+
+
 def packed(path: Path) -> bytes:
-    """A folder as a tar.gz of its contents (owners and times dropped: they are not part
-    of a version); an archive file as it is."""
-    if not path.is_dir():
+    """A folder, or one file of code, as a tar.gz (owners and times dropped: they are not
+    part of a version; links followed, so a link to a file outside the folder brings the
+    file); an archive as it is."""
+    if path.is_file() and path.name.endswith(ARCHIVES):
         return path.read_bytes()
 
     def plain(info: tarfile.TarInfo) -> tarfile.TarInfo:
@@ -33,8 +37,8 @@ def packed(path: Path) -> bytes:
         return info
 
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as t:
-        for child in sorted(path.iterdir()):
+    with tarfile.open(fileobj=out, mode="w:gz", dereference=True) as t:
+        for child in sorted(path.iterdir()) if path.is_dir() else [path]:
             t.add(child, arcname=child.name, filter=plain)
     return out.getvalue()
 
@@ -43,6 +47,8 @@ def manifest(args: argparse.Namespace, path: Path) -> tuple[str, str]:
     """The runtime and entry: as given, else guessed from the folder and the entry's
     extension (SystemExit saying what to give when there is no guessing)."""
     entry = args.entry
+    if entry is None and path.is_file() and not path.name.endswith(ARCHIVES):
+        entry = path.name  # one file of code: it is the entry
     if entry is None:
         found = [e for e in ENTRIES if path.is_dir() and (path / e).is_file()]
         if not found:
@@ -83,7 +89,8 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
         )
     v = reply.version
     if reply.new:
-        print(f"{v.name}: submitted ({runtime}, {entry}; {v.files} files, {v.unpacked:,} bytes)")
+        files = f"{v.files} file{'s' if v.files != 1 else ''}"
+        print(f"{v.name}: submitted ({runtime}, {entry}; {files}, {v.unpacked:,} bytes)")
     else:
         print(f"{v.name}: these files were submitted before; the version is {v.status}")
     print(f"{v.name}: {v.status}" + (f": {v.reason}" if v.reason else ""))
@@ -110,4 +117,14 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
             v.created_at[:19].replace("T", " "), v.hash[:12],
         )  # fmt: skip
     console().print(table)
+    return 0
+
+
+def cmd_bot_logs(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("ARENA_TOKEN") or None
+    request = api.GetBotLogsRequest(bot=args.name, match_id=args.match_id)
+    reply = Arena.from_env().call("GetBotLogs", request, organizer=token is None, token=token)
+    for entry in reply.logs:
+        print(f"--- {entry.version} in {args.match_id} (exit status {entry.status})")
+        print(entry.log, end="" if entry.log.endswith("\n") or not entry.log else "\n")
     return 0

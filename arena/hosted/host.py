@@ -28,6 +28,8 @@ from arena.store.store import Store
 
 log = logging.getLogger(__name__)
 
+EXIT_GRACE_S = 2.0  # after its match, a process's time to end by itself before it is killed
+
 
 class Host:
     """Hosted processes for the matches a worker plays, on its store and settings."""
@@ -77,7 +79,11 @@ class Host:
             yield
 
     def _ended(self, match_id: str, version: BotVersionRow, box: Sandbox) -> None:
-        status = box.stop()
+        """Once its match is over: a moment to end on its own (a bot is told its match
+        ended, and the SDK returns), then every process of it killed; its log kept."""
+        status = box.wait(timeout=EXIT_GRACE_S)
+        if status is None:
+            status = box.stop()
         text = box.log_text().replace("\x00", "\\0")  # PostgreSQL's text holds no NUL
         self.store.keep_log(match_id, version.id, text, status)
 

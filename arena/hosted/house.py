@@ -1,5 +1,6 @@
-"""The house bots as hosted versions: what a new version is checked against, each in a
-sandbox and a fresh process per match like any hosted bot."""
+"""The house bots as hosted versions, named ``sparring-NAME``: what a new version is
+checked against, each in a sandbox and a fresh process per match like any hosted bot
+(apart from the house bots an organizer registers and runs as dial-in bots)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ def archive(name: str) -> bytes:
 
 
 def house_version(store: Store, name: str = "random") -> str:
-    """The hosted version of house bot ``name`` (``house-NAME@N``), made active at once
-    (the arena's own code needs no check) the first time it is asked for."""
-    bot = f"house-{name}"
+    """The hosted version of house bot ``name`` (``sparring-NAME@N``), made active at
+    once (the arena's own code needs no check) the first time it is asked for."""
+    bot = f"sparring-{name}"
     with contextlib.suppress(Exists):  # registered before
         store.register_bot(bot, OWNER)
     data, manifest = archive(name), Manifest("python", "bot.py")

@@ -20,7 +20,7 @@ from arena.errors import Invalid, NotFound
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.rating import half_intervals, is_provisional
 from arena.replay import replay_hand, teams
-from arena.store.rows import MatchRow
+from arena.store.rows import BotVersionRow, MatchRow
 from arena.store.store import Store
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
@@ -171,12 +171,14 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "recent_matches": [],
         "faults": None,
         "head_to_head": [],
+        "versions": [],
     }
     matches = store.matches(bot=name, pool=pool, limit=RECENT)
     changes = store.rating_changes(name, [m.id for m, _ in matches])
     out["recent_matches"] = [
         _from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches
     ]
+    out["versions"] = versions(store, name)
     if pool is None:
         return out
     ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
@@ -294,3 +296,54 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
     if row.record is None:
         raise NotFound(f"match {match_id} has no record yet ({row.status})")
     return row.record if organizer else public_record(row.record)
+
+
+class VersionRating(TypedDict):
+    pool: str
+    elo: float
+    games: int
+
+
+class Version(TypedDict):
+    bot: str
+    number: int
+    name: str  # its own bot row's: NAME@N
+    hash: str
+    runtime: str
+    entry: str
+    size: int
+    unpacked: int
+    files: int
+    status: str
+    reason: str
+    created_at: str | None
+    checked_at: str | None
+    ratings: list[VersionRating]  # in each pool it has played, the most played first
+
+
+def version(bot: str, row: BotVersionRow, ratings: list[dict[str, Any]] | None = None) -> Version:
+    return Version(
+        bot=bot,
+        number=row.number,
+        name=f"{bot}@{row.number}",
+        hash=row.hash,
+        runtime=row.runtime,
+        entry=row.entry,
+        size=row.size,
+        unpacked=row.unpacked,
+        files=row.files,
+        status=row.status,
+        reason=row.reason,
+        created_at=stamp(row.created_at),
+        checked_at=stamp(row.checked_at),
+        ratings=[VersionRating(pool=r["pool"], elo=round(r["elo"], 1), games=r["games"])
+                 for r in ratings or []],
+    )  # fmt: skip
+
+
+def versions(store: Store, bot: str) -> list[Version]:
+    """The bot's versions, the latest first."""
+    if store.bot(bot) is None:
+        raise NotFound(f"no bot named {quoted(bot)}")
+    ratings = store.version_ratings(bot)
+    return [version(bot, r, ratings.get(r.number)) for r in store.versions(bot)]

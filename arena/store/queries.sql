@@ -28,8 +28,11 @@ SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(score)s::
                            %(points)s::smallint[], %(faults)s, %(k)s, %(scale)s);
 
 -- name: leaderboard
+-- Every bot rated in the pool, of hosted versions only each bot's active one.
 SELECT r.*, b.name FROM ratings r JOIN bots b ON b.id = r.bot_id
-WHERE r.pool = %(pool)s ORDER BY r.elo DESC, b.name;
+WHERE r.pool = %(pool)s
+  AND NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id AND v.status <> 'active')
+ORDER BY r.elo DESC, b.name;
 
 -- name: list_bots
 SELECT * FROM bots ORDER BY name;
@@ -376,9 +379,15 @@ INSERT INTO bot_logs (match_id, bot_id, log, status)
 VALUES (%(match_id)s, %(bot_id)s, %(log)s, %(status)s)
 ON CONFLICT (match_id, bot_id) DO UPDATE SET log = excluded.log, status = excluded.status;
 
--- name: bot_log
-SELECT l.* FROM bot_logs l JOIN bots b ON b.id = l.bot_id
-WHERE l.match_id = %(match_id)s AND b.name = %(name)s;
+-- name: bot_logs
+-- The logs kept in a match of a version (NAME@N), or of every version of a bot (NAME).
+SELECT vb.name AS version, l.status, l.log
+FROM bot_logs l
+JOIN bot_versions v ON v.id = l.bot_id
+JOIN bots vb ON vb.id = v.id
+JOIN bots b ON b.id = v.bot_id
+WHERE l.match_id = %(match_id)s AND %(name)s IN (b.name, vb.name)
+ORDER BY v.number;
 
 -- name: retire_active
 UPDATE bot_versions SET status = 'retired'
@@ -387,3 +396,9 @@ WHERE bot_id = (SELECT bot_id FROM bot_versions WHERE id = %(id)s) AND status = 
 -- name: set_version_status
 UPDATE bot_versions SET status = %(status)s, reason = %(reason)s, checked_at = now()
 WHERE id = %(id)s RETURNING *;
+
+-- name: version_ratings
+-- The rating of each version of the bot in each pool it has played.
+SELECT v.number, r.pool, r.elo, r.games
+FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN ratings r ON r.bot_id = v.id
+WHERE b.name = %(name)s ORDER BY v.number DESC, r.games DESC, r.pool;

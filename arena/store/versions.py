@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from arena.engine import quoted
 from arena.errors import NotFound
 from arena.hosted.archive import Checked, Manifest
 from arena.store.base import Connected
-from arena.store.rows import BotLogRow, BotVersionRow
+from arena.store.rows import BotVersionRow
 from arena.store.sql import QUERIES as Q
 
 
@@ -61,6 +62,14 @@ class Versions(Connected):
         with self._transaction() as conn:
             return [BotVersionRow(**r) for r in conn.execute(Q["bot_versions"], {"name": bot})]
 
+    def version_ratings(self, bot: str) -> dict[int, list[dict[str, Any]]]:
+        """Each version's ratings (pool, elo, games), by version number."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        with self._transaction() as conn:
+            for r in conn.execute(Q["version_ratings"], {"name": bot}):
+                out.setdefault(r.pop("number"), []).append(r)
+        return out
+
     def version(self, name: str) -> BotVersionRow:
         """A version by its name, ``NAME@N``."""
         with self._statement() as conn:
@@ -88,11 +97,11 @@ class Versions(Connected):
         with self._statement() as conn:
             conn.execute(Q["keep_log"], params)
 
-    def bot_log(self, match_id: str, name: str) -> BotLogRow | None:
-        """The log of the version ``name`` (NAME@N) in the match, if it played there."""
+    def bot_logs(self, match_id: str, name: str) -> list[dict[str, Any]]:
+        """What the versions of bot ``name`` (or the version ``name``, NAME@N) printed in
+        the match: version, status and log of each."""
         with self._statement() as conn:
-            row = conn.execute(Q["bot_log"], {"match_id": match_id, "name": name}).fetchone()
-        return None if row is None else BotLogRow(**row)
+            return list(conn.execute(Q["bot_logs"], {"match_id": match_id, "name": name}))
 
     def version_archive(self, version_id: int) -> bytes:
         with self._statement() as conn:

@@ -6,6 +6,30 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetBotLogsRequest(_message.Message):
+    __slots__ = ("bot", "match_id")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    match_id: str
+    def __init__(self, bot: _Optional[str] = ..., match_id: _Optional[str] = ...) -> None: ...
+
+class BotLog(_message.Message):
+    __slots__ = ("version", "status", "log")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LOG_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    status: int
+    log: str
+    def __init__(self, version: _Optional[str] = ..., status: _Optional[int] = ..., log: _Optional[str] = ...) -> None: ...
+
+class GetBotLogsResponse(_message.Message):
+    __slots__ = ("logs",)
+    LOGS_FIELD_NUMBER: _ClassVar[int]
+    logs: _containers.RepeatedCompositeFieldContainer[BotLog]
+    def __init__(self, logs: _Optional[_Iterable[_Union[BotLog, _Mapping]]] = ...) -> None: ...
+
 class SubmitBotRequest(_message.Message):
     __slots__ = ("manifest", "chunk")
     MANIFEST_FIELD_NUMBER: _ClassVar[int]
@@ -27,7 +51,7 @@ class BotManifest(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ...) -> None: ...
 
 class BotVersion(_message.Message):
-    __slots__ = ("bot", "number", "name", "hash", "runtime", "entry", "size", "unpacked", "files", "status", "reason", "created_at", "checked_at")
+    __slots__ = ("bot", "number", "name", "hash", "runtime", "entry", "size", "unpacked", "files", "status", "reason", "created_at", "checked_at", "ratings")
     BOT_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +65,7 @@ class BotVersion(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
     bot: str
     number: int
     name: str
@@ -54,7 +79,18 @@ class BotVersion(_message.Message):
     reason: str
     created_at: str
     checked_at: str
-    def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ...) -> None: ...
+    ratings: _containers.RepeatedCompositeFieldContainer[VersionRating]
+    def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[VersionRating, _Mapping]]] = ...) -> None: ...
+
+class VersionRating(_message.Message):
+    __slots__ = ("pool", "elo", "games")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    elo: float
+    games: int
+    def __init__(self, pool: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
 
 class SubmitBotResponse(_message.Message):
     __slots__ = ("version", "new")

@@ -109,6 +109,11 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
                 _registered_method=True)
+        self.GetBotLogs = channel.unary_unary(
+                '/truco.v1.Arena/GetBotLogs',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -225,6 +230,13 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBotLogs(self, request, context):
+        """The bot's own token, or the organizer: what its hosted versions printed in a match.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -302,6 +314,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListVersions,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.SerializeToString,
+            ),
+            'GetBotLogs': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLogs,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -709,6 +726,33 @@ class Arena:
             '/truco.v1.Arena/ListVersions',
             truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotLogs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetBotLogs',
+            truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
             options,
             channel_credentials,
             insecure,
