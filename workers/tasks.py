@@ -178,14 +178,16 @@ def check_version(self: Any, version: str) -> str:
             assert found is not None
             counts = found[0].faults.get(version, {})
             faults += [f"{n} {kind} in {match_id}" for kind, n in counts.items() if n]
-    except Unavailable as e:
-        log.warning("version %s: %s; trying again", version, e)
-        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    except Unavailable as e:  # no sandbox here, the referee away: another try, or give up
+        if self.request.retries < MAX_RETRIES:
+            log.warning("version %s: %s; trying again", version, e)
+            raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+        faults = [f"could not be checked after {MAX_RETRIES + 1} tries: {e}"]
     except ArenaError as e:
         faults = [str(e)]
     reason = ""
     if faults:
-        reason = f"not clean: {', '.join(faults)} (arena bot logs {bot_of(version)} MATCH_ID)"
+        reason = f"{', '.join(faults)} (arena bot logs {bot_of(version)} MATCH_ID)"
     judged = s.judge_version(row.id, reason)
     log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
     return judged.status
