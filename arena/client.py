@@ -8,6 +8,7 @@ tasks retry; a refused request is :class:`~arena.errors.Invalid`."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
@@ -51,12 +52,20 @@ class RefereeClient:
             return self._stub
 
     def run_match(
-        self, match_id: str, rules: str, seats: list[str], seed: int, clock: TimeControl
+        self,
+        match_id: str,
+        rules: str,
+        seats: list[str],
+        seed: int,
+        clock: TimeControl,
+        hosted_keys: Mapping[str, str] | None = None,
     ) -> str:
-        """Have the referee play the match; its record, as JSON text."""
+        """Have the referee play the match; its record, as JSON text. ``hosted_keys``:
+        the tickets of the warm processes that play hosted seats, by seat name."""
         request = api.RunMatchRequest(
-            match_id=match_id, rules=rules, seats=seats, seed=seed, **clock.to_json()
-        )
+            match_id=match_id, rules=rules, seats=seats, seed=seed, **clock.to_json(),
+            hosted_keys=hosted_keys or {},
+        )  # fmt: skip
         try:
             reply = self._arena().RunMatch(
                 request, metadata=self._metadata, timeout=RUN_MATCH_DEADLINE_S

@@ -9,7 +9,7 @@ import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -325,8 +325,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             task = self._runs.get(match_id)
             if task is None:
                 seats = list(request.seats)
+                keys = dict(request.hosted_keys)
                 task = asyncio.create_task(
-                    self._run_match(match_id, rules, seats, request.seed, clock)
+                    self._run_match(match_id, rules, seats, request.seed, clock, keys)
                 )
                 self._runs[match_id] = task
             try:
@@ -337,12 +338,18 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return api.RunMatchResponse(record_json=json.dumps(record))
 
     async def _match(
-        self, match_id: str, rules: Rules, seats: list[str], seed: int, clock: TimeControl
+        self,
+        match_id: str,
+        rules: Rules,
+        seats: list[str],
+        seed: int,
+        clock: TimeControl,
+        hosted_keys: Mapping[str, str],
     ) -> dict[str, Any]:
         """Play one match once its bots have free seats; its record."""
         assert self.hub is not None
-        hosted = [b for b in dict.fromkeys(seats) if is_version(b)]
-        async with self.hub.expect(match_id, hosted, HOSTED_START_S), self.hub.playing(seats):
+        keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
+        async with self.hub.expect(match_id, keys, HOSTED_START_S), self.hub.playing(seats):
             runner = MatchRunner(
                 self.hub, match_id, rules, seats, seed=seed, clock=clock,
                 stand_in=lambda: house_bot("heuristic"),
@@ -350,11 +357,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             return await runner.run()
 
     async def _run_match(
-        self, match_id: str, rules: Rules, seats: list[str], seed: int, clock: TimeControl
+        self,
+        match_id: str,
+        rules: Rules,
+        seats: list[str],
+        seed: int,
+        clock: TimeControl,
+        hosted_keys: Mapping[str, str],
     ) -> dict[str, Any]:
         """RunMatch's play: registered while it plays, its record kept a while after."""
         try:
-            record = await self._match(match_id, rules, seats, seed, clock)
+            record = await self._match(match_id, rules, seats, seed, clock, hosted_keys)
             self._ended[match_id] = record
             while len(self._ended) > KEPT_RECORDS:
                 self._ended.popitem(last=False)

@@ -199,7 +199,7 @@ class Session:
 
 
 LATENCY_MAX_US = 10_000
-OVER_KEPT = 10_000  # ended matches whose match tokens are refused at once (later: unknown)
+OVER_KEPT = 10_000  # keys of ended matches, whose tokens are refused at once
 LATENESS_KEPT = 100_000
 
 
@@ -236,6 +236,7 @@ class Hub:
         self._waiting: list[tuple[frozenset[str], asyncio.Future[None]]] = []  # playing()
         self.finishing = False  # a clean stop is under way: no new sessions
         self.expected: dict[str, frozenset[str]] = {}  # match -> its hosted seats (expect())
+        self._awaited: dict[tuple[str, str], str] = {}  # (token's key, bot) -> match
         self._expecting = asyncio.Condition()
         self._over: deque[str] = deque(maxlen=OVER_KEPT)  # matches with hosted seats, ended
         self.token_key: bytes | None = None  # match tokens' (arena.hosted.tokens); None: none
@@ -375,51 +376,56 @@ class Hub:
 
     async def hosted_seat(self, token: str, wait_s: float) -> tuple[str, str] | str:
         """The (bot, match) a match token seats, or why it seats nothing: a forged token,
-        or a match that is over, or not about to play here within ``wait_s`` (a process
-        may say hello before its worker's RunMatch has reached the referee)."""
+        or a key (a match id, or a warm process's ticket) whose match is over, or that no
+        match expects within ``wait_s`` (a process may say hello before its worker's
+        RunMatch has reached the referee; a warm one long before)."""
         found = None if self.token_key is None else read_match_token(self.token_key, token)
         if found is None:
             return "unknown token"
-        match_id, bot = found
-        if match_id not in self._over:
+        seat = found
+        if seat[0] not in self._over:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait_s), self._expecting:
                     await self._expecting.wait_for(
-                        lambda: bot in self.expected.get(match_id, ()) or match_id in self._over
+                        lambda: seat in self._awaited or seat[0] in self._over
                     )
-        if match_id in self._over:
-            return f"this token's match, {quoted(match_id)}, is over"
-        if bot not in self.expected.get(match_id, ()):
-            return f"this token's match, {quoted(match_id)}, is not playing here"
-        return bot, match_id
+        if seat[0] in self._over:
+            return f"this token's match, {quoted(seat[0])}, is over"
+        match_id = self._awaited.get(seat)
+        if match_id is None:
+            return f"this token's match, {quoted(seat[0])}, is not playing here"
+        return seat[1], match_id
 
     @contextlib.asynccontextmanager
     async def expect(
-        self, match_id: str, hosted: Iterable[str], timeout_s: float
+        self, match_id: str, hosted: Mapping[str, str], timeout_s: float
     ) -> AsyncIterator[None]:
-        """While the match is about to play and plays, its ``hosted`` seats are for the
-        processes the workers start with its match tokens; first waits up to
-        ``timeout_s`` for them to connect (the match's clocks have not started: a
-        process's start costs it no time; one that never connects is away from the start,
-        as a dial-in bot would be). Once it ends, their streams end (OK) and the tokens
-        open nothing more."""
-        bots = frozenset(hosted)
-        if not bots:
+        """While the match is about to play and plays, its ``hosted`` seats (a bot, and
+        the key its process's token names: the match id, or a warm process's ticket) are
+        for the processes the workers start; first waits up to ``timeout_s`` for them to
+        connect (the match's clocks have not started: a process's start costs it no time;
+        one that never connects is away from the start, as a dial-in bot would be). Once
+        it ends, their streams end (OK) and their tokens open nothing more."""
+        if not hosted:
             yield
             return
-        self.expected[match_id] = bots
+        self.expected[match_id] = frozenset(hosted)
+        seats = {(key, bot) for bot, key in hosted.items()}
+        self._awaited.update(dict.fromkeys(seats, match_id))
         async with self._expecting:
             self._expecting.notify_all()
         try:
             try:
-                await self.wait_for([hosted_address(b, match_id) for b in bots], timeout_s)
+                await self.wait_for([hosted_address(b, match_id) for b in hosted], timeout_s)
             except TimeoutError as e:
                 log.warning("match %s: a hosted bot is %s", match_id, e)
             yield
         finally:
             del self.expected[match_id]
-            self._over.append(match_id)
-            for bot in bots:
+            for seat in seats:
+                del self._awaited[seat]
+                self._over.append(seat[0])
+            for bot in hosted:
                 session = self.sessions.get(hosted_address(bot, match_id))
                 if session is not None:
                     session.close()

@@ -41,7 +41,7 @@ HANDSHAKE_TIMEOUT_MS = 10_000  # a connection must speak HTTP/2 (and TLS) within
 # and for timers; a strike past PING_STRIKES ends the connection (GOAWAY too_many_pings).
 MIN_PING_INTERVAL_MS = 500
 PING_STRIKES = 2
-HOSTED_HELLO_S = 20.0  # a hosted process may say hello this long before its match is due
+HOSTED_HELLO_S = 300.0  # a hosted process may wait this long for its match (a warm one does)
 DRAIN_S = 2.0  # a clean stop waits this long for what is queued to reach the bots
 SERVICE = pb.DESCRIPTOR.services_by_name["Referee"].full_name
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"

@@ -136,12 +136,12 @@ def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
     return seats
 
 
-def host_for(ref: Any, tmp_path: Path) -> Host:
+def host_for(ref: Any, tmp_path: Path, pool: int = 0) -> Host:
     settings = Settings.from_env(
         {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
     )
     settings.home.mkdir()
-    return Host(ref.store, settings)
+    return Host(ref.store, settings, pool=pool)
 
 
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
@@ -211,5 +211,40 @@ def test_a_hosted_bot_sleeping_past_its_clock_times_out_alone(
         assert faults[version]["timeouts"] > 0
         assert faults["beta"] == {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
     finally:
+        beta.kill()
+        beta.wait()
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
+    versions: Any, tmp_path: Path
+) -> None:
+    ref, stub, _ = versions
+    register(stub, "mine")
+    version = hosted(ref, "mine", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    beta = bot_process(ref.server.address, register(stub, "beta"))
+    host = host_for(ref, tmp_path, pool=1)
+    try:
+        ref.call(ref.hub.wait_for(["beta"], 60))
+        played = []
+        for match_id in ("m-6", "m-7"):  # the first cold, the second warm
+            seats = stored(ref, match_id, [version, "beta"])
+            with host.seated(match_id, seats) as keys:
+                request = api.RunMatchRequest(
+                    match_id=match_id, seats=seats, seed=7, hosted_keys=keys
+                )
+                reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+            played.append((keys[version], json.loads(reply.record_json)["faults"][version]))
+            assert host.wait_ready(version, 1, 60)  # started after the first match
+        (cold, _), (warm, faults) = played
+        assert cold == "m-6" and warm.startswith("ticket-")
+        assert faults == {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+        # the ticket was good for that match only
+        late = Client(ref.server.address)
+        late.hello(match_token(token_key(ref.store.deal_key()), warm, version))
+        assert "is over" in late.error().details()
+        late.close()
+    finally:
+        host.close()
         beta.kill()
         beta.wait()

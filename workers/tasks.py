@@ -148,8 +148,8 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         log.info("match %s was %s before; not playing it again", match_id, match.status)
         return match.run_id, None
     clock = TimeControl.from_json(match.clock)
-    with host().seated(match_id, seats):
-        record = referee().run_match(match_id, match.rules, seats, match.seed, clock)
+    with host().seated(match_id, seats) as keys:
+        record = referee().run_match(match_id, match.rules, seats, match.seed, clock, keys)
     done = store().finish_match(match_id, record)
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
     return match.run_id, done.run_done

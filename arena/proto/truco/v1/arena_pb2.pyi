@@ -301,7 +301,14 @@ class GetRatingHistoryResponse(_message.Message):
     def __init__(self, changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "hosted_keys")
+    class HostedKeysEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -309,6 +316,7 @@ class RunMatchRequest(_message.Message):
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_KEYS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     rules: str
     seats: _containers.RepeatedScalarFieldContainer[str]
@@ -316,7 +324,8 @@ class RunMatchRequest(_message.Message):
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    hosted_keys: _containers.ScalarMap[str, str]
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., hosted_keys: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("record_json",)

@@ -1,0 +1,162 @@
+"""How long a hosted bot takes to play: from a match's start (the worker taking it up) to
+the referee receiving the hosted bot's first action, for a process started cold and for
+one from the warm pool, in alternating rounds (``--rounds``, 30 of each). Part of ``make
+bench``; the goal is a warm p50 under 50 ms. Needs a sandbox (docs/sandbox.md); says so
+and exits 0 where none can be made.
+
+Everything is real but the worker's task: an in-process referee with the Arena API on a
+scratch database, the opponent a house random bot in a process of its own, the hosted bot
+``examples/random_bot.py`` in its sandbox through the relay (arena.hosted.host.Host).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from arena.cli.hosting import packed
+from arena.engine import Rules
+from arena.hosted.archive import Manifest, check
+from arena.hosted.host import Host
+from arena.hosted.sandbox import unavailable
+from arena.hosted.tokens import is_version
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.settings import Settings
+from arena.store.migrate import migrate
+from arena.store.store import Store, StoreTokens
+from referee.api import ArenaServicer
+from referee.hub import Hub, MemoryTokens, Session
+from referee.server import create_server
+from tests.bench.store import server
+
+GOAL_MS = 50.0
+EXAMPLE = Path(__file__).parents[2] / "examples" / "random_bot.py"
+ADMIN = "bench-organizer"
+
+
+class TimedHub(Hub):
+    """A hub that notes when each hosted bot's first action of a match arrives."""
+
+    def __init__(self, tokens: Any) -> None:
+        super().__init__(tokens)
+        self.first: dict[str, float] = {}  # match -> perf_counter of the action
+        self.arrived = threading.Event()
+
+    def route(self, session: Session, reply: Any) -> None:
+        if is_version(session.bot) and reply.match_id not in self.first:
+            self.first[reply.match_id] = time.perf_counter()
+            self.arrived.set()
+        super().route(session, reply)
+
+
+def serve(store: Store) -> tuple[Any, TimedHub]:
+    """A referee with the Arena API on a loop of its own (kept: dropped, it would stop)."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    async def start() -> tuple[Any, TimedHub]:
+        hub = TimedHub(MemoryTokens(fallback=StoreTokens(store)))
+        referee = create_server("127.0.0.1:0", hub, ArenaServicer(store, ADMIN))
+        await referee.start()
+        return referee, hub
+
+    return asyncio.run_coroutine_threadsafe(start(), loop).result(30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    reason = unavailable()
+    if reason is not None:
+        print(f"hosting bench: skipped, no sandbox can be made here: {reason}")
+        return 0
+    base = server()
+    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = make_conninfo(base, dbname=name)
+    try:
+        migrate(url)
+        store = Store(url)
+        try:
+            return measure(store, args.rounds)
+        finally:
+            store.close()
+    finally:
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def measure(store: Store, rounds: int) -> int:
+    referee, hub = serve(store)
+    address = referee.address
+    store.register_bot("mine")
+    _, token = store.register_bot("opponent")
+    data, manifest = packed(EXAMPLE), Manifest("python", EXAMPLE.name)
+    version, _ = store.add_version("mine", manifest, data, check(data, manifest))
+    store.judge_version(version.id)
+    seats = ["mine@1", "opponent"]
+    ids = [version.id, store.bot("opponent").id]  # type: ignore[union-attr]
+    opponent = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "bot", "run", "house:random", "--address", address,
+         "--token", token, "--concurrency", "4"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    home = Path(tempfile.mkdtemp(prefix="arena-bench-home-"))
+    settings = Settings.from_env({"ARENA_HOME": str(home), "ARENA_REFEREE_ADDRESS": address})
+    cold_host = Host(store, settings, pool=0)
+    warm_host = Host(store, settings, pool=2)
+    stub = arena_pb2_grpc.ArenaStub(settings.channel(address))
+    samples: dict[str, list[float]] = {"cold": [], "warm": []}
+    try:
+        deadline = time.monotonic() + 60
+        while "opponent" not in hub.sessions:
+            assert time.monotonic() < deadline, "the opponent did not connect"
+            time.sleep(0.05)  # polling the hub: the bench has no other way to know
+        for k in range(rounds * 2 + 1):
+            kind = "warm" if k % 2 else "cold"
+            host = warm_host if kind == "warm" or k == 0 else cold_host  # 0 starts the pool
+            if kind == "warm":
+                assert warm_host.wait_ready("mine@1", 1, 60), "no warm process came up"
+            match_id = f"bench-{k}"
+            store.create_match(match_id, Rules(), ids, rated=False)
+            began = time.perf_counter()
+            with host.seated(match_id, seats) as keys:
+                request = api.RunMatchRequest(
+                    match_id=match_id, seats=seats, seed=k, hosted_keys=keys
+                )
+                stub.RunMatch(request, metadata=[("authorization", f"Bearer {ADMIN}")])
+            if k > 0:  # the first warms the machine's caches
+                samples[kind].append((hub.first[match_id] - began) * 1000)
+    finally:
+        warm_host.close()
+        opponent.kill()
+        opponent.wait()
+    print("from a match's start to the hosted bot's first action (ms)")
+    print(f"{'':6}{'p50':>8}{'p99':>8}{'max':>8}  rounds")
+    for kind, values in samples.items():
+        values.sort()
+        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+        print(f"{kind:6}{statistics.median(values):8.1f}{p99:8.1f}{values[-1]:8.1f}  {len(values)}")
+    warm = statistics.median(samples["warm"])
+    verdict = "met" if warm < GOAL_MS else "MISSED"
+    print(f"warm p50 {warm:.1f} ms: {verdict} (goal < {GOAL_MS:.0f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
