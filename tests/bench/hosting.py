@@ -1,8 +1,9 @@
 """How long a hosted bot takes to play: from a match's start (the worker taking it up) to
 the referee receiving the hosted bot's first action, for a process started cold and for
-one from the warm pool, in alternating rounds (``--rounds``, 30 of each). Part of ``make
-bench``; the goal is a warm p50 under 50 ms. Needs a sandbox (docs/sandbox.md); says so
-and exits 0 where none can be made.
+one from the warm pool, in alternating rounds (``--rounds``, 30 of each); then the same
+bot's code hosted and dialing in, side by side: matches per second and CPU per match.
+Part of ``make bench``; the goal is a warm p50 under 50 ms. Needs a sandbox
+(docs/sandbox.md); says so and exits 0 where none can be made.
 
 Everything is real but the worker's task: an in-process referee with the Arena API on a
 scratch database, the opponent a house random bot in a process of its own, the hosted bot
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -142,10 +144,16 @@ def measure(store: Store, rounds: int) -> int:
                 stub.RunMatch(request, metadata=[("authorization", f"Bearer {ADMIN}")])
             if k > 0:  # the first warms the machine's caches
                 samples[kind].append((hub.first[match_id] - began) * 1000)
+        report(samples)
+        throughput(store, address, warm_host, stub, rounds=5, matches=10)
     finally:
         warm_host.close()
         opponent.kill()
         opponent.wait()
+    return 0
+
+
+def report(samples: dict[str, list[float]]) -> None:
     print("from a match's start to the hosted bot's first action (ms)")
     print(f"{'':6}{'p50':>8}{'p99':>8}{'max':>8}  rounds")
     for kind, values in samples.items():
@@ -155,7 +163,73 @@ def measure(store: Store, rounds: int) -> int:
     warm = statistics.median(samples["warm"])
     verdict = "met" if warm < GOAL_MS else "MISSED"
     print(f"warm p50 {warm:.1f} ms: {verdict} (goal < {GOAL_MS:.0f} ms)")
-    return 0
+
+
+def machine_cpu_s() -> float:
+    """The whole machine's busy CPU time so far (every core, /proc/stat): a hosted bot's
+    processes are spread over sandboxes, bwrap and pid namespaces, where no one
+    process's usage holds them all; the referee, the opponent and PostgreSQL cost the
+    same in both kinds, so the difference between the kinds is the bot's."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(
+    store: Store, address: str, host: Host, stub: Any, rounds: int, matches: int
+) -> None:
+    """The same bot's code hosted (warm) and dialing in, each against the house random
+    bot, ``matches`` matches one after the other per round, rounds alternating: matches
+    per second and the machine's CPU per match (:func:`machine_cpu_s`)."""
+    _, token = store.register_bot("mine-dial")
+    dial = subprocess.Popen(
+        [sys.executable, str(EXAMPLE)], env=os.environ | {"ARENA_ADDRESS": address,
+                                                          "ARENA_TOKEN": token},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    ids = {b.name: b.id for b in store.bots()}
+    hosted_ids = [store.version("mine@1").id, ids["opponent"]]
+    rates: dict[str, list[float]] = {"hosted": [], "dial-in": []}
+    cpus: dict[str, list[float]] = {"hosted": [], "dial-in": []}
+    try:
+        deadline = time.monotonic() + 60
+        while not any(b.name == "mine-dial" and b.connected for b in stub.ListBots(
+            api.ListBotsRequest()).bots):  # fmt: skip
+            assert time.monotonic() < deadline, "the dial-in bot did not connect"
+            time.sleep(0.05)  # polling the API: the bench has no other way to know
+        for r in range(rounds):
+            for kind in ("hosted", "dial-in"):
+                seats = ["mine@1", "opponent"] if kind == "hosted" else ["mine-dial", "opponent"]
+                seat_ids = hosted_ids if kind == "hosted" else [ids["mine-dial"], ids["opponent"]]
+                before = machine_cpu_s()
+                began = time.perf_counter()
+                for m in range(matches):
+                    match_id = f"through-{kind}-{r}-{m}"
+                    store.create_match(match_id, Rules(), seat_ids, rated=False)
+                    with host.seated(match_id, seats) as keys:
+                        request = api.RunMatchRequest(
+                            match_id=match_id, seats=seats, seed=m, hosted_keys=keys
+                        )
+                        stub.RunMatch(request, metadata=[("authorization", f"Bearer {ADMIN}")])
+                rates[kind].append(matches / (time.perf_counter() - began))
+                after = machine_cpu_s()
+                cpus[kind].append((after - before) / matches * 1000)
+    finally:
+        dial.kill()
+        dial.wait()
+    print(
+        f"\nthe same bot hosted (warm) and dialing in, {matches} matches a round, {rounds} rounds"
+    )
+    print(f"{'':9}{'matches/s':>10}{'machine CPU ms/match':>22}")
+    for kind in rates:
+        print(
+            f"{kind:9}{statistics.median(rates[kind]):10.2f}{statistics.median(cpus[kind]):14.1f}"
+        )
+    ratio = [h / d for h, d in zip(rates["hosted"], rates["dial-in"], strict=True)]
+    print(
+        f"hosted / dial-in matches/s: {statistics.median(ratio):.2f} "
+        f"({min(ratio):.2f}..{max(ratio):.2f} over the rounds)"
+    )
 
 
 if __name__ == "__main__":
