@@ -337,25 +337,6 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.INTERNAL, f"match {match_id} failed: {e}")
         return api.RunMatchResponse(record_json=json.dumps(record))
 
-    async def _match(
-        self,
-        match_id: str,
-        rules: Rules,
-        seats: list[str],
-        seed: int,
-        clock: TimeControl,
-        hosted_keys: Mapping[str, str],
-    ) -> dict[str, Any]:
-        """Play one match once its bots have free seats; its record."""
-        assert self.hub is not None
-        keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
-        async with self.hub.expect(match_id, keys, HOSTED_START_S), self.hub.playing(seats):
-            runner = MatchRunner(
-                self.hub, match_id, rules, seats, seed=seed, clock=clock,
-                stand_in=lambda: house_bot("heuristic"),
-            )  # fmt: skip
-            return await runner.run()
-
     async def _run_match(
         self,
         match_id: str,
@@ -365,9 +346,17 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         clock: TimeControl,
         hosted_keys: Mapping[str, str],
     ) -> dict[str, Any]:
-        """RunMatch's play: registered while it plays, its record kept a while after."""
+        """RunMatch's play, once its bots have free seats (and its hosted processes have
+        connected): registered while it plays, its record kept a while after."""
+        assert self.hub is not None
+        keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
         try:
-            record = await self._match(match_id, rules, seats, seed, clock, hosted_keys)
+            async with self.hub.expect(match_id, keys, HOSTED_START_S), self.hub.playing(seats):
+                runner = MatchRunner(
+                    self.hub, match_id, rules, seats, seed=seed, clock=clock,
+                    stand_in=lambda: house_bot("heuristic"),
+                )  # fmt: skip
+                record = await runner.run()
             self._ended[match_id] = record
             while len(self._ended) > KEPT_RECORDS:
                 self._ended.popitem(last=False)

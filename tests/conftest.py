@@ -8,17 +8,16 @@ database of its own, dropped afterwards.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 
 from arena.store.migrate import migrate
 from arena.store.store import Store
+from tests.scratch import scratch_database
 
 MACHINE = os.environ.get("ARENA_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
@@ -42,14 +41,8 @@ def postgres(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture
 def database(postgres: str) -> Iterator[str]:
     """A fresh, empty database; its connection string."""
-    name = f"arena_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_conninfo(postgres, dbname=name)
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_database(postgres) as url:
+        yield url
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from tests.test_hosting_api import register, submit
 from tests.test_sessions import Client
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
 
 
 def bot_process(address: str, token: str) -> subprocess.Popen[str]:
@@ -52,6 +54,19 @@ def run_match(stub: Any, match_id: str, seats: list[str]) -> Future[Any]:
 
 
 @pytest.fixture
+def beta(versions: Any) -> Iterator[str]:
+    """beta, a registered house bot playing from a process of its own, connected."""
+    ref, stub, _ = versions
+    process = bot_process(ref.server.address, register(stub, "beta"))
+    try:
+        ref.call(ref.hub.wait_for(["beta"], 60))
+        yield "beta"
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
 def versions(arena: Any) -> tuple[Any, Any, bytes]:  # noqa: F811
     """The arena with alpha@1 (a version) and beta (a dial-in bot, connected)."""
     ref, stub = arena
@@ -60,18 +75,16 @@ def versions(arena: Any) -> tuple[Any, Any, bytes]:  # noqa: F811
     return ref, stub, token_key(ref.store.deal_key())
 
 
-def test_a_hosted_process_plays_its_match_then_its_token_opens_nothing(versions: Any) -> None:
+def test_a_hosted_process_plays_its_match_then_its_token_opens_nothing(
+    versions: Any, beta: str
+) -> None:
     ref, stub, key = versions
-    beta = bot_process(ref.server.address, register(stub, "beta"))
-    ref.call(ref.hub.wait_for(["beta"], 60))
     token = match_token(key, "m-1", "alpha@1")
     hosted = bot_process(ref.server.address, token)  # may say hello before RunMatch comes
     try:
-        record = json.loads(run_match(stub, "m-1", ["alpha@1", "beta"]).result().record_json)
-        assert record["seats"] == ["alpha@1", "beta"]
-        assert record["faults"]["alpha@1"] == {
-            "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
-        }  # fmt: skip
+        record = json.loads(run_match(stub, "m-1", ["alpha@1", beta]).result().record_json)
+        assert record["seats"] == ["alpha@1", beta]
+        assert record["faults"]["alpha@1"] == CLEAN
         assert hosted.wait(timeout=30) == 0  # its one match played, it is done
         late = Client(ref.server.address)
         late.hello(token)
@@ -80,9 +93,8 @@ def test_a_hosted_process_plays_its_match_then_its_token_opens_nothing(versions:
         assert "'m-1', is over" in refused.details()
         late.close()
     finally:
-        for process in (beta, hosted):
-            process.kill()
-            process.wait()
+        hosted.kill()
+        hosted.wait()
 
 
 def test_a_match_token_is_good_for_its_own_match_only(
@@ -101,22 +113,14 @@ def test_a_match_token_is_good_for_its_own_match_only(
 
 
 def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
-    versions: Any, monkeypatch: pytest.MonkeyPatch
+    versions: Any, beta: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ref, stub, _ = versions
+    _, stub, _ = versions
     monkeypatch.setattr(referee.api, "HOSTED_START_S", 0.5)
-    beta = bot_process(ref.server.address, register(stub, "beta"))
-    try:
-        ref.call(ref.hub.wait_for(["beta"], 60))
-        record = json.loads(run_match(stub, "m-3", ["alpha@1", "beta"]).result().record_json)
-        alpha = record["faults"]["alpha@1"]  # away from the start, as a dial-in bot can be
-        assert alpha["disconnects"] == 1 and alpha["timeouts"] + alpha["substituted"] > 0
-        assert record["faults"]["beta"] == {
-            "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
-        }  # fmt: skip
-    finally:
-        beta.kill()
-        beta.wait()
+    record = json.loads(run_match(stub, "m-3", ["alpha@1", beta]).result().record_json)
+    alpha = record["faults"]["alpha@1"]  # away from the start, as a dial-in bot can be
+    assert alpha["disconnects"] == 1 and alpha["timeouts"] + alpha["substituted"] > 0
+    assert record["faults"][beta] == CLEAN
 
 
 def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
@@ -150,7 +154,7 @@ def host_for(ref: Any, tmp_path: Path, pool: int = 0) -> Host:
     [("highest_card_bot.py", "highest_card_bot.py", "python"), ("hosted/node", "index.js", "node")],
 )
 def test_the_examples_play_sandboxed_through_the_relay(
-    versions: Any, tmp_path: Path, example: str, entry: str, runtime: str
+    versions: Any, beta: str, tmp_path: Path, example: str, entry: str, runtime: str
 ) -> None:
     ref, stub, _ = versions
     folder = EXAMPLES / example
@@ -158,20 +162,12 @@ def test_the_examples_play_sandboxed_through_the_relay(
         pytest.skip(f"npm install in {folder} first (its node_modules travel in the archive)")
     register(stub, "mine")
     version = hosted(ref, "mine", folder, entry, runtime)
-    beta = bot_process(ref.server.address, register(stub, "beta"))
-    try:
-        ref.call(ref.hub.wait_for(["beta"], 60))
-        host = host_for(ref, tmp_path)
-        with host.seated("m-4", stored(ref, "m-4", [version, "beta"])):
-            record = json.loads(run_match(stub, "m-4", [version, "beta"]).result().record_json)
-        assert record["faults"][version] == {
-            "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
-        }  # fmt: skip
-        logs = ref.store.bot_logs("m-4", version)  # its status: 0, or 137 if it was slow to end
-        assert [x["version"] for x in logs] == [version], logs
-    finally:
-        beta.kill()
-        beta.wait()
+    seats = stored(ref, "m-4", [version, beta])
+    with host_for(ref, tmp_path).seated("m-4", seats):
+        record = json.loads(run_match(stub, "m-4", seats).result().record_json)
+    assert record["faults"][version] == CLEAN
+    logs = ref.store.bot_logs("m-4", version)  # its status: 0, or 137 if it was slow to end
+    assert [x["version"] for x in logs] == [version], logs
 
 
 SLEEPER = b"""\
@@ -191,7 +187,7 @@ run(Sleeper())
 @pytest.mark.hostile
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 def test_a_hosted_bot_sleeping_past_its_clock_times_out_alone(
-    versions: Any, tmp_path: Path
+    versions: Any, beta: str, tmp_path: Path
 ) -> None:
     ref, stub, _ = versions
     register(stub, "slow")
@@ -199,36 +195,29 @@ def test_a_hosted_bot_sleeping_past_its_clock_times_out_alone(
     folder.mkdir()
     (folder / "bot.py").write_bytes(SLEEPER)
     version = hosted(ref, "slow", folder, "bot.py", "python")
-    beta = bot_process(ref.server.address, register(stub, "beta"))
-    try:
-        ref.call(ref.hub.wait_for(["beta"], 60))
-        request = api.RunMatchRequest(
-            match_id="m-5", seats=[version, "beta"], seed=7, decision_ms=50, time_bank_ms=0
-        )
-        with host_for(ref, tmp_path).seated("m-5", stored(ref, "m-5", [version, "beta"])):
-            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
-        faults = json.loads(reply.record_json)["faults"]
-        assert faults[version]["timeouts"] > 0
-        assert faults["beta"] == {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
-    finally:
-        beta.kill()
-        beta.wait()
+    seats = stored(ref, "m-5", [version, beta])
+    request = api.RunMatchRequest(
+        match_id="m-5", seats=seats, seed=7, decision_ms=50, time_bank_ms=0
+    )
+    with host_for(ref, tmp_path).seated("m-5", seats):
+        reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
+    faults = json.loads(reply.record_json)["faults"]
+    assert faults[version]["timeouts"] > 0
+    assert faults[beta] == CLEAN
 
 
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
-    versions: Any, tmp_path: Path
+    versions: Any, beta: str, tmp_path: Path
 ) -> None:
     ref, stub, _ = versions
     register(stub, "mine")
     version = hosted(ref, "mine", EXAMPLES / "random_bot.py", "random_bot.py", "python")
-    beta = bot_process(ref.server.address, register(stub, "beta"))
     host = host_for(ref, tmp_path, pool=1)
     try:
-        ref.call(ref.hub.wait_for(["beta"], 60))
         played = []
         for match_id in ("m-6", "m-7"):  # the first cold, the second warm
-            seats = stored(ref, match_id, [version, "beta"])
+            seats = stored(ref, match_id, [version, beta])
             with host.seated(match_id, seats) as keys:
                 request = api.RunMatchRequest(
                     match_id=match_id, seats=seats, seed=7, hosted_keys=keys
@@ -238,7 +227,7 @@ def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
             assert host.wait_ready(version, 1, 60)  # started after the first match
         (cold, _), (warm, faults) = played
         assert cold == "m-6" and warm.startswith("ticket-")
-        assert faults == {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+        assert faults == CLEAN
         # the ticket was good for that match only
         late = Client(ref.server.address)
         late.hello(match_token(token_key(ref.store.deal_key()), warm, version))
@@ -246,5 +235,3 @@ def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
         late.close()
     finally:
         host.close()
-        beta.kill()
-        beta.wait()

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import random
 import re
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,7 +37,6 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 import arena.read
 import arena.read.tournaments
@@ -46,6 +44,7 @@ from arena.engine import Rules
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.tournament import Definition
+from tests.scratch import scratch_database
 from tests.test_store import played
 
 POOL = "paulista/1"
@@ -212,11 +211,7 @@ def look(store: Store, url: str, after: Page) -> dict[str, dict[str, Reading]]:
 @pytest.fixture(scope="module")
 def verdicts(postgres: str) -> dict[str, list[str]]:
     """Each read path's and probe's failures, between a history and one twice as long."""
-    name = f"arena_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_conninfo(postgres, dbname=name)
-    try:
+    with scratch_database(postgres) as url:
         migrate(url)
         store = Store(url)
         try:
@@ -226,9 +221,6 @@ def verdicts(postgres: str) -> dict[str, list[str]]:
             large = look(store, url, record_more(store, ids, HALF, trio))
         finally:
             store.close()
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     out = {name: failures(small[name], large[name]) for name in large}
     for name in READS:  # a read that sent nothing through the capture was not checked
         if not large[name]:

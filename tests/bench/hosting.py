@@ -21,12 +21,8 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
-
-import psycopg
-from psycopg.conninfo import make_conninfo
 
 from arena.cli.hosting import packed
 from arena.engine import Rules
@@ -43,6 +39,7 @@ from referee.api import ArenaServicer
 from referee.hub import Hub, MemoryTokens, Session
 from referee.server import create_server
 from tests.bench.store import server
+from tests.scratch import scratch_database
 
 GOAL_MS = 50.0
 EXAMPLE = Path(__file__).parents[2] / "examples" / "random_bot.py"
@@ -86,21 +83,13 @@ def main() -> int:
     if reason is not None:
         print(f"hosting bench: skipped, no sandbox can be made here: {reason}")
         return 0
-    base = server()
-    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(base, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_conninfo(base, dbname=name)
-    try:
+    with scratch_database(server(), "arena_bench") as url:
         migrate(url)
         store = Store(url)
         try:
             return measure(store, args.rounds)
         finally:
             store.close()
-    finally:
-        with psycopg.connect(base, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def measure(store: Store, rounds: int) -> int:

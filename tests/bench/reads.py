@@ -28,14 +28,12 @@ import json
 import random
 import statistics
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 
 import arena.read
 import arena.read.tournaments
@@ -48,6 +46,7 @@ from arena.store.runs import run_match_id
 from arena.store.store import Store
 from arena.tournament import Definition, Result, hand_points, standings
 from tests.bench.store import server
+from tests.scratch import scratch_database
 from tests.test_store import played
 
 POOL = "paulista/1"
@@ -352,11 +351,7 @@ def recording(store: Store, records: list[dict[str, Any]], tag: str) -> float:
 @contextlib.contextmanager
 def scratch(admin: str, n: int) -> Iterator[Store]:
     """A scratch database of ``n`` matches, dropped on exit."""
-    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        url = make_conninfo(admin, dbname=name)
+    with scratch_database(admin, "arena_bench") as url:
         print(f"  {n:,} matches: loading", flush=True)
         start = time.perf_counter()
         build(url, n)
@@ -366,9 +361,6 @@ def scratch(admin: str, n: int) -> Iterator[Store]:
             yield store
         finally:
             store.close()
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def paired(

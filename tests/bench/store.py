@@ -12,16 +12,15 @@ import os
 import random
 import tempfile
 import time
-import uuid
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 
 from arena.engine import Match, Rules, to_record
 from arena.store.migrate import migrate
 from arena.store.store import Store
+from tests.scratch import scratch_database
 
 GOAL = 0.5
 MATCHES = 400
@@ -82,19 +81,11 @@ def bare_rate(url: str, played: list[dict[str, Any]]) -> float:
 
 
 def main() -> None:
-    admin = server()
-    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        url = make_conninfo(admin, dbname=name)
+    with scratch_database(server(), "arena_bench") as url:
         migrate(url)
         played = records(MATCHES)
         bare = bare_rate(url, played)
         stored = store_rate(url, played)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     ratio = stored / bare
     print(f"{'matches recorded/s':<22} {'store':>8} {'bare':>8}")
     print(f"{'record + result + Elo':<22} {stored:8.0f} {bare:8.0f}")

@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 
 import referee.local
 from arena.clock import TimeControl
@@ -59,6 +58,7 @@ from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
 from arena.store.store import Store
 from referee.runner import MatchRunner
+from tests import scratch
 
 GOAL = 0.80
 CONCURRENCY = 16  # the worker's threads and each bot's declared concurrency (its default)
@@ -125,14 +125,10 @@ def scratch_database(home: Path) -> Iterator[str]:
         import pgserver
 
         embedded = pgserver.get_server(home / "pgdata")
-    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield make_conninfo(admin, dbname=name)
+        with scratch.scratch_database(admin, "arena_bench") as url:
+            yield url
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if embedded is not None:
             embedded.cleanup_mode = "delete"
             embedded.cleanup()
