@@ -22,6 +22,7 @@ from arena import read
 from arena.engine import Rules
 from arena.hosted.archive import Limits
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.tournament import Definition
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
 from tests.test_store import played
@@ -208,3 +209,24 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     submit(stub, "alpha", tar(BOT | {"x": b""}), ORGANIZER)
     assert store.judge_version(store.version("alpha@3").id, "not clean").status == "rejected"
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")  # the last stays
+
+
+def test_a_tournament_of_hosted_bots_only_gets_duplicate_deals(arena: Any) -> None:  # noqa: F811
+    ref, stub = arena
+    store = ref.store
+    for name in ("alpha", "beta", "gamma"):
+        register(stub, name)
+        submit(stub, name, tar(BOT | {"name.txt": name.encode()}), ORGANIZER)
+        store.judge_version(store.version(f"{name}@1").id)
+
+    def seeds(bots: tuple[str, ...]) -> list[int]:
+        t = store.create_tournament(Definition(name="-".join(bots), bots=bots, matches=2))
+        run = store.create_run(t)
+        assert run is not None
+        return [store.match(m)[0].seed for m in store.plan_run(run.id)]  # type: ignore[index]
+
+    hosted = seeds(("alpha", "beta"))  # one pair: its two matches on the same deals
+    assert len(hosted) == 2 and hosted[0] == hosted[1]
+    register(stub, "delta")  # a dial-in bot among them: independent deals
+    mixed = seeds(("alpha", "delta"))
+    assert len(mixed) == 2 and mixed[0] != mixed[1]
