@@ -29,6 +29,7 @@ import pytest
 
 import arena
 from arena.errors import Invalid, Unavailable
+from arena.hosted import confine
 from arena.hosted import sandbox as sandboxes
 from arena.hosted.sandbox import RUNTIMES, Limits, Sandbox, unavailable
 
@@ -128,10 +129,10 @@ def started(pid: int) -> str | None:
 
 def without_cgroups(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The sandboxes of this test get no cgroup: the rlimits alone must hold."""
-    monkeypatch.setattr(sandboxes, "CGROUPS", tmp_path / "no-cgroups")
+    monkeypatch.setattr(confine, "CGROUPS", tmp_path / "no-cgroups")
 
 
-CGROUPS_WRITABLE = all(os.access(sandboxes.CGROUPS / c, os.W_OK) for c in ("pids", "memory"))
+CGROUPS_WRITABLE = all(os.access(confine.CGROUPS / c, os.W_OK) for c in ("pids", "memory"))
 needs_cgroups = pytest.mark.skipif(
     not CGROUPS_WRITABLE, reason="the cgroup v1 pids and memory hierarchies are not writable"
 )

@@ -20,11 +20,11 @@ word names a file of the bot's folder, relative to it, the rest are arguments
 ``/bot/FILE ARGS``).
 
 prlimit sets the :class:`Limits` before bwrap runs, so nothing inside can raise them. As
-root, each sandbox runs under a uid of its own (:data:`UIDS`), since the kernel counts
-RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox privileged, then
+root, each sandbox runs under a uid of its own (:mod:`arena.hosted.confine`), since the
+kernel counts RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox privileged, then
 setpriv drops to that uid. As another user, bwrap makes a user namespace and the bot runs
 as that user (:meth:`Sandbox._argv`). Where the cgroup v1 hierarchies are writable, the
-whole sandbox also gets a cgroup (:func:`_cgroups`).
+whole sandbox also gets a cgroup (:func:`arena.hosted.confine.cgroups`).
 
 Where no sandbox can be made, :func:`unavailable` says why and :meth:`Sandbox.start`
 raises :class:`Unavailable`: a hosted bot never runs unsandboxed.
@@ -40,7 +40,6 @@ import logging
 import os
 import select
 import shlex
-import signal
 import stat
 import subprocess
 import sys
@@ -55,7 +54,7 @@ from typing import BinaryIO
 import arena
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, Unavailable
-from arena.settings import private_folder
+from arena.hosted import confine
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +63,6 @@ BWRAP = "/usr/bin/bwrap"  # the Debian package bubblewrap
 PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets the limits, then runs bwrap
 SETPRIV = "/usr/bin/setpriv"  # util-linux: drops root to the sandbox's uid inside
 NODE = "/usr/bin/node"
-CGROUPS = Path("/sys/fs/cgroup")  # the cgroup v1 hierarchies, used where writable
-# A uid (and gid) for each running sandbox, for root: past the ranges systemd and
-# /etc/subuid hand out, below 2**31 (some tools read uids as signed).
-UIDS = range(2_000_000_000, 2_000_065_536)
 CODE = PurePosixPath("/bot")
 SOCKET = PurePosixPath("/run/arena/referee.sock")
 MiB = 1 << 20
@@ -210,7 +205,7 @@ class Sandbox:
 
     def pids(self) -> list[int]:
         """The host's pids of the bot's processes now (bwrap's own excluded)."""
-        return [pid for pid in _pids() if self._owns(pid)]
+        return [pid for pid in confine.pids() if self._owns(pid)]
 
     def log_text(self) -> str:
         """What the bot printed (stdout and stderr), capped at ``limits.log_bytes`` and
@@ -227,7 +222,7 @@ class Sandbox:
         info = go = -1
         try:
             if _privileged():
-                self._uid, self._uid_lock = _take_uid()
+                self._uid, self._uid_lock = confine.take_uid()
             info, go = self._spawn(bwrap)
             with os.fdopen(info, "rb") as pipe:
                 info, written = -1, pipe.read()
@@ -241,7 +236,7 @@ class Sandbox:
             outer = self._process.pid
             # named after the uid as root: one a crashed arena left behind is reused
             name = f"uid-{self._uid}" if self._uid is not None else f"pid-{outer}"
-            self._cgroups = _cgroups(name, self.limits, outer, self._pid1)
+            self._cgroups = confine.cgroups(name, self.limits, outer, self._pid1)
             os.write(go, b"go")
         except BaseException:
             self.stop()
@@ -311,7 +306,9 @@ class Sandbox:
         every task of the user: it is set to their count now plus the limit."""
         limits, uid = self.limits, self._uid
         memory = limits.memory_bytes + (NODE_RESERVE_BYTES if self.runtime == "node" else 0)
-        tasks = limits.processes if uid is not None else limits.processes + _tasks(os.getuid())
+        tasks = (
+            limits.processes if uid is not None else limits.processes + confine.tasks(os.getuid())
+        )
         cpu = f"{limits.cpu_s}:{limits.cpu_s + 1}"
         prlimit = [PRLIMIT, f"--as={memory}", f"--nproc={tasks}", f"--cpu={cpu}", "--core=0"]
         prlimit += [f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--"]
@@ -375,7 +372,7 @@ class Sandbox:
         """Whether ``pid`` is a live process of the bot: one in the sandbox's pid
         namespace (bwrap's pid 1 aside) or, as root, one of the sandbox's uid (in
         whatever namespaces it made of its own)."""
-        status = _status(pid)
+        status = confine.status(pid)
         if status is None or status.get("State", "Z")[0] in "ZX" or pid == self._pid1:
             return False
         if self._uid is not None and str(self._uid) in status.get("Uid", "").split():
@@ -392,7 +389,7 @@ class Sandbox:
             # reaps it and exits (killed first, bwrap would leave pid 1 to the host's
             # init to reap); before there is a pid 1, bwrap itself
             if self._pid1_fd >= 0:
-                _kill(self._pid1_fd)
+                confine.kill(self._pid1_fd)
             else:
                 process.kill()
             try:
@@ -424,7 +421,7 @@ class Sandbox:
                     continue
                 try:
                     if self._owns(pid):  # pinned now: not a newcomer on a pid freed since
-                        _kill(fd)
+                        confine.kill(fd)
                         select.select([fd], [], [], max(deadline - time.monotonic(), 0))
                 finally:
                     os.close(fd)
@@ -471,83 +468,6 @@ def _folders(path: PurePosixPath, bound: list[PurePosixPath]) -> list[str]:
         if not any(folder.is_relative_to(b) for b in bound):
             args += ["--perms", "0755", "--dir", str(folder)]
     return args
-
-
-def _kill(pidfd: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-
-
-def _pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
-def _status(pid: int) -> dict[str, str] | None:
-    """The fields of /proc/PID/status, or None once the process is gone."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
-
-
-def _tasks(uid: int) -> int:
-    """How many tasks (threads) run as ``uid``: what RLIMIT_NPROC counts."""
-    count = 0
-    for pid in _pids():
-        status = _status(pid)
-        if status and status.get("Uid", "").split()[:1] == [str(uid)]:
-            count += int(status.get("Threads", "1"))
-    return count
-
-
-def _take_uid() -> tuple[int, int]:
-    """A uid of UIDS that no process runs as and no other sandbox holds, locked (the
-    lock's descriptor) until the sandbox ends."""
-    folder = private_folder(Path(tempfile.gettempdir()) / "truco-arena-sandboxes")
-    busy = {u for pid in _pids() if (s := _status(pid)) for u in s.get("Uid", "").split()}
-    for uid in UIDS:
-        if str(uid) in busy:
-            continue
-        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return uid, fd
-    raise Unavailable(f"all {len(UIDS)} sandbox uids are in use")
-
-
-def _cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
-    """A cgroup of each writable v1 pids and memory hierarchy holding ``pids`` (bwrap's
-    two, before the bot starts), capping the processes and the memory (tmpfs included)
-    of the whole sandbox; none where the hierarchies cannot be written."""
-    made = []
-    for controller, file, value in (
-        ("pids", "pids.max", limits.processes + 2),  # and bwrap's two
-        ("memory", "memory.limit_in_bytes", limits.memory_bytes + limits.tmp_bytes),
-    ):
-        base = CGROUPS / controller
-        folder = base / "truco-arena" / name
-        if not base.is_dir():
-            continue
-        try:
-            folder.parent.mkdir(exist_ok=True)
-            folder.mkdir(exist_ok=True)
-            (folder / file).write_text(str(value))
-            swap = folder / "memory.memsw.limit_in_bytes"  # memory and swap, where counted
-            if controller == "memory" and swap.exists():
-                swap.write_text(str(value))
-            for pid in pids:
-                (folder / "cgroup.procs").write_text(str(pid))
-        except OSError as e:
-            log.debug("no %s cgroup for the sandbox: %s", controller, e)
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-            continue
-        made.append(folder)
-    return made
 
 
 def _drain(pipe: int, output: BinaryIO, cap: int) -> None:

@@ -1,0 +1,104 @@
+"""What holds a sandbox's processes from the host's side: a uid of its own for each
+sandbox (as root), cgroups where the hierarchies can be written, and the host's process
+table, read to find and kill what a sandbox left (arena/hosted/sandbox.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import signal
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.errors import Unavailable
+from arena.settings import private_folder
+
+if TYPE_CHECKING:
+    from arena.hosted.sandbox import Limits
+
+log = logging.getLogger(__name__)
+
+CGROUPS = Path("/sys/fs/cgroup")  # the cgroup v1 hierarchies, used where writable
+# A uid (and gid) for each running sandbox, for root: past the ranges systemd and
+# /etc/subuid hand out, below 2**31 (some tools read uids as signed).
+UIDS = range(2_000_000_000, 2_000_065_536)
+
+
+def kill(pidfd: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+def pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def status(pid: int) -> dict[str, str] | None:
+    """The fields of /proc/PID/status, or None once the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+
+
+def tasks(uid: int) -> int:
+    """How many tasks (threads) run as ``uid``: what RLIMIT_NPROC counts."""
+    count = 0
+    for pid in pids():
+        found = status(pid)
+        if found and found.get("Uid", "").split()[:1] == [str(uid)]:
+            count += int(found.get("Threads", "1"))
+    return count
+
+
+def take_uid() -> tuple[int, int]:
+    """A uid of UIDS that no process runs as and no other sandbox holds, locked (the
+    lock's descriptor) until the sandbox ends."""
+    folder = private_folder(Path(tempfile.gettempdir()) / "truco-arena-sandboxes")
+    busy = {u for pid in pids() if (s := status(pid)) for u in s.get("Uid", "").split()}
+    for uid in UIDS:
+        if str(uid) in busy:
+            continue
+        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise Unavailable(f"all {len(UIDS)} sandbox uids are in use")
+
+
+def cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
+    """A cgroup of each writable v1 pids and memory hierarchy holding ``pids`` (bwrap's
+    two, before the bot starts), capping the processes and the memory (tmpfs included)
+    of the whole sandbox; none where the hierarchies cannot be written."""
+    made = []
+    for controller, file, value in (
+        ("pids", "pids.max", limits.processes + 2),  # and bwrap's two
+        ("memory", "memory.limit_in_bytes", limits.memory_bytes + limits.tmp_bytes),
+    ):
+        base = CGROUPS / controller
+        folder = base / "truco-arena" / name
+        if not base.is_dir():
+            continue
+        try:
+            folder.parent.mkdir(exist_ok=True)
+            folder.mkdir(exist_ok=True)
+            (folder / file).write_text(str(value))
+            swap = folder / "memory.memsw.limit_in_bytes"  # memory and swap, where counted
+            if controller == "memory" and swap.exists():
+                swap.write_text(str(value))
+            for pid in pids:
+                (folder / "cgroup.procs").write_text(str(pid))
+        except OSError as e:
+            log.debug("no %s cgroup for the sandbox: %s", controller, e)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            continue
+        made.append(folder)
+    return made
