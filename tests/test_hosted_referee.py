@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -148,18 +149,31 @@ def host_for(ref: Any, tmp_path: Path, pool: int = 0) -> Host:
     return Host(ref.store, settings, pool=pool)
 
 
+def example_folder(example: str, tmp_path: Path) -> Path:
+    """The folder to submit of an example, built where it needs building; a skip saying
+    what is missing where it cannot be."""
+    folder = EXAMPLES / example
+    if example == "hosted/node" and not (folder / "node_modules").is_dir():
+        pytest.skip(f"npm install in {folder} first (its node_modules travel in the archive)")
+    if example == "hosted/cpp":
+        if shutil.which("grpc_cpp_plugin") is None or shutil.which("g++") is None:
+            pytest.skip("no gRPC for C++ here (Debian: libgrpc++-dev, protobuf-compiler-grpc)")
+        subprocess.run([str(folder / "build.sh"), str(tmp_path / "dist")], check=True)
+        return tmp_path / "dist"
+    return folder
+
+
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 @pytest.mark.parametrize(
     ("example", "entry", "runtime"),
-    [("highest_card_bot.py", "highest_card_bot.py", "python"), ("hosted/node", "index.js", "node")],
-)
+    [("highest_card_bot.py", "highest_card_bot.py", "python"), ("hosted/node", "index.js", "node"),
+     ("hosted/cpp", "./bot", "exec")],
+)  # fmt: skip
 def test_the_examples_play_sandboxed_through_the_relay(
     versions: Any, beta: str, tmp_path: Path, example: str, entry: str, runtime: str
 ) -> None:
     ref, stub, _ = versions
-    folder = EXAMPLES / example
-    if runtime == "node" and not (folder / "node_modules").is_dir():
-        pytest.skip(f"npm install in {folder} first (its node_modules travel in the archive)")
+    folder = example_folder(example, tmp_path)
     register(stub, "mine")
     version = hosted(ref, "mine", folder, entry, runtime)
     seats = stored(ref, "m-4", [version, beta])
