@@ -21,9 +21,10 @@ import pytest
 import referee.api
 from arena.cli.hosting import packed
 from arena.engine import Rules
+from arena.hosted import confine
 from arena.hosted.archive import Manifest, check
 from arena.hosted.host import Host
-from arena.hosted.sandbox import unavailable
+from arena.hosted.sandbox import Limits, unavailable
 from arena.hosted.tokens import match_token, token_key
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import Settings
@@ -141,12 +142,12 @@ def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
     return seats
 
 
-def host_for(ref: Any, tmp_path: Path, pool: int = 0) -> Host:
+def host_for(ref: Any, tmp_path: Path, pool: int = 0, limits: Limits | None = None) -> Host:
     settings = Settings.from_env(
         {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
     )
     settings.home.mkdir()
-    return Host(ref.store, settings, pool=pool)
+    return Host(ref.store, settings, limits, pool=pool)
 
 
 def example_folder(example: str, tmp_path: Path) -> Path:
@@ -249,3 +250,95 @@ def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
         late.close()
     finally:
         host.close()
+
+
+SNOOP = """\
+import socket, sys
+for path in ("/etc/shadow", "{home}/admin-token", "/var/lib/postgresql"):
+    try:
+        open(path).read()
+        print("READ", path)
+    except OSError as e:
+        print("refused", path, type(e).__name__)
+for port in (5432, 6379):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1)
+        print("REACHED", port)
+    except OSError as e:
+        print("unreachable", port, type(e).__name__)
+try:
+    open("/bot/bot.py", "a").write("#")
+    print("WROTE MY CODE")
+except OSError as e:
+    print("read-only", type(e).__name__)
+sys.stdout.flush()
+
+from arena.sdk import run
+
+class Bot:
+    name = "snoop"
+    def decide(self, view):
+        return view.legal[0]
+
+run(Bot())
+"""
+HOSTILE = {  # what each attack runs, in place of a bot
+    "fork bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+    "        pass\n",
+    "endless memory": "hoard = []\nwhile True:\n    hoard.append(bytearray(1 << 20))\n",
+    "spinning": "while True:\n    pass\n",
+    "printing without end": "while True:\n    print('x' * 4096, flush=True)\n",
+    "filling the disk": "import os\nwith open('/tmp/fill', 'wb') as f:\n    while True:\n"
+    "        f.write(os.urandom(1 << 20))\n",
+    "reading host files, then playing": SNOOP,
+}
+
+
+@pytest.mark.hostile
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize("attack", HOSTILE)
+def test_a_hostile_hosted_bot_changes_its_own_match_only(
+    versions: Any, beta: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attack: str
+) -> None:
+    """The hostile version plays a match while a well-behaved hosted bot plays another
+    beside it, against the same opponent: the other match is untouched, the hostile's
+    match ends and is recorded, nothing of it survives, its log is kept and capped."""
+    ref, stub, _ = versions
+    monkeypatch.setattr(referee.api, "HOSTED_START_S", 2.0)
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    (folder / "bot.py").write_text(HOSTILE[attack].replace("{home}", str(tmp_path / "home")))
+    register(stub, "villain")
+    villain = hosted(ref, "villain", folder, "bot.py", "python")
+    register(stub, "good")
+    good = hosted(ref, "good", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    limits = Limits(memory_bytes=256 << 20, processes=32, cpu_s=5, tmp_bytes=8 << 20,
+                    log_bytes=16 << 10)  # fmt: skip
+    host = host_for(ref, tmp_path, limits=limits)
+    records: dict[str, Any] = {}
+
+    def play(match_id: str, seats: list[str]) -> None:
+        with host.seated(match_id, stored(ref, match_id, seats)) as keys:
+            request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
+            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
+        records[match_id] = json.loads(reply.record_json)
+
+    with ThreadPoolExecutor(2) as pool:
+        done = [
+            pool.submit(play, "m-bad", [villain, beta]),
+            pool.submit(play, "m-good", [good, beta]),
+        ]
+        for future in done:
+            future.result()
+    assert records["m-good"]["faults"] == {good: CLEAN, beta: CLEAN}
+    assert records["m-bad"]["faults"][beta] == CLEAN and records["m-bad"]["result"]
+    (log,) = ref.store.bot_logs("m-bad", villain)
+    assert len(log["log"]) <= limits.log_bytes + 200  # the cap and its note
+    leftovers = [pid for pid in confine.pids() if (s := confine.status(pid))
+                 and int(s.get("Uid", "0").split()[0]) >= confine.UIDS.start]  # fmt: skip
+    assert leftovers == []
+    if attack == "reading host files, then playing":
+        text = log["log"]
+        assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text
+        assert text.count("refused") == 3 and text.count("unreachable") == 2, text
+        assert records["m-bad"]["faults"][villain] == CLEAN
