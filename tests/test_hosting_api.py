@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import psycopg
 import pytest
+from starlette.testclient import TestClient
 
 import referee.api
 from arena import read
@@ -23,6 +24,7 @@ from arena.engine import Rules
 from arena.hosted.archive import Limits
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.tournament import Definition
+from arena.web import create_app
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
 from tests.test_store import played
@@ -202,6 +204,8 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     page = read.bot(store, "alpha")
     shown = [(v["name"], v["status"], [r["games"] for r in v["ratings"]]) for v in page["versions"]]
     assert shown == [("alpha@2", "active", [1]), ("alpha@1", "retired", [2])]
+    html = TestClient(create_app(store, organizer_token="x")).get("/bots/alpha").text
+    assert "Versions" in html and "alpha@2" in html and "retired" in html
     listed = stub.ListVersions(api.ListVersionsRequest(bot="alpha"), timeout=10).versions
     assert [(v.name, [r.games for r in v.ratings]) for v in listed] == [
         ("alpha@2", [1]), ("alpha@1", [2]),
