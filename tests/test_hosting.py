@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,14 +110,17 @@ def test_a_version_is_checked_then_plays_challenges_in_its_bots_name(arena_facto
 
 
 def test_a_version_that_does_not_play_cleanly_is_rejected_and_the_last_stays(
-    arena_factory: Any,
+    arena_factory: Any, tmp_path: Path
 ) -> None:
     arena = arena_factory(broker_url("redis"))
     arena.worker()
-    arena.organizer.bot_token("alpha")
+    token = arena.organizer.bot_token("alpha")
     submit(arena, "alpha", {"bot.py": RANDOM_BOT})
     assert judged(arena, "alpha@1").status == "active"
-    submit(arena, "alpha", {"bot.py": CRASHING_BOT})
+    (tmp_path / "bot.py").write_bytes(CRASHING_BOT)  # `arena bot submit` waits for the check
+    done = cli(arena, "bot", "submit", "alpha", str(tmp_path / "bot.py"), ARENA_TOKEN=token)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "alpha@2: rejected: " in done.stdout
     v = judged(arena, "alpha@2")
     assert v.status == "rejected" and "disconnects" in v.reason, v.reason
     assert "arena bot logs alpha" in v.reason

@@ -145,6 +145,11 @@ def cli(address: str, *args: str, **env: str) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
+def submit_cli(address: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`arena bot submit`, not waiting for a check (no workers here)."""
+    return cli(address, "bot", "submit", "--no-wait", *args, **env)
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Iterator[Path]:
     bot = tmp_path / "mybot"
@@ -159,23 +164,23 @@ def test_the_cli_submits_a_folder_and_lists_versions(arena: Any, folder: Path) -
     token = register(stub, "alpha")
     address = ref.server.address
     (folder / "weights.bin").write_bytes(random.Random(1).randbytes(200_000))  # many chunks
-    done = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
+    done = submit_cli(address, "alpha", str(folder), ARENA_TOKEN=token)
     assert done.returncode == 0, done.stderr
     assert "alpha@1: submitted (python, bot.py; 3 files, 200,018 bytes)" in done.stdout
-    again = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token)
+    again = submit_cli(address, "alpha", str(folder), ARENA_TOKEN=token)
     assert "alpha@1: these files were submitted before" in again.stdout
     (folder / "bot.py").write_text("print('v2')\n")
-    assert cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=token).returncode == 0
+    assert submit_cli(address, "alpha", str(folder), ARENA_TOKEN=token).returncode == 0
     listed = json.loads(cli(address, "bot", "versions", "alpha", "--json").stdout)
     assert [v["name"] for v in listed["versions"]] == ["alpha@2", "alpha@1"]
     table = cli(address, "bot", "versions", "alpha").stdout
     assert "alpha@2" in table and "checking" in table
-    empty = cli(address, "bot", "submit", "alpha", str(folder / "lib"), ARENA_TOKEN=token)
+    empty = submit_cli(address, "alpha", str(folder / "lib"), ARENA_TOKEN=token)
     assert empty.returncode == 1 and "give --entry" in empty.stderr
     other = register(stub, "beta")
-    refused = cli(address, "bot", "submit", "alpha", str(folder), ARENA_TOKEN=other)
+    refused = submit_cli(address, "alpha", str(folder), ARENA_TOKEN=other)
     assert refused.returncode == 1 and "not 'alpha'" in refused.stderr
-    one = cli(address, "bot", "submit", "beta", str(folder / "bot.py"), ARENA_TOKEN=other)
+    one = submit_cli(address, "beta", str(folder / "bot.py"), ARENA_TOKEN=other)
     assert "beta@1: submitted (python, bot.py; 1 file, 12 bytes)" in one.stdout, one.stderr
 
 

@@ -160,7 +160,9 @@ def _bots(sub: Commands) -> None:
         help="submit a bot's code: the arena runs it (docs/hosting.md)",
         description="Submit a new version of a hosted bot: its folder or one file of code "
         "(packed here), or a .tar.gz, .tgz, .tar or .zip of its folder. With the bot's own "
-        "token ($ARENA_TOKEN or --token), or else the organizer's.",
+        "token ($ARENA_TOKEN or --token), or else the organizer's. Then waits for the "
+        "workers' check and says how it ended: exit status 0 when the version is active, "
+        "1 when it is rejected.",
     )
     p.add_argument("name", help="the registered bot")
     p.add_argument("path", help="the bot's folder, one file of code, or an archive")
@@ -171,6 +173,10 @@ def _bots(sub: Commands) -> None:
     )
     p.add_argument("--entry", help="the command that starts it, in its folder (bot.py, index.js)")
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--no-wait", action="store_true", help="return once stored, not once checked")
+    p.add_argument(
+        "--wait-s", type=float, default=600.0, help="how long to wait for the check (600)"
+    )
     p.set_defaults(run=hosting.cmd_bot_submit)
     p = actions.add_parser("versions", help="a hosted bot's versions")
     p.add_argument("name")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import sys
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,9 +84,10 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
             yield api.SubmitBotRequest(chunk=data[at : at + CHUNK])
             progress.update(task, completed=min(at + CHUNK, len(data)))
 
+    arena = Arena.from_env()
     with progress:
         task = progress.add_task("upload", total=len(data))
-        reply = Arena.from_env().call(
+        reply = arena.call(
             "SubmitBot", parts(), organizer=token is None, token=token, timeout=SUBMIT_TIMEOUT_S
         )
     v = reply.version
@@ -92,9 +95,30 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
         files = f"{v.files} file{'s' if v.files != 1 else ''}"
         print(f"{v.name}: submitted ({runtime}, {entry}; {files}, {v.unpacked:,} bytes)")
     else:
-        print(f"{v.name}: these files were submitted before; the version is {v.status}")
+        print(f"{v.name}: these files were submitted before")
+    if v.status == "checking" and not args.no_wait:
+        v = checked(arena, v, args.wait_s)
     print(f"{v.name}: {v.status}" + (f": {v.reason}" if v.reason else ""))
-    return 0
+    return 1 if v.status == "rejected" else 0
+
+
+def checked(arena: Arena, version: api.BotVersion, wait_s: float) -> api.BotVersion:
+    """The version once the workers' check is over (asked every half second), or as it
+    is after ``wait_s``, saying so."""
+    request = api.ListVersionsRequest(bot=version.bot)
+    deadline = time.monotonic() + wait_s
+    with console().status(f"{version.name}: checking (two matches against a house bot)"):
+        while version.status == "checking" and time.monotonic() < deadline:
+            time.sleep(0.5)  # polling the API: the check's progress lives in the database
+            found = arena.call("ListVersions", request).versions
+            version = next((v for v in found if v.name == version.name), version)
+    if version.status == "checking":
+        print(
+            f"{version.name}: still checking after {wait_s:.0f} s (is `arena worker` running?)"
+            f"; arena bot versions {version.bot} tells how it ends",
+            file=sys.stderr,
+        )
+    return version
 
 
 def cmd_bot_versions(args: argparse.Namespace) -> int:
