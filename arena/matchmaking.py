@@ -1,0 +1,144 @@
+"""Which bots the ladder pairs next: the matches that teach the ratings most, spread
+evenly, never the same pair too often (docs/ladder.md gives the policy and its reasons).
+
+Pure: it sees each available bot's rating, games and uncertainty, the matches each is
+playing now against the concurrency it declared, and the pool's latest pairings; it
+answers with pairs. Whoever asks (the ladder's scheduler) turns them into matches.
+
+- **Information.** A pair's outcome teaches most when it is most uncertain: the chance
+  ``p`` that one beats the other near one half (``p (1 - p)``, a Bernoulli's variance),
+  and when the bots' ratings are themselves uncertain (their uncertainties add). A bot's
+  uncertainty is its Bradley-Terry half interval where the pool has one, else it shrinks
+  with its games: a new bot's is wide.
+- **Placement.** A bot with fewer than ``placement`` games meets a spread of opponents:
+  its k-th placement match targets the opponent at a rank quantile that a low-discrepancy
+  sequence (the golden ratio's) takes round the pool, so a few matches cover it from top
+  to bottom instead of all landing near 1500.
+- **Evenness.** Among pairs, those of bots that have played least lately come first: a
+  bot's score is divided by one plus its matches in the recent window, so nobody starves
+  and nobody hogs.
+- **Repeats.** A pair met ``max_repeats`` times in the window (or twice its fair share of
+  the window, in a pool too small for that) is not paired again until older meetings
+  leave it.
+- **Concurrency.** A bot is offered only while it plays fewer matches than it declared.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.rating import SCALE
+
+GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quantiles
+NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A bot the ladder may schedule now."""
+
+    name: str
+    elo: float
+    games: int  # rated games in the pool
+    half: float | None = None  # its Bradley-Terry half interval, when the pool has one
+    playing: int = 0  # matches it plays now
+    concurrency: int = 1  # matches it may play at once
+
+    @property
+    def spread(self) -> float:
+        """How unsure its rating is, in Elo points."""
+        if self.half is not None:
+            return self.half
+        return NEW_BOT_SPREAD / math.sqrt(1 + self.games)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    window: int = 60  # the pool's latest pairings that repeats and evenness look at
+    max_repeats: int = 4  # meetings of one pair in the window
+    placement: int = 6  # games before a bot's opponents stop being chosen for spread
+
+
+def win_chance(a: float, b: float) -> float:
+    """The Elo model's chance that a bot rated ``a`` beats one rated ``b``."""
+    return 1 / (1 + 10 ** ((b - a) / SCALE))
+
+
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+def repeat_cap(bots: int, window: int, policy: Policy) -> int:
+    """How often one pair may meet in the window: ``policy.max_repeats``, or twice its
+    fair share of the window where the pool has too few pairs for that (three bots have
+    three pairs: held to 4 meetings in 60, they would soon have nobody to play)."""
+    pairs = max(1, bots * (bots - 1) // 2)
+    return max(policy.max_repeats, 2 * math.ceil(window / pairs))
+
+
+def next_pairs(
+    bots: Sequence[Candidate],
+    recent: Sequence[tuple[str, str]],
+    slots: int,
+    policy: Policy = Policy(),
+    rng: random.Random | None = None,
+) -> list[tuple[str, str]]:
+    """Up to ``slots`` pairs to start now, best first; ``recent`` is the pool's latest
+    pairings, oldest first (only the last ``policy.window`` count)."""
+    rng = rng or random.Random(0)
+    window = list(recent)[-policy.window :]
+    met = Counter(pair_key(a, b) for a, b in window)
+    cap = repeat_cap(len(bots), len(window), policy)
+    lately = Counter(name for pair in window for name in pair)
+    playing = {b.name: b.playing for b in bots}
+    by_rank = sorted(bots, key=lambda b: -b.elo)
+    out: list[tuple[str, str]] = []
+    for _ in range(slots):
+        free = [b for b in bots if playing[b.name] < b.concurrency]
+        best: tuple[float, tuple[str, str]] | None = None
+        for i, a in enumerate(free):
+            for b in free[i + 1 :]:
+                if met[pair_key(a.name, b.name)] >= cap:
+                    continue
+                score = _score(a, b, by_rank, lately, policy) * (1 + 1e-9 * rng.random())
+                if best is None or score > best[0]:
+                    best = (score, (a.name, b.name))
+        if best is None:
+            break
+        a_name, b_name = best[1]
+        out.append(best[1])
+        playing[a_name] += 1
+        playing[b_name] += 1
+        met[pair_key(a_name, b_name)] += 1
+        lately.update((a_name, b_name))
+    return out
+
+
+def _score(
+    a: Candidate,
+    b: Candidate,
+    by_rank: Sequence[Candidate],
+    lately: Counter[str],
+    policy: Policy,
+) -> float:
+    p = win_chance(a.elo, b.elo)
+    information = p * (1 - p) * (a.spread + b.spread)
+    for new, other in ((a, b), (b, a)):
+        if new.games < policy.placement and len(by_rank) > 2:
+            # a new bot's rating says little yet, so neither does p: any opponent teaches
+            # as much as an equal one, and the one at its next quantile is preferred
+            information = 0.25 * (a.spread + b.spread) * _placement_fit(new, other, by_rank)
+    return information / ((1 + lately[a.name]) * (1 + lately[b.name]))
+
+
+def _placement_fit(new: Candidate, other: Candidate, by_rank: Sequence[Candidate]) -> float:
+    """How well ``other`` serves ``new``'s next placement match: 1 for the opponent at
+    the target quantile, falling off with the distance in ranks."""
+    others = [c for c in by_rank if c.name != new.name]
+    target = (new.games * GOLDEN) % 1 * (len(others) - 1)
+    rank = next(i for i, c in enumerate(others) if c.name == other.name)
+    return 1 / (1 + abs(rank - target))
