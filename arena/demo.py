@@ -116,6 +116,7 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
 def _hosted(organizer: Organizer, timeout_s: float = 120.0) -> list[str]:
     """Submit HOSTED as a hosted bot and wait for its check: [its name] once active, or
     [] saying why not (no sandbox on this machine, a failed check)."""
+    from arena.cli.hosting import checked
     from arena.hosted import house
     from arena.hosted.sandbox import unavailable
 
@@ -127,12 +128,7 @@ def _hosted(organizer: Organizer, timeout_s: float = 120.0) -> list[str]:
     manifest = api.BotManifest(bot=HOSTED, runtime="python", entry="bot.py")
     parts = [api.SubmitBotRequest(manifest=manifest)]
     parts.append(api.SubmitBotRequest(chunk=house.archive("heuristic")))
-    version = organizer.call("SubmitBot", iter(parts)).version
-    deadline = time.monotonic() + timeout_s
-    while version.status == "checking" and time.monotonic() < deadline:
-        time.sleep(0.2)  # polling the API: the check's progress lives in the database
-        found = organizer.call("ListVersions", api.ListVersionsRequest(bot=HOSTED)).versions
-        version = next(v for v in found if v.name == version.name)
+    version = checked(organizer, organizer.call("SubmitBot", iter(parts)).version, timeout_s)
     if version.status != "active":
         _step("hosted bot", f"{version.name} {version.status}: {version.reason or 'too slow'}")
         return []

@@ -22,7 +22,7 @@ from arena.engine import Rules, public_record, quoted
 from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.hosted.archive import Limits, Manifest, check
-from arena.hosted.tokens import bot_of, is_version
+from arena.hosted.tokens import bot_of, is_version, version_name
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
@@ -186,7 +186,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
         if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
-            self.dispatch.check(f"{m.bot}@{row.number}")
+            self.dispatch.check(version_name(m.bot, row.number))
         return api.SubmitBotResponse(
             version=messages.message(api.BotVersion, read.version(m.bot, row)), new=new
         )

@@ -238,7 +238,7 @@ class Hub:
         self.expected: dict[str, frozenset[str]] = {}  # match -> its hosted seats (expect())
         self._awaited: dict[tuple[str, str], str] = {}  # (token's key, bot) -> match
         self._expecting = asyncio.Condition()
-        self._over: deque[str] = deque(maxlen=OVER_KEPT)  # matches with hosted seats, ended
+        self._over: dict[str, None] = {}  # keys of ended matches, oldest first (a bounded set)
         self.token_key: bytes | None = None  # match tokens' (arena.hosted.tokens); None: none
 
     async def attach(self, session: Session) -> None:
@@ -424,7 +424,9 @@ class Hub:
             del self.expected[match_id]
             for seat in seats:
                 del self._awaited[seat]
-                self._over.append(seat[0])
+                self._over[seat[0]] = None
+                if len(self._over) > OVER_KEPT:
+                    del self._over[next(iter(self._over))]
             for bot in hosted:
                 session = self.sessions.get(hosted_address(bot, match_id))
                 if session is not None:

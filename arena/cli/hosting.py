@@ -11,6 +11,7 @@ import tarfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, Protocol
 
 from arena.cli.client import Arena
 from arena.cli.common import console
@@ -102,7 +103,13 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
     return 1 if v.status == "rejected" else 0
 
 
-def checked(arena: Arena, version: api.BotVersion, wait_s: float) -> api.BotVersion:
+class Calls(Protocol):
+    """A client of the Arena API: the CLI's, or the demo's organizer."""
+
+    def call(self, method: str, request: Any) -> Any: ...
+
+
+def checked(arena: Calls, version: api.BotVersion, wait_s: float) -> api.BotVersion:
     """The version once the workers' check is over (asked every half second), or as it
     is after ``wait_s``, saying so."""
     request = api.ListVersionsRequest(bot=version.bot)

@@ -10,6 +10,7 @@ import tarfile
 
 from arena.errors import Exists
 from arena.hosted.archive import Manifest, check
+from arena.hosted.tokens import version_name
 from arena.store.store import Store
 
 SOURCE = """\
@@ -42,4 +43,4 @@ def house_version(store: Store, name: str = "random") -> str:
     version, _ = store.add_version(bot, manifest, data, check(data, manifest))
     if version.status == "checking":
         store.judge_version(version.id)
-    return f"{bot}@{version.number}"
+    return version_name(bot, version.number)

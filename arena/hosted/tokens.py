@@ -24,6 +24,11 @@ def is_version(bot: str) -> bool:
     return VERSION_MARK in bot
 
 
+def version_name(bot: str, number: int) -> str:
+    """The name version ``number`` of ``bot`` plays under (migration 0010)."""
+    return f"{bot}{VERSION_MARK}{number}"
+
+
 def bot_of(version: str) -> str:
     """The bot a version (``NAME@N``) is a version of."""
     return version.rpartition(VERSION_MARK)[0]

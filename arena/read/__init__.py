@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 
 from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound
+from arena.hosted.tokens import version_name
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.rating import half_intervals, is_provisional
 from arena.replay import replay_hand, teams
@@ -178,7 +179,7 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     out["recent_matches"] = [
         _from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches
     ]
-    out["versions"] = versions(store, name)
+    out["versions"] = versions(store, name, known=True)
     if pool is None:
         return out
     ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
@@ -325,7 +326,7 @@ def version(bot: str, row: BotVersionRow, ratings: list[dict[str, Any]] | None =
     return Version(
         bot=bot,
         number=row.number,
-        name=f"{bot}@{row.number}",
+        name=version_name(bot, row.number),
         hash=row.hash,
         runtime=row.runtime,
         entry=row.entry,
@@ -341,9 +342,10 @@ def version(bot: str, row: BotVersionRow, ratings: list[dict[str, Any]] | None =
     )  # fmt: skip
 
 
-def versions(store: Store, bot: str) -> list[Version]:
-    """The bot's versions, the latest first."""
-    if store.bot(bot) is None:
+def versions(store: Store, bot: str, *, known: bool = False) -> list[Version]:
+    """The bot's versions, the latest first (NotFound for no such bot, unless ``known``:
+    the caller has just read it)."""
+    if not known and store.bot(bot) is None:
         raise NotFound(f"no bot named {quoted(bot)}")
     ratings = store.version_ratings(bot)
     return [version(bot, r, ratings.get(r.number)) for r in store.versions(bot)]
