@@ -5,6 +5,7 @@ processes have tests of their own: here the process is a plain child process.)""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -61,7 +62,9 @@ def beta(versions: Any) -> Iterator[str]:
     ref, stub, _ = versions
     process = bot_process(ref.server.address, register(stub, "beta"))
     try:
-        ref.call(ref.hub.wait_for(["beta"], 60))
+        # the wait's own bound, not Referee.call's 10 s: a process's start is slow on a
+        # busy machine (a 10 s bound here once failed a test while its machine was loaded)
+        asyncio.run_coroutine_threadsafe(ref.hub.wait_for(["beta"], 120), ref.loop).result()
         yield "beta"
     finally:
         process.kill()
