@@ -1,4 +1,5 @@
-"""A client of the Arena API for the workers: play a match on the referee (RunMatch).
+"""A client of the Arena API for the workers: play a match on the referee (RunMatch), and
+see who is connected to it (for the ladder).
 
 One channel per process, made on first use (after a worker process forks), shared by
 its threads, with TLS when ``ca_file`` or ``tls`` say so. An unreachable or restarting
@@ -20,6 +21,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 
 RUN_MATCH_DEADLINE_S = 3600.0  # waiting for free bots and playing: a match never takes this
+PRESENCE_DEADLINE_S = 10.0
 RETRIED = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -50,6 +52,19 @@ class RefereeClient:
                 channel = open_channel(self.address, *self._secure)
                 self._stub = arena_pb2_grpc.ArenaStub(channel)
             return self._stub
+
+    def presence(self) -> dict[str, tuple[int, int]]:
+        """The bots connected to the referee now: each one's concurrency and the matches
+        it is seated in."""
+        try:
+            reply = self._arena().ListBots(
+                api.ListBotsRequest(), metadata=self._metadata, timeout=PRESENCE_DEADLINE_S
+            )
+        except grpc.RpcError as e:
+            raise Unreachable(
+                f"referee at {self.address}: {e.details()} ({e.code().name})"
+            ) from None
+        return {b.name: (b.concurrency, b.playing) for b in reply.bots if b.connected}
 
     def run_match(
         self,

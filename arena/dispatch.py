@@ -33,6 +33,9 @@ class Dispatcher:
     def check(self, version: str) -> None:
         self._send("arena.check_version", version)
 
+    def ladder(self, pool: str) -> None:
+        self._send("arena.ladder", pool)
+
     def play(self, match_ids: Sequence[str]) -> None:
         for match_id in match_ids:
             self._send("arena.play_match", match_id)

@@ -35,6 +35,8 @@ from arena.rating import SCALE
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quantiles
 NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games
+CONCURRENCY = 2  # a new ladder's matches at once, unless its organizer says otherwise
+MAX_CONCURRENCY = 256  # the most a ladder may keep going (migration 0011's bound)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,10 +23,11 @@ from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.hosted.archive import Limits, Manifest, check
 from arena.hosted.tokens import bot_of, is_version, version_name
+from arena.matchmaking import MAX_CONCURRENCY
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.read import tournaments
+from arena.read import ladders, tournaments
 from arena.store.store import Store
 from arena.tournament import seatings
 from referee import messages
@@ -92,6 +93,8 @@ class Dispatch(Protocol):
     def check(self, version: str) -> None: ...
 
     def play(self, match_ids: Sequence[str]) -> None: ...
+
+    def ladder(self, pool: str) -> None: ...
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
@@ -208,6 +211,34 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             )
         return api.GetBotLogsResponse(logs=[messages.message(api.BotLog, x) for x in logs])
 
+    async def SetLadder(self, request: Any, context: Any) -> api.Ladder:
+        await self._organizer(context)
+        pool = parse_pool(request.pool)
+        concurrency = request.concurrency if request.HasField("concurrency") else None
+        if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
+        clock = messages.clock_of(request)  # checked whole, then only the fields given kept
+        given = {k: v for k, v in clock.to_json().items() if request.HasField(k)}
+        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, given)
+        log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
+        if row.running and self.dispatch is not None:
+            self.dispatch.ladder(pool)
+        return await self.GetLadder(api.GetLadderRequest(pool=pool), context)
+
+    async def GetLadder(self, request: Any, context: Any) -> api.Ladder:
+        pool = messages.pool_of_request(request.pool)
+        found = await asyncio.to_thread(ladders.ladder, self.store, pool)
+        if found is None:
+            raise NotFound(f"pool {pool} has no ladder (arena ladder on {pool})")
+        return messages.message(api.Ladder, found)
+
+    async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
+        await self._owner(context, request.bot)
+        row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
+        log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
+        hub = self.hub
+        return messages.bot_message(row, hub.presence(row.name) if hub else None)
+
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
         row, token = await asyncio.to_thread(self.store.register_bot, request.name, request.owner)
@@ -216,8 +247,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
         rows = await asyncio.to_thread(self.store.bots)
-        live = self.hub.sessions if self.hub else {}
-        return api.ListBotsResponse(bots=[messages.bot_message(r, r.name in live) for r in rows])
+        hub = self.hub
+        return api.ListBotsResponse(
+            bots=[messages.bot_message(r, hub.presence(r.name) if hub else None) for r in rows]
+        )
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)

@@ -333,6 +333,11 @@ class Hub:
     def connected(self, to: str) -> bool:
         return to in self.sessions
 
+    def presence(self, bot: str) -> tuple[int, int] | None:
+        """A connected bot's concurrency and the matches it is seated in now."""
+        session = self.sessions.get(bot)
+        return None if session is None else (session.concurrency, self._busy[bot])
+
     def wants_hands(self, to: str) -> bool:
         session = self.sessions.get(to)
         return session is not None and session.hand_results

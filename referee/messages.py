@@ -152,11 +152,16 @@ def run_message(
     return run
 
 
-def bot_message(row: BotRow, connected: bool = False) -> api.Bot:
+def bot_message(row: BotRow, presence: tuple[int, int] | None = None) -> api.Bot:
+    """A bot; ``presence``, while it is connected: its concurrency and matches now."""
+    concurrency, playing = presence or (0, 0)
     return api.Bot(
         name=row.name,
         owner=row.owner,
         active=row.active,
         created_at=row.created_at.isoformat(),
-        connected=connected,
+        connected=presence is not None,
+        ladder=row.ladder,
+        concurrency=concurrency,
+        playing=playing,
     )

@@ -9,6 +9,7 @@ from celery import Celery
 from celery.schedules import crontab
 
 from arena.embedded import broker_url
+from arena.ladder import TICK_S
 from arena.settings import Settings
 from workers import broker
 
@@ -22,7 +23,11 @@ app.conf.update(
     timezone="UTC",
     broker_connection_retry_on_startup=True,
     worker_hijack_root_logger=False,
-    beat_schedule={"dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()}},
+    beat_schedule={
+        "dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()},
+        # a look that waited longer than the next one is dropped, not piled up
+        "ladder": {"task": "arena.ladder", "schedule": TICK_S, "options": {"expires": TICK_S}},
+    },
 )
 
 

@@ -6,6 +6,8 @@
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
+- ``arena.ladder`` (every few seconds, from ``arena beat``, and whenever a ladder match
+  ends): fill the ladders' free slots (arena/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
   schedule is due, pick up runs and requested matches whose tasks were lost, and refit
   the leaderboard intervals of the pools that changed.
@@ -24,7 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from arena import read
+from arena import ladder, read
 from arena.client import RefereeClient
 from arena.clock import TimeControl
 from arena.embedded import database_url
@@ -152,7 +154,30 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         record = referee().run_match(match_id, match.rules, seats, match.seed, clock, keys)
     done = store().finish_match(match_id, record)
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
+    if match.ladder_id is not None:  # its slot is free: the ladder fills it now
+        fill_ladder.delay(match.pool)
     return match.run_id, done.run_done
+
+
+@app.task(name="arena.ladder", bind=True, max_retries=0)
+def fill_ladder(self: Any, pool: str | None = None) -> list[str]:
+    """Fill the free slots of the pool's ladder (default: of every ladder switched on)
+    with the matches the matchmaker picks, and send them to be played. Sent by the beat
+    every few seconds, and whenever a ladder match ends; two at once take turns (the
+    store makes a ladder's matches under its lock)."""
+    pools = [pool] if pool else store().running_ladders()
+    if not pools:
+        return []
+    try:
+        connected = referee().presence()
+    except Unavailable as e:  # the next look will do: pairing dial-ins blind would not
+        log.warning("ladder: %s", e)
+        return []
+    ids = [match_id for p in pools for match_id in ladder.fill(store(), p, connected)]
+    if ids:
+        log.info("ladder: %d matches started (%s)", len(ids), ", ".join(ids))
+        send_matches(ids)
+    return ids
 
 
 @app.task(name="arena.check_version", bind=True, max_retries=MAX_RETRIES)

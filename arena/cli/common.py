@@ -51,21 +51,28 @@ CLOCK_HELP = {
 }
 
 
-def clock_options(parser: argparse.ArgumentParser) -> None:
+def clock_options(parser: argparse.ArgumentParser, *, keep: bool = False) -> None:
     """``--decision-ms``, ``--time-bank-ms`` and ``--reconnect-grace-ms``, their ranges
-    and defaults as :class:`TimeControl` declares them."""
+    and defaults as :class:`TimeControl` declares them; with ``keep``, each left out
+    stays as it was (None)."""
     for name, default in DEFAULT_CLOCK.to_json().items():
         low = 1 if name == "decision_ms" else 0
         parser.add_argument(
             "--" + name.replace("_", "-"),
             type=count(low, LIMITS_MS[name]),
-            default=default,
-            help=f"{CLOCK_HELP[name]} (default {default})",
+            default=None if keep else default,
+            help=f"{CLOCK_HELP[name]} ({'unchanged if left out; first ' if keep else 'default '}"
+            f"{default})",
         )
 
 
+def clock_given(args: argparse.Namespace) -> dict[str, int]:
+    """The clock options given (``clock_options(keep=True)``), by field."""
+    return {name: getattr(args, name) for name in LIMITS_MS if getattr(args, name) is not None}
+
+
 def clock_of(args: argparse.Namespace) -> TimeControl:
-    return TimeControl.from_json({name: getattr(args, name) for name in LIMITS_MS})
+    return TimeControl.from_json(clock_given(args))
 
 
 def rules(text: str) -> Rules:

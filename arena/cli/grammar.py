@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, hosting, match, organizer, reader, servers
+from arena.cli import engine, hosting, ladder, match, organizer, reader, servers
 from arena.cli.common import (
     CONCURRENCY,
     DECISION_MS,
@@ -17,11 +17,14 @@ from arena.cli.common import (
     SEED,
     Parser,
     clock_options,
+    count,
     rules,
     time,
 )
 from arena.engine import Rules
 from arena.hosted.archive import RUNTIMES
+from arena.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
+from arena.matchmaking import MAX_CONCURRENCY
 from arena.pools import DEFAULT_POOL
 
 if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
@@ -36,6 +39,7 @@ def parser() -> argparse.ArgumentParser:
     _reading(sub)
     _bots(sub)
     _tournaments(sub)
+    _ladders(sub)
     _processes(sub)
     return top
 
@@ -190,6 +194,37 @@ def _bots(sub: Commands) -> None:
     p.add_argument("match_id")
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.set_defaults(run=hosting.cmd_bot_logs)
+    p = actions.add_parser(
+        "ladder",
+        help="opt a bot in to ladders or out of them (its own token, or the organizer's)",
+        description="Whether ladders may schedule the bot (docs/ladder.md). A bot that dials "
+        "in plays on them once opted in, while it is connected; a hosted bot plays on them "
+        "unless it opted out.",
+    )
+    p.add_argument("name")
+    p.add_argument("switch", choices=("on", "off"))
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.set_defaults(run=ladder.cmd_bot_ladder)
+
+
+def _ladders(sub: Commands) -> None:
+    p = sub.add_parser(
+        "ladder",
+        help="a pool's ladder: rated matches the arena starts by itself (docs/ladder.md)",
+        description="Switch a pool's ladder on or off (organizer), setting how many matches "
+        "it keeps going and their clocks; options left out stay as they were. show prints "
+        "the ladder and the pool's leaderboard.",
+    )
+    p.add_argument("switch", choices=("on", "off", "show"))
+    p.add_argument("pool", nargs="?", default=DEFAULT_POOL, help=f"default {DEFAULT_POOL}")
+    p.add_argument(
+        "--concurrency",
+        type=count(1, MAX_CONCURRENCY),
+        help=f"matches at once (unchanged if left out; first {LADDER_CONCURRENCY})",
+    )
+    clock_options(p, keep=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=ladder.cmd_ladder)
 
 
 def _tournaments(sub: Commands) -> None:

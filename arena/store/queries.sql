@@ -402,3 +402,87 @@ WHERE id = %(id)s RETURNING *;
 SELECT v.number, r.pool, r.elo, r.games
 FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN ratings r ON r.bot_id = v.id
 WHERE b.name = %(name)s ORDER BY v.number DESC, r.games DESC, r.pool;
+
+-- ---- the ladder (migration 0011) -----------------------------------------------------
+
+-- name: insert_ladder
+INSERT INTO ladders (pool, running, concurrency, clock)
+VALUES (%(pool)s, false, %(concurrency)s, %(clock)s)
+ON CONFLICT (pool) DO NOTHING;
+
+-- name: lock_ladder
+SELECT * FROM ladders WHERE pool = %(pool)s FOR UPDATE;
+
+-- name: update_ladder
+UPDATE ladders SET running = %(running)s, concurrency = %(concurrency)s, clock = %(clock)s,
+    updated_at = now()
+WHERE id = %(id)s RETURNING *;
+
+-- name: ladder
+SELECT * FROM ladders WHERE pool = %(pool)s;
+
+-- name: running_ladders
+SELECT pool FROM ladders WHERE running ORDER BY pool;
+
+-- name: ladder_open
+-- Every ladder's matches neither finished nor failed (its slots taken), with their seats.
+SELECT m.id, m.ladder_id, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                                WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m
+WHERE m.ladder_id IS NOT NULL AND m.status NOT IN ('finished', 'failed');
+
+-- name: ladder_recent
+-- The ladder's latest pairings, newest first.
+SELECT ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+             WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM matches m WHERE m.ladder_id = %(id)s
+ORDER BY m.created_at DESC LIMIT %(limit)s;
+
+-- name: insert_ladder_match
+INSERT INTO matches (id, pool, rules, seed, clock, rated, ladder_id)
+VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, true, %(ladder_id)s)
+ON CONFLICT (id) DO NOTHING;
+
+-- name: ladder_scheduled
+UPDATE ladders SET scheduled = %(scheduled)s, available = %(available)s, looked_at = now()
+WHERE id = %(id)s;
+
+-- name: ladder_bots
+-- The bots a ladder may pair, each with who plays for it (as active_bots) and whether
+-- that is a hosted version: hosted bots unless they opted out, bots that dial in only
+-- once they opted in (the scheduler then keeps those that are connected).
+SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat,
+       v.id IS NOT NULL AS hosted
+FROM bots b
+LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
+LEFT JOIN bots vb ON vb.id = v.id
+WHERE b.active AND b.token_hash IS NOT NULL
+  AND (b.ladder OR (b.ladder IS NULL AND v.id IS NOT NULL))
+ORDER BY b.name;
+
+-- name: set_bot_ladder
+UPDATE bots SET ladder = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
+RETURNING *;
+
+-- name: ladder_activity
+-- What a ladder did lately: its matches playing now, finished in the last hour, and the
+-- last one finished.
+SELECT
+    (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s
+        AND m.status NOT IN ('finished', 'failed')) AS playing,
+    (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s AND m.status = 'finished'
+        AND m.finished_at > now() - interval '1 hour') AS last_hour,
+    (SELECT m.id FROM matches m WHERE m.ladder_id = %(id)s AND m.status = 'finished'
+        ORDER BY m.finished_at DESC LIMIT 1) AS last_match;
+
+-- name: bot_ladder_matches
+-- A bot's ladder matches in the pool, newest first (its page), through its seats' index.
+SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM match_seats s JOIN matches m ON m.id = s.match_id
+WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)s
+  AND m.ladder_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM match_seats t
+                  WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+ORDER BY s.created_at DESC, s.match_id DESC
+LIMIT %(limit)s;

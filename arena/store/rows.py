@@ -19,6 +19,7 @@ class BotRow:
     token_hash: bytes | None  # None: a hosted version's row, which never dials in
     active: bool
     created_at: datetime
+    ladder: bool | None  # opted in to ladders; None: the default (hosted in, dial-in out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class MatchRow:
     finished_at: datetime | None
     points: list[int] | None  # hand points won by each team, once finished
     clock: dict[str, Any] | None  # its TimeControl as JSON (None: the defaults)
+    ladder_id: int | None  # the ladder that started it, if one did
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,20 @@ class BotLogRow:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class LadderRow:
+    id: int
+    pool: str
+    running: bool
+    concurrency: int
+    clock: dict[str, int]
+    scheduled: int
+    available: list[str]
+    looked_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -185,5 +201,6 @@ TABLES: dict[str, type] = {
     "bot_archives": BotArchiveRow,
     "bot_versions": BotVersionRow,
     "bot_logs": BotLogRow,
+    "ladders": LadderRow,
 }
 """Every table and the dataclass of its rows."""

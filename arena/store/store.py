@@ -28,6 +28,7 @@ from arena.clock import TimeControl
 from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.pools import pool_of
+from arena.store.ladders import Ladders
 from arena.store.rows import BotRow, MatchRow, RatingRow
 from arena.store.runs import Runs
 from arena.store.sql import QUERIES as Q
@@ -77,10 +78,11 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions):
+class Store(Runs, Versions, Ladders):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
-    tournaments and their runs; from :class:`Versions`, hosted bots' versions)."""
+    tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
+    :class:`Ladders`, the ladders)."""
 
     # ---- bots -----------------------------------------------------------------------
 

@@ -6,6 +6,64 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SetLadderRequest(_message.Message):
+    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    ON_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    on: bool
+    concurrency: int
+    decision_ms: int
+    time_bank_ms: int
+    reconnect_grace_ms: int
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+
+class GetLadderRequest(_message.Message):
+    __slots__ = ("pool",)
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    def __init__(self, pool: _Optional[str] = ...) -> None: ...
+
+class Ladder(_message.Message):
+    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "last_hour", "last_match", "available", "looked_at")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    ON_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    LAST_HOUR_FIELD_NUMBER: _ClassVar[int]
+    LAST_MATCH_FIELD_NUMBER: _ClassVar[int]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    LOOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    on: bool
+    concurrency: int
+    decision_ms: int
+    time_bank_ms: int
+    reconnect_grace_ms: int
+    scheduled: int
+    playing: int
+    last_hour: int
+    last_match: str
+    available: _containers.RepeatedScalarFieldContainer[str]
+    looked_at: str
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., last_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
+
+class SetBotLadderRequest(_message.Message):
+    __slots__ = ("bot", "on")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ON_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    on: bool
+    def __init__(self, bot: _Optional[str] = ..., on: _Optional[bool] = ...) -> None: ...
+
 class GetBotLogsRequest(_message.Message):
     __slots__ = ("bot", "match_id")
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -113,18 +171,24 @@ class ListVersionsResponse(_message.Message):
     def __init__(self, versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
 
 class Bot(_message.Message):
-    __slots__ = ("name", "owner", "active", "created_at", "connected")
+    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     active: bool
     created_at: str
     connected: bool
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ...) -> None: ...
+    ladder: bool
+    concurrency: int
+    playing: int
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "owner")

@@ -114,6 +114,21 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
                 _registered_method=True)
+        self.SetLadder = channel.unary_unary(
+                '/truco.v1.Arena/SetLadder',
+                request_serializer=truco_dot_v1_dot_arena__pb2.SetLadderRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
+        self.GetLadder = channel.unary_unary(
+                '/truco.v1.Arena/GetLadder',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
+        self.SetBotLadder = channel.unary_unary(
+                '/truco.v1.Arena/SetBotLadder',
+                request_serializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Bot.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -237,6 +252,31 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetLadder(self, request, context):
+        """organizer: switch a pool's ladder on or off (docs/ladder.md). The settings given
+        change; those left unset stay as they were (a new ladder's: 2 matches at once and
+        the default clocks).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLadder(self, request, context):
+        """A pool's ladder: its settings and what it is doing; NOT_FOUND when it has none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetBotLadder(self, request, context):
+        """The bot's own token, or the organizer: whether ladders may schedule the bot. A bot
+        that dials in plays on them once it opted in, while connected; a hosted one unless
+        it opted out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -319,6 +359,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetBotLogs,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.SerializeToString,
+            ),
+            'SetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLadder,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.SetLadderRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
+            ),
+            'GetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadder,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
+            ),
+            'SetBotLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBotLadder,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Bot.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -753,6 +808,87 @@ class Arena:
             '/truco.v1.Arena/GetBotLogs',
             truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.GetBotLogsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/SetLadder',
+            truco_dot_v1_dot_arena__pb2.SetLadderRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetLadder',
+            truco_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBotLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/SetBotLadder',
+            truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Bot.FromString,
             options,
             channel_credentials,
             insecure,

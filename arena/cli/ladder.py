@@ -1,0 +1,64 @@
+"""The ladder's commands: ``ladder on|off|show POOL`` (the organizer switches and sets a
+pool's ladder; anyone may look) and ``bot ladder NAME on|off`` (a bot opts in or out with
+its own token). docs/ladder.md explains what a ladder does."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from arena.cli.client import Arena
+from arena.cli.common import clock_given, console
+from arena.cli.reader import print_ratings
+from arena.proto.truco.v1 import arena_pb2 as api
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from google.protobuf import json_format
+
+    arena = Arena.from_env()
+    if args.switch == "show":
+        reply = arena.call("GetLadder", api.GetLadderRequest(pool=args.pool))
+    else:
+        request = api.SetLadderRequest(pool=args.pool, on=args.switch == "on", **clock_given(args))
+        if args.concurrency is not None:
+            request.concurrency = args.concurrency
+        reply = arena.call("SetLadder", request, organizer=True)
+    if args.json:
+        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        return 0
+    print_ladder(reply)
+    if args.switch == "show":
+        print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest(pool=reply.pool)))
+    return 0
+
+
+def print_ladder(ladder: Any) -> None:
+    state = "on" if ladder.on else "off"
+    console().print(
+        f"ladder {ladder.pool}: {state}, up to {ladder.concurrency} matches at once "
+        f"({ladder.decision_ms} ms a decision, bank {ladder.time_bank_ms} ms, "
+        f"grace {ladder.reconnect_grace_ms} ms)"
+    )
+    last = f", the last {ladder.last_match}" if ladder.last_match else ""
+    console().print(
+        f"  {ladder.playing} playing now, {ladder.last_hour} finished in the last hour, "
+        f"{ladder.scheduled} started in all{last}"
+    )
+    if ladder.looked_at:
+        available = ", ".join(ladder.available) or "nobody"
+        console().print(f"  available when it last looked ({ladder.looked_at}): {available}")
+    elif ladder.on:
+        console().print("  it has not looked yet: is `arena beat` running, with a worker?")
+
+
+def cmd_bot_ladder(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("ARENA_TOKEN") or None
+    request = api.SetBotLadderRequest(bot=args.name, on=args.switch == "on")
+    bot = Arena.from_env().call("SetBotLadder", request, organizer=token is None, token=token)
+    if args.switch == "on":
+        print(f"{bot.name} opted in to ladders: it plays on them while it is connected")
+    else:
+        print(f"{bot.name} opted out of ladders: they schedule it no more")
+    return 0
