@@ -14,9 +14,10 @@ answers with pairs. Whoever asks (the ladder's scheduler) turns them into matche
   its k-th placement match targets the opponent at a rank quantile that a low-discrepancy
   sequence (the golden ratio's) takes round the pool, so a few matches cover it from top
   to bottom instead of all landing near 1500.
-- **Evenness.** Among pairs, those of bots that have played least lately come first: a
-  bot's score is divided by one plus its matches in the recent window, so nobody starves
-  and nobody hogs.
+- **Evenness.** Each match includes the bot that has played least in the recent window
+  (of those free and with someone left to meet), so nobody starves and nobody hogs; its
+  opponent is the one that teaches most, a score divided by one plus the matches each
+  bot played lately.
 - **Repeats.** A pair met ``max_repeats`` times in the window (or twice its fair share of
   the window, in a pool too small for that) is not paired again until older meetings
   leave it.
@@ -101,18 +102,21 @@ def next_pairs(
     out: list[tuple[str, str]] = []
     for _ in range(slots):
         free = [b for b in bots if playing[b.name] < b.concurrency]
-        best: tuple[float, tuple[str, str]] | None = None
+        best: tuple[int, float, tuple[str, str]] | None = None
         for i, a in enumerate(free):
             for b in free[i + 1 :]:
                 if met[pair_key(a.name, b.name)] >= cap:
                     continue
+                # the pair that includes the bot that played least lately, then the one
+                # whose outcome teaches most
+                least = -min(lately[a.name], lately[b.name])
                 score = _score(a, b, by_rank, lately, policy) * (1 + 1e-9 * rng.random())
-                if best is None or score > best[0]:
-                    best = (score, (a.name, b.name))
+                if best is None or (least, score) > best[:2]:
+                    best = (least, score, (a.name, b.name))
         if best is None:
             break
-        a_name, b_name = best[1]
-        out.append(best[1])
+        a_name, b_name = best[2]
+        out.append(best[2])
         playing[a_name] += 1
         playing[b_name] += 1
         met[pair_key(a_name, b_name)] += 1

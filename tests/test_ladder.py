@@ -123,3 +123,41 @@ def test_a_ladder_switched_off_starts_nothing_and_keeps_its_settings(store: Stor
     on = store.set_ladder(POOL, True, clock={"time_bank_ms": 0})
     assert on.clock == {"decision_ms": 300, "time_bank_ms": 0, "reconnect_grace_ms": 60_000}
     assert store.running_ladders() == [POOL] and fill(store, POOL, connected)
+
+
+def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Store) -> None:
+    # six settled bots from 1000 to 2000 Elo; then a hosted bot's new version, which the
+    # matchmaker must try against a spread of them (docs/ladder.md, "Placement")
+    ranks = [f"r{k}" for k in range(6)]  # r0 the best
+    connected = bots(store, *ranks)
+    with store.pool.connection() as conn:
+        for k, name in enumerate(ranks):
+            conn.execute(
+                "INSERT INTO ratings (bot_id, pool, elo, games) SELECT id, %s, %s, 50"
+                " FROM bots WHERE name = %s",
+                (POOL, 2000 - 200 * k, name),
+            )
+    store.set_ladder(POOL, True, concurrency=1)
+    for _ in range(40):  # the ladder has been going a while among them
+        for match_id in fill(store, POOL, connected):
+            store.set_status(match_id, "failed")
+    store.register_bot("host")
+    data = packed(EXAMPLE)
+    manifest = Manifest("python", EXAMPLE.name)
+    row, _ = store.add_version("host", manifest, data, check(data, manifest))
+    store.judge_version(row.id)
+    opponents = []
+    for games in range(6):
+        [match_id] = fill(store, POOL, connected)
+        [seats] = open_matches(store)
+        assert "host@1" in seats, "a new version comes first: its rating is the least sure"
+        opponents.append(next(s for s in seats if s != "host@1"))
+        store.set_status(match_id, "failed")  # its slot free; its result, as if recorded:
+        with store.pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO ratings (bot_id, pool, games) VALUES (%s, %s, %s)"
+                " ON CONFLICT (bot_id, pool) DO UPDATE SET games = excluded.games",
+                (row.id, POOL, games + 1),
+            )
+    assert "r0" in opponents and {"r4", "r5"} & set(opponents), opponents
+    assert len(set(opponents)) >= 4, opponents
