@@ -66,7 +66,7 @@ faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, fau
 	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest -m "hostile or faults" tests; \
 	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
-demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
+demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings, then a minute of the ladder
 	$(VENV)/bin/arena demo
 
 clean: ## remove the virtual environment and caches
