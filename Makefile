@@ -52,11 +52,12 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; reads at 1k vs 1M matches; hosted bots' start, cold and warm
+bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; reads at 1k vs 1M matches; hosted bots' start, cold and warm
 	$(PY) -m tests.bench.engine
 	$(PY) -m tests.bench.referee
 	$(PY) -m tests.bench.store
 	$(PY) -m tests.bench.workers
+	$(PY) -m tests.bench.ladder
 	$(PY) -m tests.bench.reads
 	$(PY) -m tests.bench.hosting
 
@@ -65,7 +66,7 @@ faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, fau
 	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest -m "hostile or faults" tests; \
 	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
-demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings
+demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings, then a minute of the ladder
 	$(VENV)/bin/arena demo
 
 clean: ## remove the virtual environment and caches

@@ -6,7 +6,9 @@ bots as processes that connect over gRPC, registers them, plays a duplicate doub
 robin under ``paulista`` with a progress bar (duplicate deals, declared trusted: the house
 bots keep no memory from one match to the next), with one hosted bot among them where a
 sandbox can be made (submitted as code, checked, then run by the workers in a sandbox, a
-fresh process per match), prints the standings and the ratings, and
+fresh process per match), prints the standings and the ratings; then opts the bots in to
+the ladder of paulista/1, switches it on for a while (``--ladder-s``) with a progress line,
+switches it off, lets its last matches end and prints the ratings it left; and
 stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings``,
 ``arena tournament show`` and ``arena web``.
 """
@@ -16,8 +18,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
 
+import grpc
+
+from arena.clock import DEFAULT_CLOCK
 from arena.embedded import (
     broker_url,
     database_url,
@@ -36,10 +43,13 @@ BOTS = {
     "house-mc": "house:mc",
 }
 HOSTED = "hosted-heuristic"  # submitted as code: the arena runs it, a process per match
-WEB_PORT = 8080
+POOL = "paulista/1"  # the tournament's pool, where the ladder plays next
+LADDER_CONCURRENCY = 4  # ladder matches at once
+LADDER_DRAIN_S = 120.0  # the most the demo waits for the ladder's last matches to end
 
 
-def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
+def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
+    """The demo (its parameters' defaults and help: the ``demo`` command's grammar)."""
     from arena.cli.client import Arena
     from arena.cli.reader import print_ratings, watch  # the tournament commands' presenters
     from arena.store.migrate import migrate
@@ -99,6 +109,10 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
             code = watch(arena, run.id)
             print()
             print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest()))
+            played = _ladder(organizer, BOTS, ladder_s)
+            print()
+            print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest(pool=POOL)))
+            print(f"the ladder played {played} matches in {ladder_s} s")
             organizer.close()
     finally:
         if ours_redis:
@@ -108,9 +122,61 @@ def run_demo(matches: int = 8, web_port: int = WEB_PORT) -> int:
     print(f"\nDone in {time.monotonic() - began:.0f} s; every process it started is stopped.")
     print("Look again at any time (nothing needs to be running):")
     print(f"  arena tournament show {run.id}    arena ratings    arena matches")
+    print(f"  arena ladder show {POOL}")
     print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
     print(f"              and {web}/runs/{run.id}  (this tournament's table)")
     return code
+
+
+def _ladder(organizer: Organizer, dial_ins: Iterable[str], seconds: int) -> int:
+    """Opt the bots that dial in to ladders (a hosted bot is in unless it opted out),
+    switch the pool's ladder on for ``seconds`` under the tournament's clocks, showing
+    its progress, then off; wait for its last matches (LADDER_DRAIN_S at most). The
+    matches it played."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from arena.cli.common import console
+
+    for name in dial_ins:
+        organizer.call("SetBotLadder", api.SetBotLadderRequest(bot=name, on=True))
+    get = api.GetLadderRequest(pool=POOL)
+    try:
+        before = organizer.call("GetLadder", get).scheduled
+    except grpc.RpcError as e:  # the pool's first ladder
+        if e.code() != grpc.StatusCode.NOT_FOUND:
+            raise
+        before = 0
+    on = api.SetLadderRequest(
+        pool=POOL, on=True, concurrency=LADDER_CONCURRENCY,
+        decision_ms=DEFAULT_CLOCK.decision_ms, time_bank_ms=DEFAULT_CLOCK.time_bank_ms,
+    )  # fmt: skip
+    organizer.call("SetLadder", on)
+    print(f"\nLadder {POOL}: on for {seconds} s, {LADDER_CONCURRENCY} matches at once")
+
+    def played(ladder: Any) -> int:  # started since it was switched on, less those playing
+        return int(ladder.scheduled - before - ladder.playing)
+
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[played]}"),
+        TimeElapsedColumn(),
+    )  # fmt: skip
+    began = time.monotonic()
+    with Progress(*columns, transient=True, console=console()) as progress:
+        task = progress.add_task(f"ladder {POOL}", total=seconds, played="")
+        while (elapsed := time.monotonic() - began) < seconds:
+            ladder = organizer.call("GetLadder", get)
+            shown = f"{played(ladder)} played, {ladder.playing} playing"
+            progress.update(task, completed=elapsed, played=shown)
+            time.sleep(1.0)  # polling the API: the ladder's progress lives in the database
+    ladder = organizer.call("SetLadder", api.SetLadderRequest(pool=POOL, on=False))
+    print(f"Ladder {POOL}: off, {played(ladder)} matches played, {ladder.playing} finishing")
+    deadline = time.monotonic() + LADDER_DRAIN_S
+    while ladder.playing and time.monotonic() < deadline:
+        time.sleep(0.5)  # polling the API, as above
+        ladder = organizer.call("GetLadder", get)
+    if ladder.playing:
+        print(f"  {ladder.playing} still playing after {LADDER_DRAIN_S:.0f} s: left unfinished")
+    return played(ladder)
 
 
 def _hosted(organizer: Organizer, timeout_s: float = 120.0) -> list[str]:

@@ -1,9 +1,11 @@
 """`arena demo` on embedded defaults only (no database, broker or referee configured): it
-plays its tournament, prints the table and the ratings, stops everything it started, and
-leaves data that the read commands and every kind of web page then show."""
+plays its tournament, prints the table and the ratings, runs the ladder for a few seconds
+and prints the ratings it left, stops everything it started, and leaves data that the
+read commands and every kind of web page then show."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -34,7 +36,10 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     env["ARENA_HOME"] = str(home)
     port = free_address().rsplit(":", 1)[1]
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "demo", "--matches", "2", "--web-port", port],
+        [
+            sys.executable, "-m", "arena.cli", "demo", "--matches", "2", "--web-port", port,
+            "--ladder-s", "5",
+        ],
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -52,6 +57,12 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
         assert "hosted-heuristic@1: checked, plays sandboxed" in out
     else:
         assert f"hosted bot                     none: {unavailable()}" in out
+    # then the ladder played, with the bots opted in
+    assert "Ladder paulista/1: on for 5 s, 4 matches at once" in out, out
+    ladder = re.search(r"the ladder played (\d+) matches in 5 s", out)
+    assert ladder is not None, out
+    played = int(ladder[1])
+    assert played >= 1, out
     # it stopped what it started, the embedded servers included
     assert not embedded_postgres_running(home) and not embedded_redis_running(home)
     leftover = subprocess.run(["pgrep", "-f", str(home)], capture_output=True, text=True)
@@ -63,8 +74,11 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert read.returncode == 0, read.stderr
-    games = (bots - 1) * 2 * 2  # each bot: its opponents x 2 legs x 2
-    assert read.stdout.count(f'"games": {games}') == bots
+    games = [s["games"] for s in json.loads(read.stdout)["standings"]]
+    assert len(games) == bots
+    # each bot: its opponents x 2 legs x 2 in the tournament, and its ladder matches
+    assert min(games) >= (bots - 1) * 2 * 2
+    assert sum(games) == 2 * (total + played)  # every match rated, ladder ones included
     run_id = re.search(r"run (\d+)", out)
     assert run_id is not None
     shown = subprocess.run(

@@ -320,8 +320,15 @@ def _processes(sub: Commands) -> None:
 
     p = sub.add_parser(
         "demo",
-        help="the whole service here: referee, worker, scheduler, web, house bots, a tournament",
+        help="the whole service here: referee, worker, scheduler, web, house bots, a tournament, "
+        "the ladder",
     )
     p.add_argument("--matches", type=MATCHES, default=8, help="per pairing and leg (default 8)")
     p.add_argument("--web-port", type=PORT, default=8080, help="the web pages' port (8080)")
+    p.add_argument(
+        "--ladder-s",
+        type=count(1, 3600),
+        default=60,
+        help="how long the ladder plays after the tournament, in seconds (default 60)",
+    )
     p.set_defaults(run=servers.cmd_demo)

@@ -226,7 +226,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from arena.demo import run_demo
 
-    return run_demo(args.matches, args.web_port)
+    return run_demo(args.matches, args.web_port, args.ladder_s)
 
 
 def cmd_db_migrate(args: argparse.Namespace) -> int:
