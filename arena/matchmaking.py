@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.rating import SCALE
@@ -98,7 +98,7 @@ def next_pairs(
     cap = repeat_cap(len(bots), len(window), policy)
     lately = Counter(name for pair in window for name in pair)
     playing = {b.name: b.playing for b in bots}
-    by_rank = sorted(bots, key=lambda b: -b.elo)
+    rank = {b.name: k for k, b in enumerate(sorted(bots, key=lambda b: -b.elo))}
     out: list[tuple[str, str]] = []
     for _ in range(slots):
         free = [b for b in bots if playing[b.name] < b.concurrency]
@@ -110,7 +110,7 @@ def next_pairs(
                 # the pair that includes the bot that played least lately, then the one
                 # whose outcome teaches most
                 least = -min(lately[a.name], lately[b.name])
-                score = _score(a, b, by_rank, lately, policy) * (1 + 1e-9 * rng.random())
+                score = _score(a, b, rank, lately, policy) * (1 + 1e-9 * rng.random())
                 if best is None or (least, score) > best[:2]:
                     best = (least, score, (a.name, b.name))
         if best is None:
@@ -127,24 +127,24 @@ def next_pairs(
 def _score(
     a: Candidate,
     b: Candidate,
-    by_rank: Sequence[Candidate],
+    rank: Mapping[str, int],
     lately: Counter[str],
     policy: Policy,
 ) -> float:
     p = win_chance(a.elo, b.elo)
     information = p * (1 - p) * (a.spread + b.spread)
     for new, other in ((a, b), (b, a)):
-        if new.games < policy.placement and len(by_rank) > 2:
+        if new.games < policy.placement and len(rank) > 2:
             # a new bot's rating says little yet, so neither does p: any opponent teaches
             # as much as an equal one, and the one at its next quantile is preferred
-            information = 0.25 * (a.spread + b.spread) * _placement_fit(new, other, by_rank)
+            information = 0.25 * (a.spread + b.spread) * _placement_fit(new, other, rank)
     return information / ((1 + lately[a.name]) * (1 + lately[b.name]))
 
 
-def _placement_fit(new: Candidate, other: Candidate, by_rank: Sequence[Candidate]) -> float:
+def _placement_fit(new: Candidate, other: Candidate, rank: Mapping[str, int]) -> float:
     """How well ``other`` serves ``new``'s next placement match: 1 for the opponent at
-    the target quantile, falling off with the distance in ranks."""
-    others = [c for c in by_rank if c.name != new.name]
-    target = (new.games * GOLDEN) % 1 * (len(others) - 1)
-    rank = next(i for i, c in enumerate(others) if c.name == other.name)
-    return 1 / (1 + abs(rank - target))
+    the target quantile, falling off with the distance in ranks (among the others: the
+    pool's ranks without ``new``'s own)."""
+    target = (new.games * GOLDEN) % 1 * (len(rank) - 2)
+    at = rank[other.name] - (rank[new.name] < rank[other.name])
+    return 1 / (1 + abs(at - target))

@@ -122,6 +122,7 @@ class Ladders(Connected):
         bot ids, in order), under the ladder's lock; their ids. Nothing when the ladder
         is off. ``available``: the bots it could pair now, kept for its pages."""
         rules = pool_rules(pool)
+        key = self.deal_key()  # read now: not on a second connection while holding the lock
         with self._transaction() as conn:
             row = conn.execute(Q["lock_ladder"], {"pool": pool}).fetchone()
             if row is None or not row["running"]:
@@ -138,7 +139,7 @@ class Ladders(Connected):
             ids: list[str] = []
             for seats in chosen:
                 match_id = ladder_match_id(ladder.id, ladder.scheduled + len(ids) + 1)
-                self._insert_ladder_match(conn, ladder, match_id, rules, seats)
+                self._insert_ladder_match(conn, ladder, match_id, rules, seats, key)
                 ids.append(match_id)
             conn.execute(
                 Q["ladder_scheduled"],
@@ -148,13 +149,19 @@ class Ladders(Connected):
         return ids
 
     def _insert_ladder_match(
-        self, conn: Any, ladder: LadderRow, match_id: str, rules: Any, seats: Sequence[int]
+        self,
+        conn: Any,
+        ladder: LadderRow,
+        match_id: str,
+        rules: Any,
+        seats: Sequence[int],
+        key: bytes,
     ) -> None:
         params = {
             "id": match_id,
             "pool": ladder.pool,
             "rules": str(rules),
-            "seed": deal_seed(self.deal_key(), match_id),
+            "seed": deal_seed(key, match_id),
             "clock": Jsonb(ladder.clock),
             "ladder_id": ladder.id,
         }

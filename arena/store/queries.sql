@@ -16,9 +16,11 @@ ON CONFLICT (id) DO NOTHING;
 SELECT deal_key FROM arena_secret;
 
 -- name: insert_seat
--- A seat carries its match's pool and time, for a bot's matches in order (migration 0008).
-INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at)
-SELECT %(match_id)s, %(seat)s, %(bot_id)s, m.pool, m.created_at FROM matches m
+-- A seat carries its match's pool and time, for a bot's matches in order (migration 0008),
+-- and whether it is a ladder's, for a bot's ladder matches (migration 0011).
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
+SELECT %(match_id)s, %(seat)s, %(bot_id)s, m.pool, m.created_at, m.ladder_id IS NOT NULL
+FROM matches m
 WHERE m.id = %(match_id)s
 ON CONFLICT DO NOTHING;
 
@@ -436,7 +438,7 @@ WHERE m.ladder_id IS NOT NULL AND m.status NOT IN ('finished', 'failed');
 SELECT ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
              WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m WHERE m.ladder_id = %(id)s
-ORDER BY m.created_at DESC LIMIT %(limit)s;
+ORDER BY m.id DESC LIMIT %(limit)s;  -- made in order: matches made at once share a time
 
 -- name: insert_ladder_match
 INSERT INTO matches (id, pool, rules, seed, clock, rated, ladder_id)
@@ -476,12 +478,13 @@ SELECT
         ORDER BY m.finished_at DESC LIMIT 1) AS last_match;
 
 -- name: bot_ladder_matches
--- A bot's ladder matches in the pool, newest first (its page), through its seats' index.
+-- A bot's ladder matches in the pool, newest first (its page), through the index of its
+-- ladder seats.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM match_seats s JOIN matches m ON m.id = s.match_id
 WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)s
-  AND m.ladder_id IS NOT NULL
+  AND s.ladder
   AND NOT EXISTS (SELECT 1 FROM match_seats t
                   WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
 ORDER BY s.created_at DESC, s.match_id DESC

@@ -50,6 +50,7 @@ class MatchSeatRow:
     bot_id: int
     pool: str  # its match's, for a bot's matches by pool and time
     created_at: datetime  # its match's
+    ladder: bool  # its match is a ladder's (migration 0011)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,13 +18,19 @@ CREATE TABLE ladders (
 );
 
 ALTER TABLE matches ADD COLUMN ladder_id integer REFERENCES ladders (id);
--- a ladder's latest pairings, and its matches finished in the last hour
-CREATE INDEX matches_by_ladder ON matches (ladder_id, created_at) WHERE ladder_id IS NOT NULL;
+-- a ladder's latest pairings (its match ids are numbered in order), and its matches
+-- finished in the last hour
+CREATE INDEX matches_by_ladder ON matches (ladder_id, id) WHERE ladder_id IS NOT NULL;
 CREATE INDEX matches_finished_by_ladder ON matches (ladder_id, finished_at)
 WHERE ladder_id IS NOT NULL AND status = 'finished';
 -- its slots taken: the matches it has that are neither finished nor failed
 CREATE INDEX matches_unfinished_by_ladder ON matches (ladder_id)
 WHERE ladder_id IS NOT NULL AND status NOT IN ('finished', 'failed');
+
+-- A bot's ladder matches by pool and time (its page), however many others it played.
+ALTER TABLE match_seats ADD COLUMN ladder boolean NOT NULL DEFAULT false;
+CREATE INDEX match_seats_ladder_by_bot_pool_created
+    ON match_seats (bot_id, pool, created_at DESC, match_id DESC) WHERE ladder;
 
 -- Whether the ladder may schedule the bot, set with its own token. NULL is the default:
 -- a hosted bot plays on the ladder unless it opted out, a bot that dials in only once it
