@@ -19,7 +19,7 @@ from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound
 from arena.hosted.tokens import version_name
 from arena.pools import DEFAULT_POOL, parse_pool
-from arena.rating import half_intervals, is_provisional
+from arena.rating import half_intervals, is_provisional, is_wide
 from arena.replay import replay_hand, teams
 from arena.store.rows import BotVersionRow, MatchRow
 from arena.store.store import Store
@@ -38,6 +38,7 @@ class Standing(TypedDict):
     elo: float
     low: float | None  # the 95% interval of its strength (Bradley-Terry over the pool)
     high: float | None  # None while the pool's results cannot give one
+    wide: bool  # no interval, or one wider than WIDE_HALF on a side: not settled yet
     games: int
     wins: int
     losses: int
@@ -119,6 +120,7 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
                 elo=round(s.rating.elo, 1),
                 low=None if half is None else round(s.rating.elo - half, 1),
                 high=None if half is None else round(s.rating.elo + half, 1),
+                wide=is_wide(half),
                 games=s.rating.games,
                 wins=s.rating.wins,
                 losses=s.rating.losses,
@@ -130,7 +132,12 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
 
 
 def bots(store: Store) -> dict[str, Any]:
-    """Every registered bot and its ratings."""
+    """Every registered bot and its ratings, each with half its interval (the pools' fits
+    are read once per pool, not per bot)."""
+    index = store.bot_index()
+    halves = {
+        p: intervals(store, p) for p in sorted({r["pool"] for b in index for r in b["ratings"]})
+    }
     return {
         "bots": [
             {
@@ -139,13 +146,23 @@ def bots(store: Store) -> dict[str, Any]:
                 "active": b["active"],
                 "created_at": b["created_at"].isoformat(),
                 "ratings": [
-                    {"pool": r["pool"], "elo": round(r["elo"], 1), "games": r["games"]}
+                    {
+                        "pool": r["pool"],
+                        "elo": round(r["elo"], 1),
+                        "games": r["games"],
+                        **interval_half(halves[r["pool"]].get(b["name"])),
+                    }
                     for r in b["ratings"]
                 ],
             }
-            for b in store.bot_index()
+            for b in index
         ]
     }
+
+
+def interval_half(half: float | None) -> dict[str, Any]:
+    """Half a rating's 95% interval, rounded, and whether that is wide."""
+    return {"half": None if half is None else round(half, 1), "wide": is_wide(half)}
 
 
 def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
