@@ -43,6 +43,7 @@ class Standing(TypedDict):
     wins: int
     losses: int
     provisional: bool
+    last_played: str | None  # its latest rated match in the pool
     trend: list[float]  # its latest ratings, oldest first (empty when not asked for)
 
 
@@ -79,13 +80,16 @@ def default_pool(store: Store) -> str:
 
 
 def leaderboard(store: Store, pool: str) -> dict[str, Any]:
-    """A pool's standings with intervals and trends, the pools to switch to, and the
-    pool's latest matches."""
+    """A pool's standings with intervals and trends, the pools to switch to, its ladder
+    (None when it never had one), and the pool's latest matches."""
+    from arena.read import ladders  # it builds on this module: imported once both are
+
     pool = check_pool(pool)
     pools = store.pools()
     return {
         "pool": pool,
         "pools": pools if pool in pools else sorted([*pools, pool]),
+        "ladder": ladders.ladder(store, pool),
         "standings": standings(store, pool),
         "recent_matches": [
             summary(row, names) for row, names in store.matches(pool=pool, limit=POOL_RECENT)
@@ -125,6 +129,7 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
                 wins=s.rating.wins,
                 losses=s.rating.losses,
                 provisional=is_provisional(s.rating.games),
+                last_played=stamp(s.rating.updated_at),
                 trend=[round(v, 1) for v in lines.get(s.name, [])],
             )
         )
