@@ -1,5 +1,5 @@
 """The ladder on the pages, over a real PostgreSQL: the leaderboard's ladder box and its
-standings' last match."""
+standings' last match, and a bot's ladder matches and whether it is opted in."""
 
 from __future__ import annotations
 
@@ -97,3 +97,55 @@ def test_a_ladder_switched_off_says_so(
     store.set_ladder(POOL, False)
     assert client.get("/api/pools/paulista/1").json()["ladder"]["on"] is False
     assert '<span class="badge ladder-off">off</span>' in client.get("/pools/paulista/1").text
+
+
+def test_a_bots_page_lists_its_ladder_matches_and_whether_it_is_in(
+    store: Store, client: TestClient, ladder: dict[str, list[str]]
+) -> None:
+    mine = {
+        name: [m for m in [*ladder["finished"], *ladder["playing"]] if name in seats(store, m)]
+        for name in (*DIAL_INS, "host@1")
+    }
+    for name, ids in mine.items():
+        data = client.get(f"/api/bots/{name}", params={"pool": POOL}).json()
+        listed = data["ladder_matches"]
+        assert {m["id"] for m in listed} == set(ids)
+        assert [m["created_at"] for m in listed] == sorted(
+            (m["created_at"] for m in listed), reverse=True
+        )
+        for m in listed:  # told from the bot's side, as its latest matches are
+            assert m["opponents"] and name not in m["opponents"]
+            finished = m["id"] in ladder["finished"]
+            assert (m["result"] in ("won", "lost")) == finished
+            assert (m["elo_change"] is not None) == finished
+        page = client.get(f"/bots/{name}", params={"pool": POOL}).text
+        assert "<h2>Ladder" in page
+        for match_id in ids:
+            assert page.count(f'href="/matches/{match_id}"') == 2  # latest and ladder lists
+
+    ana = client.get("/api/bots/ana").json()
+    assert (ana["ladder_opt_in"], ana["ladder_default"]) == (True, False)
+    assert "(its own choice)" in client.get("/bots/ana").text
+    dan = client.get("/api/bots/dan").json()
+    assert (dan["ladder_opt_in"], dan["ladder_default"], dan["ladder_matches"]) == (
+        False, True, [],
+    )  # fmt: skip
+    assert "the default for a bot that dials in" in client.get("/bots/dan").text
+    host = client.get("/api/bots/host").json()
+    assert (host["ladder_opt_in"], host["ladder_default"]) == (True, True)
+    hosted = client.get("/bots/host").text
+    assert "the default for a hosted bot" in hosted
+    assert 'It plays as <a class="bot" href="/bots/host%401">host@1</a>' in hosted
+    store.set_bot_ladder("host", False)
+    assert client.get("/api/bots/host").json()["ladder_opt_in"] is False
+    version = client.get("/api/bots/host@1").json()
+    assert version["ladder_opt_in"] is None  # its bot opts in, not the version
+    assert 'see <a class="bot" href="/bots/host">' in client.get("/bots/host@1").text
+    empty = client.get("/bots/dan", params={"pool": POOL}).text
+    assert "No ladder matches in paulista/1 yet" in empty
+
+
+def seats(store: Store, match_id: str) -> list[str]:
+    found = store.match(match_id)
+    assert found is not None
+    return found[1]

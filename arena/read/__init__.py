@@ -172,7 +172,9 @@ def interval_half(half: float | None) -> dict[str, Any]:
 
 def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     """A bot in one pool (by default its most played): its standing, rating history,
-    latest matches, faults and results against each opponent."""
+    latest matches and ladder matches, faults and results against each opponent."""
+    from arena.read import ladders  # it builds on this module: imported once both are
+
     row = store.bot(name)
     if row is None:
         raise NotFound(f"no bot named {quoted(name)}")
@@ -195,15 +197,18 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "faults": None,
         "head_to_head": [],
         "versions": [],
+        "ladder_opt_in": None,
+        "ladder_default": row.ladder is None,
+        "ladder_matches": [],
     }
-    matches = store.matches(bot=name, pool=pool, limit=RECENT)
-    changes = store.rating_changes(name, [m.id for m, _ in matches])
-    out["recent_matches"] = [
-        _from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches
-    ]
+    out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
     out["versions"] = versions(store, name, known=True)
+    if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
+        hosted = any(v["status"] == "active" for v in out["versions"])
+        out["ladder_opt_in"] = hosted if row.ladder is None else row.ladder
     if pool is None:
         return out
+    out["ladder_matches"] = ladders.bot_ladder_matches(store, name, pool)
     ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
     out["standing"] = ours[0] if ours else None
     out["history"] = rating_history(store, name, pool)
@@ -239,6 +244,15 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
         )
         for h in store.rating_history(bot, pool, HISTORY_POINTS)
     ]
+
+
+def told(
+    store: Store, name: str, matches: list[tuple[MatchRow, list[str]]]
+) -> list[dict[str, Any]]:
+    """Matches of a bot (rows and seats) as its page lists them, each from its side with
+    the rating change it made."""
+    changes = store.rating_changes(name, [m.id for m, _ in matches])
+    return [_from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches]
 
 
 def _from_side(
