@@ -129,6 +129,18 @@ def is_provisional(games: int) -> bool:
     return games < PROVISIONAL_GAMES
 
 
+# A rating whose 95% interval reaches further than this on either side may be off by more
+# than a class of strength (100 Elo: the stronger side wins 64%), so the pages and the CLI
+# mark it as unsettled, whatever its number of games.
+WIDE_HALF = 100.0
+
+
+def is_wide(half: float | None) -> bool:
+    """Whether a rating with this half 95% interval is unsettled: None (no interval yet)
+    is."""
+    return half is None or half > WIDE_HALF
+
+
 # --- Bradley-Terry --------------------------------------------------------------------------
 #
 # Model: P(i beats j) = 1 / (1 + 10 ** ((r_j - r_i) / SCALE)), i.e. Bradley-Terry with

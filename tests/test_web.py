@@ -51,6 +51,7 @@ def test_the_empty_arena_says_so_on_every_page(client: TestClient) -> None:
     assert client.get("/api/pools/paulista/1").json() == {
         "pool": "paulista/1",
         "pools": ["paulista/1"],
+        "ladder": None,
         "standings": [],
         "recent_matches": [],
     }

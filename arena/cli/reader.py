@@ -14,6 +14,7 @@ from typing import Any
 from arena.cli.client import Arena
 from arena.cli.common import console
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.rating import is_wide
 
 
 def match_line(m: Any) -> str:
@@ -82,14 +83,17 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 
 
 def print_ratings(reply: Any) -> None:
+    """The leaderboard as a table; a rating is marked unsettled, as the pages mark it, when
+    its interval is missing or wide (:func:`arena.rating.is_wide`)."""
     from rich.table import Table
 
     table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
-        mark = "provisional" if s.provisional else ""
-        interval = f"{s.low:.0f}-{s.high:.0f}" if s.HasField("low") else "-"
+        half = (s.high - s.low) / 2 if s.HasField("low") else None
+        marks = ["unsettled"] * is_wide(half) + ["provisional"] * s.provisional
+        interval = f"{s.low:.0f}-{s.high:.0f}" if half is not None else "-"
         row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
-        table.add_row(*row, mark)
+        table.add_row(*row, ", ".join(marks))
     console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
 
 

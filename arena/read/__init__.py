@@ -19,7 +19,7 @@ from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound
 from arena.hosted.tokens import version_name
 from arena.pools import DEFAULT_POOL, parse_pool
-from arena.rating import half_intervals, is_provisional
+from arena.rating import half_intervals, is_provisional, is_wide
 from arena.replay import replay_hand, teams
 from arena.store.rows import BotVersionRow, MatchRow
 from arena.store.store import Store
@@ -38,10 +38,12 @@ class Standing(TypedDict):
     elo: float
     low: float | None  # the 95% interval of its strength (Bradley-Terry over the pool)
     high: float | None  # None while the pool's results cannot give one
+    wide: bool  # no interval, or one wider than WIDE_HALF on a side: not settled yet
     games: int
     wins: int
     losses: int
     provisional: bool
+    last_played: str | None  # its latest rated match in the pool
     trend: list[float]  # its latest ratings, oldest first (empty when not asked for)
 
 
@@ -78,13 +80,16 @@ def default_pool(store: Store) -> str:
 
 
 def leaderboard(store: Store, pool: str) -> dict[str, Any]:
-    """A pool's standings with intervals and trends, the pools to switch to, and the
-    pool's latest matches."""
+    """A pool's standings with intervals and trends, the pools to switch to, its ladder
+    (None when it never had one), and the pool's latest matches."""
+    from arena.read import ladders  # it builds on this module: imported once both are
+
     pool = check_pool(pool)
     pools = store.pools()
     return {
         "pool": pool,
         "pools": pools if pool in pools else sorted([*pools, pool]),
+        "ladder": ladders.ladder(store, pool),
         "standings": standings(store, pool),
         "recent_matches": [
             summary(row, names) for row, names in store.matches(pool=pool, limit=POOL_RECENT)
@@ -119,10 +124,12 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
                 elo=round(s.rating.elo, 1),
                 low=None if half is None else round(s.rating.elo - half, 1),
                 high=None if half is None else round(s.rating.elo + half, 1),
+                wide=is_wide(half),
                 games=s.rating.games,
                 wins=s.rating.wins,
                 losses=s.rating.losses,
                 provisional=is_provisional(s.rating.games),
+                last_played=stamp(s.rating.updated_at),
                 trend=[round(v, 1) for v in lines.get(s.name, [])],
             )
         )
@@ -130,7 +137,12 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
 
 
 def bots(store: Store) -> dict[str, Any]:
-    """Every registered bot and its ratings."""
+    """Every registered bot and its ratings, each with half its interval (the pools' fits
+    are read once per pool, not per bot)."""
+    index = store.bot_index()
+    halves = {
+        p: intervals(store, p) for p in sorted({r["pool"] for b in index for r in b["ratings"]})
+    }
     return {
         "bots": [
             {
@@ -139,18 +151,30 @@ def bots(store: Store) -> dict[str, Any]:
                 "active": b["active"],
                 "created_at": b["created_at"].isoformat(),
                 "ratings": [
-                    {"pool": r["pool"], "elo": round(r["elo"], 1), "games": r["games"]}
+                    {
+                        "pool": r["pool"],
+                        "elo": round(r["elo"], 1),
+                        "games": r["games"],
+                        **interval_half(halves[r["pool"]].get(b["name"])),
+                    }
                     for r in b["ratings"]
                 ],
             }
-            for b in store.bot_index()
+            for b in index
         ]
     }
 
 
+def interval_half(half: float | None) -> dict[str, Any]:
+    """Half a rating's 95% interval, rounded, and whether that is wide."""
+    return {"half": None if half is None else round(half, 1), "wide": is_wide(half)}
+
+
 def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
     """A bot in one pool (by default its most played): its standing, rating history,
-    latest matches, faults and results against each opponent."""
+    latest matches and ladder matches, faults and results against each opponent."""
+    from arena.read import ladders  # it builds on this module: imported once both are
+
     row = store.bot(name)
     if row is None:
         raise NotFound(f"no bot named {quoted(name)}")
@@ -173,15 +197,18 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "faults": None,
         "head_to_head": [],
         "versions": [],
+        "ladder_opt_in": None,
+        "ladder_default": row.ladder is None,
+        "ladder_matches": [],
     }
-    matches = store.matches(bot=name, pool=pool, limit=RECENT)
-    changes = store.rating_changes(name, [m.id for m, _ in matches])
-    out["recent_matches"] = [
-        _from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches
-    ]
+    out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
     out["versions"] = versions(store, name, known=True)
+    if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
+        hosted = any(v["status"] == "active" for v in out["versions"])
+        out["ladder_opt_in"] = hosted if row.ladder is None else row.ladder
     if pool is None:
         return out
+    out["ladder_matches"] = ladders.bot_ladder_matches(store, name, pool)
     ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
     out["standing"] = ours[0] if ours else None
     out["history"] = rating_history(store, name, pool)
@@ -217,6 +244,15 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
         )
         for h in store.rating_history(bot, pool, HISTORY_POINTS)
     ]
+
+
+def told(
+    store: Store, name: str, matches: list[tuple[MatchRow, list[str]]]
+) -> list[dict[str, Any]]:
+    """Matches of a bot (rows and seats) as its page lists them, each from its side with
+    the rating change it made."""
+    changes = store.rating_changes(name, [m.id for m, _ in matches])
+    return [_from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches]
 
 
 def _from_side(

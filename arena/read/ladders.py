@@ -3,10 +3,10 @@ bot's ladder matches (docs/ladder.md)."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from arena.clock import TimeControl
-from arena.read import MatchSummary, check_pool, stamp, summary
+from arena.read import check_pool, stamp, told
 from arena.store.store import Store
 
 LADDER_RECENT = 10  # ladder matches listed on a bot's page
@@ -50,6 +50,7 @@ def ladder(store: Store, pool: str) -> Ladder | None:
     )
 
 
-def bot_ladder_matches(store: Store, bot: str, pool: str) -> list[MatchSummary]:
-    """The bot's latest ladder matches in the pool, newest first."""
-    return [summary(m, names) for m, names in store.bot_ladder_matches(bot, pool, LADDER_RECENT)]
+def bot_ladder_matches(store: Store, bot: str, pool: str) -> list[dict[str, Any]]:
+    """The bot's latest ladder matches in the pool, newest first, told from its side as
+    its page lists its matches (:func:`arena.read.told`)."""
+    return told(store, bot, store.bot_ladder_matches(bot, pool, LADDER_RECENT))

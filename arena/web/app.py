@@ -32,6 +32,7 @@ from arena import read
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
+from arena.rating import WIDE_HALF
 from arena.read import tournaments
 from arena.store.store import Store
 from arena.web.charts import progress_bar, rating_chart, sparkline
@@ -110,6 +111,7 @@ def _templates() -> Jinja2Templates:
         match_url=match_url,
         run_url=run_url,
         heat=heat,
+        wide_half=WIDE_HALF,
     )
     env.filters["signed"] = lambda x: f"{x:+.0f}" if round(x) else "±0"
     env.filters["when"] = lambda iso: iso[:16].replace("T", " ") if iso else ""
