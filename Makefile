@@ -58,6 +58,7 @@ bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare 
 	$(PY) -m tests.bench.store
 	$(PY) -m tests.bench.workers
 	$(PY) -m tests.bench.ladder
+	$(PY) -m tests.bench.ladder --bot "house:mc --budget-ms 5" --matches 120 --rounds 3
 	$(PY) -m tests.bench.reads
 	$(PY) -m tests.bench.hosting
 

@@ -49,12 +49,19 @@ def fill(
     connected: Mapping[str, tuple[int, int]],
     policy: Policy | None = None,
     rng: random.Random | None = None,
+    ended: str | None = None,
 ) -> list[str]:
     """Start the matches the pool's ladder has room for; their ids (to send to the
-    workers). Nothing when the ladder is off or nobody can be paired."""
+    workers). Nothing when the ladder is off or nobody can be paired. ``ended``: a match
+    of the ladder that the referee has ended and that is being recorded (its slot is
+    free, its bots too)."""
     bots = available(store.ladder_bots(), connected)
     ratings = {s.name: s.rating for s in store.leaderboard(pool)}
-    halves = read.intervals(store, pool)
+    # the intervals last fitted: a few matches behind is as good for choosing pairs, and
+    # refitting after every match would cost the ladder a fit (and a write) per match
+    halves = store.pool_fit(pool, None)
+    if halves is None:
+        halves = read.intervals(store, pool)
     rules = pool_rules(pool)
     rng = rng or random.Random()
 
@@ -85,7 +92,7 @@ def fill(
             out.append([bots[name][0].id for name in seats])
         return out
 
-    return store.fill_ladder(pool, choose, list(bots))
+    return store.fill_ladder(pool, choose, list(bots), ended)
 
 
 def _pair(seats: Sequence[str]) -> tuple[str, str] | None:

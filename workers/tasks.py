@@ -6,8 +6,8 @@
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
-- ``arena.ladder`` (every few seconds, from ``arena beat``, and whenever a ladder match
-  ends): fill the ladders' free slots (arena/ladder.py).
+- ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
+  ladder match is recorded): fill the ladders' free slots (arena/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
   schedule is due, pick up runs and requested matches whose tasks were lost, and refit
   the leaderboard intervals of the pools that changed.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -46,6 +47,7 @@ STALL_S = 120  # a run with matches to play and no progress this long gets them 
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
 CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot
+PRESENCE_S = 1.0  # how long a worker's view of who is connected serves the ladder
 
 
 T = TypeVar("T")
@@ -87,6 +89,23 @@ def host() -> Host:
 def referee() -> RefereeClient:
     s = settings()
     return RefereeClient(s.organizer_referee(), s.admin_token(), s.ca_file, s.tls)
+
+
+_seen: list[tuple[float, dict[str, tuple[int, int]]]] = []
+_seen_lock = threading.Lock()
+
+
+def presence() -> dict[str, tuple[int, int]]:
+    """The bots connected to the referee, asked at most every PRESENCE_S by a worker (a
+    ladder match ends many times a second on a busy ladder, and a bot's comings and
+    goings matter to it within seconds)."""
+    with _seen_lock:
+        if _seen and time.monotonic() - _seen[0][0] < PRESENCE_S:
+            return _seen[0][1]
+    seen = referee().presence()
+    with _seen_lock:
+        _seen[:] = [(time.monotonic(), seen)]
+    return seen
 
 
 def _backoff(retries: int) -> int:
@@ -152,10 +171,10 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     clock = TimeControl.from_json(match.clock)
     with host().seated(match_id, seats) as keys:
         record = referee().run_match(match_id, match.rules, seats, match.seed, clock, keys)
+    if match.ladder_id is not None:  # its slot is free: the ladder fills it now, here
+        ladder_step([match.pool], ended=match_id)
     done = store().finish_match(match_id, record)
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
-    if match.ladder_id is not None:  # its slot is free: the ladder fills it now
-        fill_ladder.delay(match.pool)
     return match.run_id, done.run_done
 
 
@@ -163,17 +182,24 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
 def fill_ladder(self: Any, pool: str | None = None) -> list[str]:
     """Fill the free slots of the pool's ladder (default: of every ladder switched on)
     with the matches the matchmaker picks, and send them to be played. Sent by the beat
-    every few seconds, and whenever a ladder match ends; two at once take turns (the
-    store makes a ladder's matches under its lock)."""
-    pools = [pool] if pool else store().running_ladders()
+    every few seconds; the worker that records a ladder match fills its slot at once
+    (:func:`ladder_step`). Two at once take turns (the store makes a ladder's matches
+    under its lock)."""
+    return ladder_step([pool] if pool else store().running_ladders())
+
+
+def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
+    """Fill the ladders' free slots and send their new matches; their ids. ``ended``: a
+    ladder match the referee has ended, about to be recorded (its slot counts as free:
+    the next match is on its way while this one is recorded)."""
     if not pools:
         return []
     try:
-        connected = referee().presence()
-    except Unavailable as e:  # the next look will do: pairing dial-ins blind would not
+        connected = presence()
+        ids = [m for p in pools for m in ladder.fill(store(), p, connected, ended=ended)]
+    except ArenaError as e:  # the next look will do (pairing dial-ins blind would not)
         log.warning("ladder: %s", e)
         return []
-    ids = [match_id for p in pools for match_id in ladder.fill(store(), p, connected)]
     if ids:
         log.info("ladder: %d matches started (%s)", len(ids), ", ".join(ids))
         send_matches(ids)

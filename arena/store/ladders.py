@@ -117,10 +117,12 @@ class Ladders(Connected):
         pool: str,
         choose: Callable[[Slots], Sequence[Sequence[int]]],
         available: Sequence[str],
+        ended: str | None = None,
     ) -> list[str]:
         """Make the matches ``choose`` picks for the ladder's free slots (each its seats'
         bot ids, in order), under the ladder's lock; their ids. Nothing when the ladder
-        is off. ``available``: the bots it could pair now, kept for its pages."""
+        is off. ``available``: the bots it could pair now, kept for its pages; ``ended``:
+        a match the referee has ended, not yet recorded, whose slot is free."""
         rules = pool_rules(pool)
         key = self.deal_key()  # read now: not on a second connection while holding the lock
         with self._transaction() as conn:
@@ -130,7 +132,8 @@ class Ladders(Connected):
             ladder = LadderRow(**row)
             open_: dict[int, list[list[str]]] = {}
             for m in conn.execute(Q["ladder_open"]):
-                open_.setdefault(m["ladder_id"], []).append(m["seat_names"])
+                if m["id"] != ended:
+                    open_.setdefault(m["ladder_id"], []).append(m["seat_names"])
             recent = [
                 r["seat_names"]
                 for r in conn.execute(Q["ladder_recent"], {"id": ladder.id, "limit": RECENT})

@@ -127,7 +127,8 @@ SELECT recount_finished_matches();
 SELECT coalesce(sum(matches), 0)::bigint AS version FROM bot_pool_stats WHERE pool = %(pool)s;
 
 -- name: pool_fit
-SELECT halves FROM pool_fits WHERE pool = %(pool)s AND version = %(version)s;
+SELECT halves FROM pool_fits
+WHERE pool = %(pool)s AND (%(version)s::bigint IS NULL OR version = %(version)s);
 
 -- name: keep_pool_fit
 INSERT INTO pool_fits (pool, version, halves) VALUES (%(pool)s, %(version)s, %(halves)s)

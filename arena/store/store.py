@@ -142,8 +142,9 @@ class Store(Runs, Versions, Ladders):
             row = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
         return int(row["version"]) if row else 0
 
-    def pool_fit(self, pool: str, version: int) -> dict[str, float] | None:
-        """The pool's intervals kept for ``version``, or None."""
+    def pool_fit(self, pool: str, version: int | None) -> dict[str, float] | None:
+        """The pool's intervals kept for ``version`` (None: the last kept, whatever was
+        recorded since), or None."""
         with self._statement() as conn:
             row = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
         return None if row is None else dict(row["halves"])

@@ -23,7 +23,8 @@ concurrency (8): the tournament runs min(worker threads, bot concurrency) = 8 at
 ladder is given that concurrency (``--concurrency``, default 8). The worker has more
 threads (32) than either side needs: the tournament's spare ones wait in the referee for
 a free bot slot (Hub.playing), so a match starts the moment one ends; the ladder's run
-its scheduling task (``arena.ladder``, sent whenever a ladder match ends) at once. Each
+its scheduler step (:func:`workers.tasks.ladder_step`, run by the worker that records a
+ladder match) at once. Each
 side's mean number of matches seated in the referee is sampled (ListBots' ``playing``,
 every 0.2 s) and printed beside its rate, which shows whether both had the same room.
 
@@ -267,7 +268,7 @@ class Bench:
 
 
 @contextlib.contextmanager
-def processes(database: str, home: Path, broker: str | None) -> Iterator[Bench]:
+def processes(database: str, home: Path, broker: str | None, bot: str) -> Iterator[Bench]:
     """serve, worker, beat and the bots, started, opted in to the ladder and warmed up on
     both sides."""
     address = free_address()
@@ -292,7 +293,7 @@ def processes(database: str, home: Path, broker: str | None) -> Iterator[Bench]:
                 token = organizer.bot_token(name)
                 bot_env = {"ARENA_ADDRESS": address, "ARENA_TOKEN": token}
                 running.start(
-                    name, "bot", "run", "house:random", "--concurrency", str(BOT_CONCURRENCY),
+                    name, "bot", "run", *bot.split(), "--concurrency", str(BOT_CONCURRENCY),
                     env=bot_env,
                 )  # fmt: skip
                 organizer.call("SetBotLadder", api.SetBotLadderRequest(bot=name, on=True))
@@ -395,13 +396,20 @@ def main() -> None:
         "--concurrency", type=int, default=LADDER_CONCURRENCY, help="the ladder's matches at once"
     )
     parser.add_argument("--broker", help="a Celery broker URL (default: an embedded Redis)")
+    parser.add_argument(
+        "--bot",
+        default="house:random",
+        help="the four bots, as `arena bot run` takes them (house:random: matches of a few "
+        "tens of ms, where the scheduler's step shows most; 'house:mc --budget-ms 5' "
+        "for bots that think)",
+    )
     args = parser.parse_args()
     pairs: list[tuple[Rate, Rate]] = []  # (tournament, ladder)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         home = Path(folder) / "home"
         try:
             with scratch_database(home) as database:
-                with processes(database, home, args.broker) as bench:
+                with processes(database, home, args.broker, args.bot) as bench:
                     for number in range(1, args.rounds + 1):
                         sides = {
                             "tournament": lambda: bench.measured(
@@ -428,7 +436,7 @@ def main() -> None:
                 stop_embedded_redis(home)
     ratios = [ladder.per_s / played.per_s for played, ladder in pairs]
     print(
-        f"matches/s, random vs random, {args.matches} a side, {args.concurrency} at once, "
+        f"matches/s, {args.bot} against itself, {args.matches} a side, {args.concurrency} at once, "
         f"median (min..max) of {len(pairs)} rounds:"
     )
     for name, side in (("tournament", 0), ("ladder", 1)):
