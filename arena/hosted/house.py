@@ -39,6 +39,7 @@ def house_version(store: Store, name: str = "random") -> str:
     bot = f"sparring-{name}"
     with contextlib.suppress(Exists):  # registered before
         store.register_bot(bot, OWNER)
+        store.set_bot_ladder(bot, False)  # a sparring partner for checks, not a contender
     data, manifest = archive(name), Manifest("python", "bot.py")
     version, _ = store.add_version(bot, manifest, data, check(data, manifest))
     if version.status == "checking":
