@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from arena.hosted.sandbox import unavailable
 from arena.matchmaking import Policy, pair_key, repeat_cap
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import wait_serving
@@ -217,3 +218,39 @@ def test_the_ladder_orders_six_bots_of_known_strength(arena_factory: Any) -> Non
         assert max(met.values()) <= cap, (end, met.most_common(3))
     found = audit_matches(arena.env["ARENA_DATABASE_URL"], [m for m, _, _ in everything])
     assert found == {"lost": 0, "double": 0, "drift": 0.0}
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_hosted_bots_new_version_enters_the_ladder_with_placement_matches(
+    arena_factory: Any,
+) -> None:
+    from tests.test_hosting import RANDOM_BOT, judged, submit
+
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.processes.start("beat", "beat", "--loglevel", "info")
+    dial_in = {"ana": "house:random", "bia": "house:heuristic", "cid": "house:random"}
+    arena.bots(**dial_in)
+    opt_in(arena, *dial_in)
+    arena.organizer.bot_token("hosted")  # in by default: nobody runs anything for it
+    assert judged(arena, submit(arena, "hosted", {"bot.py": RANDOM_BOT}).name).status == "active"
+    ladder(arena, concurrency=2, decision_ms=200)
+    wait_until(arena, lambda: played(arena, "hosted@1") >= 3, "the first version on the ladder")
+
+    second = submit(arena, "hosted", {"bot.py": RANDOM_BOT + b"# version 2\n"})
+    assert judged(arena, second.name).status == "active"
+    first_made = len(matches(arena))
+    wait_until(arena, lambda: played(arena, "hosted@2") >= 4, "the new version's placement")
+    everything = settled(arena)
+    # made after it was active (a step that read the bots before may still have made as
+    # many as the ladder had free slots: 2)
+    later = [seats for _, _, seats in everything[first_made + 2 :]]
+    assert not any("hosted@1" in seats for seats in later), "a retired version is not paired"
+    opponents = [s for seats in later if "hosted@2" in seats for s in set(seats) - {"hosted@2"}]
+    assert len(set(opponents[:4])) >= 2, opponents  # its first matches meet a spread
+    found = audit_matches(arena.env["ARENA_DATABASE_URL"], [m for m, _, _ in everything])
+    assert found == {"lost": 0, "double": 0, "drift": 0.0}
+
+
+def played(arena: Arena, seat: str) -> int:
+    return sum(seat in seats and status == "finished" for _, status, seats in matches(arena))

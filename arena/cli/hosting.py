@@ -140,12 +140,19 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
     if not reply.versions:
         print(f"{args.name} has no hosted versions (arena bot submit {args.name} PATH)")
         return 0
-    table = Table("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
+    table = Table(
+        "version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash", "Elo"
+    )
     for v in reply.versions:
         status = v.status + (f": {v.reason}" if v.reason else "")
+        elo = ", ".join(
+            f"{r.elo:.0f}" + (f"±{r.half:.0f}" if r.HasField("half") else "")
+            + (" unsettled" if r.wide else "") + f" in {r.pool}"
+            for r in v.ratings
+        )  # fmt: skip
         table.add_row(
             v.name, status, v.runtime, v.entry, str(v.files), f"{v.unpacked:,}",
-            v.created_at[:19].replace("T", " "), v.hash[:12],
+            v.created_at[:19].replace("T", " "), v.hash[:12], elo or "-",
         )  # fmt: skip
     console().print(table)
     return 0

@@ -165,7 +165,12 @@ def bots(store: Store) -> dict[str, Any]:
     }
 
 
-def interval_half(half: float | None) -> dict[str, Any]:
+class Spread(TypedDict):
+    half: float | None  # half the rating's 95% interval, rounded
+    wide: bool  # unsettled (arena.rating.is_wide)
+
+
+def interval_half(half: float | None) -> Spread:
     """Half a rating's 95% interval, rounded, and whether that is wide."""
     return {"half": None if half is None else round(half, 1), "wide": is_wide(half)}
 
@@ -339,6 +344,8 @@ class VersionRating(TypedDict):
     pool: str
     elo: float
     games: int
+    half: float | None  # half its 95% interval in the pool, as the leaderboard's
+    wide: bool
 
 
 class Version(TypedDict):
@@ -358,11 +365,19 @@ class Version(TypedDict):
     ratings: list[VersionRating]  # in each pool it has played, the most played first
 
 
-def version(bot: str, row: BotVersionRow, ratings: list[dict[str, Any]] | None = None) -> Version:
+def version(
+    bot: str,
+    row: BotVersionRow,
+    ratings: list[dict[str, Any]] | None = None,
+    halves: dict[str, dict[str, float]] | None = None,
+) -> Version:
+    """A version; with its ratings, each with half its interval from ``halves`` (the
+    pools' fits, by pool)."""
+    name = version_name(bot, row.number)
     return Version(
         bot=bot,
         number=row.number,
-        name=version_name(bot, row.number),
+        name=name,
         hash=row.hash,
         runtime=row.runtime,
         entry=row.entry,
@@ -373,8 +388,13 @@ def version(bot: str, row: BotVersionRow, ratings: list[dict[str, Any]] | None =
         reason=row.reason,
         created_at=stamp(row.created_at),
         checked_at=stamp(row.checked_at),
-        ratings=[VersionRating(pool=r["pool"], elo=round(r["elo"], 1), games=r["games"])
-                 for r in ratings or []],
+        ratings=[
+            VersionRating(
+                pool=r["pool"], elo=round(r["elo"], 1), games=r["games"],
+                **interval_half((halves or {}).get(r["pool"], {}).get(name)),
+            )
+            for r in ratings or []
+        ],
     )  # fmt: skip
 
 
@@ -384,4 +404,6 @@ def versions(store: Store, bot: str, *, known: bool = False) -> list[Version]:
     if not known and store.bot(bot) is None:
         raise NotFound(f"no bot named {quoted(bot)}")
     ratings = store.version_ratings(bot)
-    return [version(bot, r, ratings.get(r.number)) for r in store.versions(bot)]
+    pools = {r["pool"] for rows in ratings.values() for r in rows}
+    halves = {p: intervals(store, p) for p in sorted(pools)}
+    return [version(bot, r, ratings.get(r.number), halves) for r in store.versions(bot)]

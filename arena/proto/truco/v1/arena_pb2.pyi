@@ -141,14 +141,18 @@ class BotVersion(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[VersionRating, _Mapping]]] = ...) -> None: ...
 
 class VersionRating(_message.Message):
-    __slots__ = ("pool", "elo", "games")
+    __slots__ = ("pool", "elo", "games", "half", "wide")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    HALF_FIELD_NUMBER: _ClassVar[int]
+    WIDE_FIELD_NUMBER: _ClassVar[int]
     pool: str
     elo: float
     games: int
-    def __init__(self, pool: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+    half: float
+    wide: bool
+    def __init__(self, pool: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., half: _Optional[float] = ..., wide: _Optional[bool] = ...) -> None: ...
 
 class SubmitBotResponse(_message.Message):
     __slots__ = ("version", "new")
