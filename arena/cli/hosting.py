@@ -140,21 +140,19 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
     if not reply.versions:
         print(f"{args.name} has no hosted versions (arena bot submit {args.name} PATH)")
         return 0
-    table = Table(
-        "version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash", "Elo"
-    )
+    table = Table("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
     for v in reply.versions:
         status = v.status + (f": {v.reason}" if v.reason else "")
-        elo = ", ".join(
-            f"{r.elo:.0f}" + (f"±{r.half:.0f}" if r.HasField("half") else "")
-            + (" unsettled" if r.wide else "") + f" in {r.pool}"
-            for r in v.ratings
-        )  # fmt: skip
         table.add_row(
             v.name, status, v.runtime, v.entry, str(v.files), f"{v.unpacked:,}",
-            v.created_at[:19].replace("T", " "), v.hash[:12], elo or "-",
+            v.created_at[:19].replace("T", " "), v.hash[:12],
         )  # fmt: skip
     console().print(table)
+    for v in reply.versions:  # each version's ratings, with their intervals
+        for r in v.ratings:
+            half = f" ± {r.half:.0f}" if r.HasField("half") else ""
+            unsettled = " (unsettled)" if r.wide else ""
+            print(f"{v.name} in {r.pool}: Elo {r.elo:.0f}{half}{unsettled}, {r.games} games")
     return 0
 
 
