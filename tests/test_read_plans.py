@@ -39,8 +39,10 @@ import pytest
 from psycopg import sql
 
 import arena.read
+import arena.read.ladders
 import arena.read.tournaments
 from arena.engine import Rules
+from arena.ladder import fill
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.tournament import Definition
@@ -51,6 +53,8 @@ POOL = "paulista/1"
 GROWING = ("matches", "match_seats", "rating_events")
 BOTS = 4
 HALF = 300  # challenges recorded before the first look; as many again before the second
+LADDER_HALF = 120  # ladder matches too: over the 100 whose pace a ladder's page reads
+LADDER_AT_ONCE = 4
 GROWTH = 1.5  # how much more of a growing table a statement may read as the history doubles
 SLACK = 10  # rows, so that a plan's small changes are not growth
 BOT = "plan00"
@@ -68,6 +72,10 @@ READS: dict[str, Read] = {
     "bots index": lambda s, _: arena.read.bots(s),
     "tournaments": lambda s, _: arena.read.tournaments.tournaments(s, organizer=False),
     "standings": lambda s, _: arena.read.standings(s, POOL),
+    "ladder": lambda s, _: arena.read.ladders.ladder(s, POOL),
+    # the scheduler's step, every 5 s and after each ladder match (nobody connected: it
+    # reads all it reads, and pairs nobody)
+    "ladder step": lambda s, _: fill(s, POOL, {}),
 }
 
 # The check's own test: statements it must flag (with what it says), and must not.
@@ -183,6 +191,11 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     for k in range(start, start + HALF):
         store.create_match(f"c{k}", rules, random.Random(k).sample(bots, 2), seed=k)
         store.finish_match(f"c{k}", played(rules, k))
+    store.set_ladder(POOL, True, concurrency=LADDER_AT_ONCE)
+    connected = {b.name: (LADDER_AT_ONCE, 0) for b in store.bots()}
+    for k in range(LADDER_HALF // LADDER_AT_ONCE):  # the bots opted in: a ladder's history
+        for n, match_id in enumerate(fill(store, POOL, connected)):
+            store.finish_match(match_id, played(rules, 20_000 + start + k * LADDER_AT_ONCE + n))
     t = store.tournament("nightly") or store.create_tournament(
         Definition(name="nightly", bots=trio, matches=1)
     )
@@ -216,6 +229,8 @@ def verdicts(postgres: str) -> dict[str, list[str]]:
         store = Store(url)
         try:
             bots = [store.register_bot(f"plan{k:02d}")[0] for k in range(BOTS)]
+            for b in bots:
+                store.set_bot_ladder(b.name, True)
             ids, trio = [b.id for b in bots], tuple(b.name for b in bots[:3])
             small = look(store, url, record_more(store, ids, 0, trio))
             large = look(store, url, record_more(store, ids, HALF, trio))

@@ -67,7 +67,7 @@ def test_the_leaderboard_shows_its_ladder_live(
     data = client.get("/api/pools/paulista/1").json()
     box = data["ladder"]
     assert (box["on"], box["concurrency"], box["scheduled"]) == (True, 2, 4)
-    assert (box["playing"], box["last_hour"]) == (1, 3)
+    assert (box["playing"], box["per_hour"]) == (1, 3)
     assert box["last_match"] == ladder["finished"][-1]
     assert box["available"] == ["ana", "bia", "cid", "host@1"]  # dan never opted in
     assert box["looked_at"] is not None

@@ -43,7 +43,7 @@ def print_ladder(ladder: Any) -> None:
     )
     last = f", the last {ladder.last_match}" if ladder.last_match else ""
     console().print(
-        f"  {ladder.playing} playing now, {ladder.last_hour} finished in the last hour, "
+        f"  {ladder.playing} playing now, {ladder.per_hour} an hour, "
         f"{ladder.scheduled} started in all{last}"
     )
     if ladder.looked_at:

@@ -21,7 +21,7 @@ class Ladder(TypedDict):
     reconnect_grace_ms: int
     scheduled: int  # matches it has started, in all
     playing: int  # its matches neither finished nor failed
-    last_hour: int  # its matches finished in the last hour
+    per_hour: int  # its matches an hour: the last hour's, or the pace of its latest 100
     last_match: str | None  # the last one finished
     available: list[str]  # the bots it could pair when it last looked
     looked_at: str | None
@@ -43,7 +43,7 @@ def ladder(store: Store, pool: str) -> Ladder | None:
         reconnect_grace_ms=clock.reconnect_grace_ms,
         scheduled=row.scheduled,
         playing=activity["playing"],
-        last_hour=activity["last_hour"],
+        per_hour=activity["per_hour"],
         last_match=activity["last_match"],
         available=list(row.available),
         looked_at=stamp(row.looked_at),

@@ -173,7 +173,7 @@ class Ladders(Connected):
             conn.execute(Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": bot_id})
 
     def ladder_activity(self, ladder_id: int) -> dict[str, Any]:
-        """Its matches playing now, those finished in the last hour, the last one's id."""
+        """Its matches playing now, its matches an hour, the last one's id."""
         with self._statement() as conn:
             row = conn.execute(Q["ladder_activity"], {"id": ladder_id}).fetchone()
         assert row is not None

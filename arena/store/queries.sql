@@ -468,15 +468,22 @@ UPDATE bots SET ladder = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
 RETURNING *;
 
 -- name: ladder_activity
--- What a ladder did lately: its matches playing now, finished in the last hour, and the
--- last one finished.
+-- What a ladder did lately: its matches playing now; its matches an hour (those finished
+-- in the last hour, or when its latest 100 all are, their pace: a bounded read however
+-- busy it is); and the last one finished.
+WITH latest AS (
+    SELECT m.id, m.finished_at FROM matches m
+    WHERE m.ladder_id = %(id)s AND m.status = 'finished'
+    ORDER BY m.finished_at DESC LIMIT 100
+)
 SELECT
     (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s
         AND m.status NOT IN ('finished', 'failed')) AS playing,
-    (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s AND m.status = 'finished'
-        AND m.finished_at > now() - interval '1 hour') AS last_hour,
-    (SELECT m.id FROM matches m WHERE m.ladder_id = %(id)s AND m.status = 'finished'
-        ORDER BY m.finished_at DESC LIMIT 1) AS last_match;
+    (SELECT CASE WHEN min(finished_at) > now() - interval '1 hour' AND count(*) = 100
+            THEN round(100 * 3600 / greatest(extract(epoch FROM now() - min(finished_at)), 1))
+            ELSE count(*) FILTER (WHERE finished_at > now() - interval '1 hour') END
+     FROM latest)::integer AS per_hour,
+    (SELECT id FROM latest ORDER BY finished_at DESC LIMIT 1) AS last_match;
 
 -- name: bot_ladder_matches
 -- A bot's ladder matches in the pool, newest first (its page), through the index of its

@@ -29,7 +29,7 @@ class GetLadderRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "last_hour", "last_match", "available", "looked_at")
+    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "per_hour", "last_match", "available", "looked_at")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ON_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
@@ -38,7 +38,7 @@ class Ladder(_message.Message):
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     PLAYING_FIELD_NUMBER: _ClassVar[int]
-    LAST_HOUR_FIELD_NUMBER: _ClassVar[int]
+    PER_HOUR_FIELD_NUMBER: _ClassVar[int]
     LAST_MATCH_FIELD_NUMBER: _ClassVar[int]
     AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     LOOKED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -50,11 +50,11 @@ class Ladder(_message.Message):
     reconnect_grace_ms: int
     scheduled: int
     playing: int
-    last_hour: int
+    per_hour: int
     last_match: str
     available: _containers.RepeatedScalarFieldContainer[str]
     looked_at: str
-    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., last_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., per_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
 
 class SetBotLadderRequest(_message.Message):
     __slots__ = ("bot", "on")
