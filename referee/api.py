@@ -1,17 +1,17 @@
-"""The Arena API servicer: thin, each call checks its caller and hands off to the store
-(in a thread, so the event loop stays free for the bots)."""
+"""The Arena API servicer: thin, each call checks its caller (referee/callers.py) and
+hands off to the store (in a thread, so the event loop stays free for the bots).
+Tournaments and ladders are referee/organizing.py's."""
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import grpc
 
@@ -19,21 +19,18 @@ from arena import read
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules, public_record, quoted
-from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
-from arena.guard import FailedTokens, peer_address
+from arena.errors import Invalid, NotFound
 from arena.hosted.archive import Limits, Manifest, check
 from arena.hosted.tokens import bot_of, is_version, version_name
-from arena.matchmaking import MAX_CONCURRENCY
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.read import ladders, tournaments
 from arena.store.store import Store
 from arena.tournament import seatings
 from referee import messages
+from referee.callers import Dispatch, translating
 from referee.hub import Hub
+from referee.organizing import Organizing
 from referee.runner import MatchRunner
-from referee.server import bearer
 
 log = logging.getLogger(__name__)
 
@@ -43,63 +40,11 @@ ARCHIVE_LIMITS = Limits()  # how large a submitted bot may be
 HOSTED_START_S = 10.0  # a match waits this long for its hosted bots' processes to connect
 
 
-STATUS: dict[type[Exception], grpc.StatusCode] = {
-    NotFound: grpc.StatusCode.NOT_FOUND,
-    Exists: grpc.StatusCode.ALREADY_EXISTS,
-    Invalid: grpc.StatusCode.INVALID_ARGUMENT,
-    Unavailable: grpc.StatusCode.UNAVAILABLE,
-    ValueError: grpc.StatusCode.INVALID_ARGUMENT,  # the engine's and the definitions' checks
-}
-"""The status of each kind of error (the first that matches, in this order)."""
-
-
-def status_of(error: Exception) -> grpc.StatusCode | None:
-    for kind, code in STATUS.items():
-        if isinstance(error, kind):
-            return code
-    return None
-
-
-def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
-    """An RPC whose errors become statuses: a kind of :mod:`arena.errors` (or a
-    ValueError) its status from STATUS with its message; anything else INTERNAL, logged
-    once with its traceback, its details kept from the caller."""
-
-    async def call(self: Any, request: Any, context: Any) -> Any:
-        try:
-            return await method(self, request, context)
-        except (ArenaError, ValueError) as e:
-            code = status_of(e)
-            assert code is not None
-            await context.abort(code, str(e))
-        except (grpc.aio.AbortError, asyncio.CancelledError):
-            raise
-        except Exception:
-            log.exception("%s failed", method.__name__)
-            await context.abort(
-                grpc.StatusCode.INTERNAL, f"{method.__name__} failed; see the server's log"
-            )
-
-    call.__name__ = method.__name__
-    call.__doc__ = method.__doc__
-    return call
-
-
-class Dispatch(Protocol):
-    """What hands work to the workers (workers/app.py's Dispatcher)."""
-
-    def start_run(self, run_id: int) -> None: ...
-
-    def check(self, version: str) -> None: ...
-
-    def play(self, match_ids: Sequence[str]) -> None: ...
-
-    def ladder(self, pool: str) -> None: ...
-
-
-class ArenaServicer(arena_pb2_grpc.ArenaServicer):
-    """``dispatch`` hands tournament runs and requested matches to the workers (by id);
-    without it, StartTournament and RequestMatch are refused."""
+class ArenaServicer(Organizing):
+    """The Arena API: bots, their hosted versions, matches and ratings, and the referee's
+    own RunMatch (:class:`Organizing`: tournaments and ladders). ``dispatch`` hands
+    work to the workers (by id); without it, StartTournament and RequestMatch are
+    refused."""
 
     def __init__(
         self,
@@ -108,59 +53,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         hub: Hub | None = None,
         dispatch: Dispatch | None = None,
     ) -> None:
-        self.store = store
-        self.hub = hub  # set by create_server: the referee that RunMatch plays on
-        self.dispatch = dispatch
-        self._admin = admin_token.encode()
-        self.failed = FailedTokens()  # wrong organizer tokens, by address
+        super().__init__(store, admin_token, hub, dispatch)
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
-
-    async def _is_organizer(self, context: Any) -> bool:
-        """Whether the call carries the organizer's token. A wrong token counts as a guess
-        of its address (:mod:`arena.guard`): refused later and later, like a bad bot token,
-        and at once with RESOURCE_EXHAUSTED while too many of its guesses are held."""
-        token = bearer(context)
-        if not token:
-            return False
-        if hmac.compare_digest(token.encode(), self._admin):
-            return True
-        address = peer_address(context.peer())
-        if self.failed.busy(address):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many wrong tokens from your address"
-            )
-        log.warning("a wrong organizer token from %s", context.peer())
-        await self.failed.hold(address)
-        await context.abort(grpc.StatusCode.PERMISSION_DENIED, "not the organizer's token")
-        return False  # abort raises; this is for the type checker
-
-    async def _organizer(self, context: Any) -> None:
-        if not await self._is_organizer(context):
-            await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "this call needs the organizer's token (metadata authorization: Bearer TOKEN)",
-            )
-
-    async def _owner(self, context: Any, bot: str) -> None:
-        """The organizer, or the bot's own token; anyone else is refused (a wrong token
-        counted as a guess, as :meth:`_is_organizer` does)."""
-        token = bearer(context)
-        if token and not hmac.compare_digest(token.encode(), self._admin):
-            row = await asyncio.to_thread(self.store.bot_for_token, token)
-            if row is not None:
-                if row.name != bot:
-                    await context.abort(
-                        grpc.StatusCode.PERMISSION_DENIED,
-                        f"this token is bot {quoted(row.name)}'s, not {quoted(bot)}'s",
-                    )
-                return
-        if not await self._is_organizer(context):
-            await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "this call needs the bot's own token or the organizer's "
-                "(metadata authorization: Bearer TOKEN)",
-            )
 
     async def SubmitBot(self, requests: Any, context: Any) -> api.SubmitBotResponse:
         """Reads the manifest, then the archive up to the size limit (refused as soon as
@@ -210,34 +105,6 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 "only hosted versions' processes leave one"
             )
         return api.GetBotLogsResponse(logs=[messages.message(api.BotLog, x) for x in logs])
-
-    async def SetLadder(self, request: Any, context: Any) -> api.Ladder:
-        await self._organizer(context)
-        pool = parse_pool(request.pool)
-        concurrency = request.concurrency if request.HasField("concurrency") else None
-        if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
-        clock = messages.clock_of(request)  # checked whole, then only the fields given kept
-        given = {k: v for k, v in clock.to_json().items() if request.HasField(k)}
-        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, given)
-        log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
-        if row.running and self.dispatch is not None:
-            self.dispatch.ladder(pool)
-        return await self.GetLadder(api.GetLadderRequest(pool=pool), context)
-
-    async def GetLadder(self, request: Any, context: Any) -> api.Ladder:
-        pool = messages.pool_of_request(request.pool)
-        found = await asyncio.to_thread(ladders.ladder, self.store, pool)
-        if found is None:
-            raise NotFound(f"pool {pool} has no ladder (arena ladder on {pool})")
-        return messages.message(api.Ladder, found)
-
-    async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
-        await self._owner(context, request.bot)
-        row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
-        log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
-        hub = self.hub
-        return messages.bot_message(row, hub.presence(row.name) if hub else None)
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
@@ -397,54 +264,6 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         finally:
             del self._runs[match_id]
 
-    async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
-        await self._organizer(context)
-        definition = messages.definition_of(request.definition)
-        row = await asyncio.to_thread(self.store.create_tournament, definition)
-        log.info("created tournament %s", row.name)
-        empty = {"runs": 0, "last_run": None, "last_status": None}
-        return messages.tournament_message(
-            tournaments.tournament(row, empty, [], datetime.now(UTC), organizer=True)
-        )
-
-    async def StartTournament(self, request: Any, context: Any) -> api.Run:
-        await self._organizer(context)
-        row = await asyncio.to_thread(self.store.tournament, request.tournament)
-        if row is None:
-            raise NotFound(f"no tournament {quoted(request.tournament)}")
-        if self.dispatch is None:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
-            )
-        run = await asyncio.to_thread(self.store.create_run, row)
-        assert run is not None and self.dispatch is not None
-        await asyncio.to_thread(self.dispatch.start_run, run.id)
-        log.info("started run %d of tournament %s", run.id, row.name)
-        return await self._run(run.id, organizer=True)
-
-    async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
-        organizer = await self._is_organizer(context)
-        found = await asyncio.to_thread(
-            tournaments.tournaments, self.store, organizer=organizer, runs=0
-        )
-        return api.ListTournamentsResponse(
-            tournaments=[messages.tournament_message(t) for t in found["tournaments"]]
-        )
-
-    async def GetRun(self, request: Any, context: Any) -> api.Run:
-        return await self._run(request.id, organizer=await self._is_organizer(context))
-
-    async def _run(self, run_id: int, *, organizer: bool) -> api.Run:
-        found = await asyncio.to_thread(self.store.run, run_id)
-        if found is None:
-            raise NotFound(f"no run {run_id}")
-        row, name = found
-        progress = await asyncio.to_thread(tournaments.progress, self.store, row, datetime.now(UTC))
-        table = row.standings
-        if table is None and row.status == "running":
-            table = await asyncio.to_thread(self.store.run_standings, row)
-        return messages.run_message(row, name, progress, table, organizer)
-
 
 for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:
-    setattr(ArenaServicer, _name, _translating(getattr(ArenaServicer, _name)))
+    setattr(ArenaServicer, _name, translating(getattr(ArenaServicer, _name)))

@@ -57,14 +57,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import os
 import random
-import secrets
 import statistics
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,10 +73,10 @@ import arena.ladder
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.rating import half_intervals
-from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.service import Organizer, Processes, wait_serving
 from arena.store.ladders import ladder_match_id
 from arena.store.store import Store
-from tests.bench.workers import cpu_s, postgres, scratch_database
+from tests.bench.workers import arena_env, cpu_s, postgres, scratch_database
 
 GOAL = 0.90
 BOTS = 4
@@ -271,17 +268,7 @@ class Bench:
 def processes(database: str, home: Path, broker: str | None, bot: str) -> Iterator[Bench]:
     """serve, worker, beat and the bots, started, opted in to the ladder and warmed up on
     both sides."""
-    address = free_address()
-    admin = secrets.token_urlsafe(16)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
-        "ARENA_HOME": str(home),
-        "ARENA_DATABASE_URL": database,
-        "ARENA_REFEREE_ADDRESS": address,
-        "ARENA_ADMIN_TOKEN": admin,
-        "ARENA_QUEUE": f"arena-bench-{uuid.uuid4().hex[:8]}",
-    }
-    if broker:
-        env["ARENA_BROKER_URL"] = broker
+    address, admin, env = arena_env(database, home, broker)
     with Processes(env, home / "logs") as running:
         running.start("serve", "serve")
         wait_serving(address)

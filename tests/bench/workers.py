@@ -134,13 +134,9 @@ def scratch_database(home: Path) -> Iterator[str]:
             embedded.cleanup()
 
 
-# ---- the tournament ----------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def tournament(database: str, home: Path, broker: str | None) -> Iterator[Callable[[int], Rate]]:
-    """The tournament side's processes, started and warmed up; yields a function that
-    plays a round robin of ``matches`` matches and measures it."""
+def arena_env(database: str, home: Path, broker: str | None) -> tuple[str, str, dict[str, str]]:
+    """A referee address, an organizer token and the environment of an arena's processes
+    on ``database`` (a queue of their own; the broker given, else the embedded one)."""
     address = free_address()
     admin = secrets.token_urlsafe(16)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
@@ -152,6 +148,17 @@ def tournament(database: str, home: Path, broker: str | None) -> Iterator[Callab
     }
     if broker:
         env["ARENA_BROKER_URL"] = broker
+    return address, admin, env
+
+
+# ---- the tournament ----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def tournament(database: str, home: Path, broker: str | None) -> Iterator[Callable[[int], Rate]]:
+    """The tournament side's processes, started and warmed up; yields a function that
+    plays a round robin of ``matches`` matches and measures it."""
+    address, admin, env = arena_env(database, home, broker)
     with Processes(env, home / "logs") as processes:
         processes.start("serve", "serve")
         wait_serving(address)

@@ -1,0 +1,100 @@
+"""The organizer's calls of the Arena API that set the workers going: tournaments and
+their runs, and ladders (docs/ladder.md), with the bots opting in to them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+import grpc
+
+from arena.engine import quoted
+from arena.errors import Invalid, NotFound
+from arena.matchmaking import MAX_CONCURRENCY
+from arena.pools import parse_pool
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import ladders, tournaments
+from referee import messages
+from referee.callers import Callers
+
+log = logging.getLogger(__name__)
+
+
+class Organizing(Callers):
+    async def SetLadder(self, request: Any, context: Any) -> api.Ladder:
+        await self._organizer(context)
+        pool = parse_pool(request.pool)
+        concurrency = request.concurrency if request.HasField("concurrency") else None
+        if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
+        clock = messages.clock_of(request)  # checked whole, then only the fields given kept
+        given = {k: v for k, v in clock.to_json().items() if request.HasField(k)}
+        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, given)
+        log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
+        if row.running and self.dispatch is not None:
+            self.dispatch.ladder(pool)
+        return await self.GetLadder(api.GetLadderRequest(pool=pool), context)
+
+    async def GetLadder(self, request: Any, context: Any) -> api.Ladder:
+        pool = messages.pool_of_request(request.pool)
+        found = await asyncio.to_thread(ladders.ladder, self.store, pool)
+        if found is None:
+            raise NotFound(f"pool {pool} has no ladder (arena ladder on {pool})")
+        return messages.message(api.Ladder, found)
+
+    async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
+        await self._owner(context, request.bot)
+        row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
+        log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
+        hub = self.hub
+        return messages.bot_message(row, hub.presence(row.name) if hub else None)
+
+    async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
+        await self._organizer(context)
+        definition = messages.definition_of(request.definition)
+        row = await asyncio.to_thread(self.store.create_tournament, definition)
+        log.info("created tournament %s", row.name)
+        empty = {"runs": 0, "last_run": None, "last_status": None}
+        return messages.tournament_message(
+            tournaments.tournament(row, empty, [], datetime.now(UTC), organizer=True)
+        )
+
+    async def StartTournament(self, request: Any, context: Any) -> api.Run:
+        await self._organizer(context)
+        row = await asyncio.to_thread(self.store.tournament, request.tournament)
+        if row is None:
+            raise NotFound(f"no tournament {quoted(request.tournament)}")
+        if self.dispatch is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
+            )
+        run = await asyncio.to_thread(self.store.create_run, row)
+        assert run is not None and self.dispatch is not None
+        await asyncio.to_thread(self.dispatch.start_run, run.id)
+        log.info("started run %d of tournament %s", run.id, row.name)
+        return await self._run(run.id, organizer=True)
+
+    async def ListTournaments(self, request: Any, context: Any) -> api.ListTournamentsResponse:
+        organizer = await self._is_organizer(context)
+        found = await asyncio.to_thread(
+            tournaments.tournaments, self.store, organizer=organizer, runs=0
+        )
+        return api.ListTournamentsResponse(
+            tournaments=[messages.tournament_message(t) for t in found["tournaments"]]
+        )
+
+    async def GetRun(self, request: Any, context: Any) -> api.Run:
+        return await self._run(request.id, organizer=await self._is_organizer(context))
+
+    async def _run(self, run_id: int, *, organizer: bool) -> api.Run:
+        found = await asyncio.to_thread(self.store.run, run_id)
+        if found is None:
+            raise NotFound(f"no run {run_id}")
+        row, name = found
+        progress = await asyncio.to_thread(tournaments.progress, self.store, row, datetime.now(UTC))
+        table = row.standings
+        if table is None and row.status == "running":
+            table = await asyncio.to_thread(self.store.run_standings, row)
+        return messages.run_message(row, name, progress, table, organizer)
