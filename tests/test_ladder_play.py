@@ -6,6 +6,8 @@ and the referee in turn loses nothing, counts nothing twice and lets no Elo drif
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -92,6 +94,14 @@ def _at(stamp: str) -> float:
     return datetime.fromisoformat(stamp).timestamp()
 
 
+def cli(arena: Arena, *args: str) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` as the organizer, on this arena."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], env=arena.env, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+
+
 def connected(arena: Arena) -> set[str]:
     bots = arena.organizer.call("ListBots", api.ListBotsRequest()).bots
     return {b.name for b in bots if b.connected}
@@ -108,7 +118,9 @@ def test_a_bot_that_leaves_or_opts_out_is_no_longer_scheduled(arena_factory: Any
     arena.processes.start("beat", "beat", "--loglevel", "info")
     arena.bots(ana="house:random", bia="house:random", cid="house:random")
     opt_in(arena, "ana", "bia", "cid")
-    ladder(arena, concurrency=2, decision_ms=100, reconnect_grace_ms=500)
+    on = cli(arena, "ladder", "on", POOL, "--concurrency", "2", "--decision-ms", "100",
+             "--reconnect-grace-ms", "500")  # fmt: skip
+    assert on.returncode == 0 and "ladder paulista/1: on, up to 2 matches at once" in on.stdout
     wait_until(arena, lambda: any("cid" in s for _, _, s in matches(arena)), "cid on the ladder")
 
     arena.processes.kill("cid")  # gone: the next looks leave it out
@@ -130,8 +142,13 @@ def test_a_bot_that_leaves_or_opts_out_is_no_longer_scheduled(arena_factory: Any
     left = looked_again(arena)
     wait_until(arena, lambda: len(matches(arena)) >= left + 4, "matches after cid opted out")
     assert not any("cid" in seats for seats in seats_after(arena, left))
+    shown = cli(arena, "ladder", "show", "--json")  # the ladder's looks since leave cid out
+    assert shown.returncode == 0 and json.loads(shown.stdout)["available"] == ["ana", "bia"]
     everything = settled(arena)
     assert {status for _, status, _ in everything} == {"finished"}
+    shown = cli(arena, "ladder", "show", POOL)  # then the leaderboard it filled
+    assert shown.returncode == 0 and "ladder paulista/1: off" in shown.stdout
+    assert "0 playing now" in shown.stdout and "cid" in shown.stdout
     found = audit_matches(arena.env["ARENA_DATABASE_URL"], [m for m, _, _ in everything])
     assert found == {"lost": 0, "double": 0, "drift": 0.0}
 
