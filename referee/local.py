@@ -36,9 +36,10 @@ from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.rating import EloDifference, elo_difference
 from arena.tournament import seatings
-from referee.hub import Hub, MemoryTokens
+from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import create_server
+from referee.sessions import MemoryTokens
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,8 @@ from arena.hosted.tokens import token_key
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.hub import NOT_READING, Hub, Session
+from referee.hub import Hub
+from referee.sessions import NOT_READING, Session
 
 log = logging.getLogger(__name__)
 

@@ -32,8 +32,9 @@ from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from arena.web import create_app
 from referee.api import ArenaServicer
-from referee.hub import Hub, MemoryTokens
+from referee.hub import Hub
 from referee.server import create_server
+from referee.sessions import MemoryTokens
 from tests.test_sessions import Client, Referee
 from tests.test_store import played
 

@@ -19,8 +19,9 @@ from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.proto.truco.v1 import bot_pb2 as pb
-from referee.hub import Hub, MemoryTokens, Session
+from referee.hub import Hub
 from referee.runner import MatchRunner
+from referee.sessions import MemoryTokens, Session
 from tests.test_referee import decisions_of, fake, play
 
 pytestmark = pytest.mark.hostile

@@ -27,9 +27,10 @@ from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.guard import FailedTokens, peer_address
 from referee import server
-from referee.hub import Hub, MemoryTokens
+from referee.hub import Hub
 from referee.local import BotProcess, launch, stop, wait_connected
 from referee.runner import MatchRunner
+from referee.sessions import MemoryTokens
 
 pytestmark = pytest.mark.hostile
 

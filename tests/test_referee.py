@@ -20,9 +20,9 @@ import pytest
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, replay
-from referee.hub import MemoryTokens
 from referee.local import Summary, bot_processes, local_arena, play_local, unique
 from referee.runner import MatchRunner
+from referee.sessions import MemoryTokens
 
 FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
 FAST = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=5000)

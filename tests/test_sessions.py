@@ -19,8 +19,9 @@ import pytest
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from referee import server as server_module
-from referee.hub import Hub, MemoryTokens
+from referee.hub import Hub
 from referee.server import RefereeServer, create_server
+from referee.sessions import MemoryTokens
 
 
 class Referee:
@@ -257,7 +258,8 @@ def test_latency_percentiles_come_from_the_per_microsecond_counts() -> None:
 
 
 def test_matches_wait_for_free_seats_within_each_bots_concurrency() -> None:
-    from referee.hub import Hub, MemoryTokens, Session
+    from referee.hub import Hub
+    from referee.sessions import MemoryTokens, Session
 
     async def scenario() -> list[str]:
         hub = Hub(MemoryTokens())
@@ -296,7 +298,7 @@ def test_a_session_cut_off_with_a_status_leaves_the_hub_at_once() -> None:
     # from the moment the session is cut off, not from when that writer ends
     from types import SimpleNamespace
 
-    from referee.hub import OUTBOX_LIMIT, Session
+    from referee.sessions import OUTBOX_LIMIT, Session
 
     async def scenario() -> tuple[Hub, list[str], Session, Session]:
         hub = Hub(MemoryTokens())

@@ -55,8 +55,9 @@ def arena_server(
     from arena.dispatch import Dispatcher
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
-    from referee.hub import Hub, MemoryTokens
+    from referee.hub import Hub
     from referee.server import create_server
+    from referee.sessions import MemoryTokens
 
     book = MemoryTokens(fallback=StoreTokens(store))
     for bot, token in tokens:

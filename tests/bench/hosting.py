@@ -36,8 +36,9 @@ from arena.settings import Settings
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from referee.api import ArenaServicer
-from referee.hub import Hub, MemoryTokens, Session
+from referee.hub import Hub
 from referee.server import create_server
+from referee.sessions import MemoryTokens, Session
 from tests.bench.store import server
 from tests.scratch import scratch_database
 
