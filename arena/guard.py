@@ -1,6 +1,6 @@
-"""Slowing down token guessing: refusals of bad tokens are held longer and longer for
-each peer address that keeps sending them. The referee holds bad bot tokens with it, the
-web pages bad organizer tokens.
+"""Tokens: making them (:func:`new_token`), and slowing down their guessing: refusals of
+bad tokens are held longer and longer for each peer address that keeps sending them. The
+referee holds bad bot tokens with it, the web pages bad organizer tokens.
 
 Tokens are 32 random bytes, so guessing one is hopeless; this makes trying expensive too
 and keeps a misconfigured client from spinning. After ``FREE_FAILURES`` bad tokens from
@@ -14,6 +14,7 @@ A good token is never delayed, whatever its address did before.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,6 +26,14 @@ MAX_DELAY_S = 5.0
 FORGET_AFTER_S = 300.0
 MAX_ADDRESSES = 10_000
 MAX_WAITING = 16
+
+
+def new_token() -> str:
+    """A new secret: 32 random bytes, URL-safe. Never one that starts with ``-``, which
+    a command line would take for an option (``--token -x...`` fails to parse)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
 
 
 @dataclass

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import secrets
 import socket
 import stat
 import tempfile
@@ -31,6 +30,7 @@ import grpc
 from arena.channel import open_channel, tls_from_env
 from arena.engine import quoted
 from arena.errors import Invalid, Unavailable
+from arena.guard import new_token
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class Settings:
             make_home(self.home)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_urlsafe(32) + "\n")
+                f.write(new_token() + "\n")
             log.warning("generated the organizer's token into %s", path)
         return path.read_text().strip()
 

@@ -10,7 +10,6 @@ import asyncio
 import hashlib
 import hmac
 import logging
-import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Protocol
 
 import grpc
 
+from arena.guard import new_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ class MemoryTokens:
 
     def issue(self, bot: str) -> str:
         """A new random token for ``bot`` (replacing any earlier one)."""
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         self.add(bot, token)
         return token
 

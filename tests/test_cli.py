@@ -921,3 +921,12 @@ def test_only_a_live_socket_of_this_user_in_a_private_folder_is_trusted(tmp_path
             os.chown(path, 0, -1)
     assert path.exists() and not own_socket(path)  # left behind by a server that is gone
     assert _local_socket(home) == f"unix:{path}"
+
+
+def test_a_new_token_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `arena bot run --token -x...` fails to parse: one random token in 64 started with "-"
+    import arena.guard
+
+    drawn = iter(["-looks-like-an-option", "plain"])
+    monkeypatch.setattr(arena.guard.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert arena.guard.new_token() == "plain"

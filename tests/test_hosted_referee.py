@@ -64,7 +64,15 @@ def beta(versions: Any) -> Iterator[str]:
     try:
         # the wait's own bound, not Referee.call's 10 s: a process's start is slow on a
         # busy machine (a 10 s bound here once failed a test while its machine was loaded)
-        asyncio.run_coroutine_threadsafe(ref.hub.wait_for(["beta"], 120), ref.loop).result()
+        waited = asyncio.run_coroutine_threadsafe(ref.hub.wait_for(["beta"], 120), ref.loop)
+        try:
+            waited.result()
+        except TimeoutError:
+            process.kill()
+            _, err = process.communicate()
+            raise AssertionError(
+                f"beta never connected (exit status {process.returncode}):\n{err[-3000:]}"
+            ) from None
         yield "beta"
     finally:
         process.kill()

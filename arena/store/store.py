@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import secrets
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from arena import rating
 from arena.clock import TimeControl
 from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound
+from arena.guard import new_token
 from arena.pools import pool_of
 from arena.store.ladders import Ladders
 from arena.store.rows import BotRow, MatchRow, RatingRow
@@ -93,7 +93,7 @@ class Store(Runs, Versions, Ladders):
         name = unicodedata.normalize("NFKC", name)
         if "@" in name:  # NAME@N is a hosted version's row (migration 0010)
             raise Invalid(BAD_NAME.format(quoted(name)))
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
         try:
             with self._transaction() as conn:
@@ -107,7 +107,7 @@ class Store(Runs, Versions, Ladders):
 
     def rotate_token(self, name: str) -> tuple[BotRow, str]:
         """A new token for the bot; the old one stops working."""
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with self._transaction() as conn:
             row = conn.execute(
                 Q["rotate_token"], {"name": name, "token_hash": token_hash(token)}
