@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 EMPTY = 1e-3  # the count an empty outcome is given (fishtest's and fastchess's)
@@ -76,7 +76,7 @@ class Sprt:
         """The log-likelihood ratio of H1 to H0 after pairs counted as [NEW lost both,
         split, NEW won both]."""
         lost, split, won = pairs
-        return llr_logistic(self.elo0, self.elo1, (lost, 0, split, 0, won))
+        return float(llr_logistic(self.elo0, self.elo1, (lost, 0, split, 0, won)))
 
     def verdict(self, llr: float) -> str | None:
         """ "H1" (NEW is better by elo1), "H0" (not better than elo0), or None: go on."""
@@ -159,3 +159,45 @@ def estimate(pairs: Sequence[int]) -> tuple[float, float, float] | None:
         return math.inf if score >= 1 else -math.inf if score <= 0 else elo_of(score)
 
     return elo(mean), elo(mean - half), elo(mean + half)
+
+
+@dataclass
+class Sequential:
+    """A test as its pairs come in, in any order: each pair counted once both its matches
+    have ended; the LLR and the verdict after each. Matches ending after the verdict do
+    not count: the test stopped there."""
+
+    test: Sprt
+    pairs: list[int] = field(default_factory=lambda: [0, 0, 0])
+    llr: float = 0.0
+    verdict: str | None = None
+    _halves: dict[int, bool] = field(default_factory=dict)  # pair -> NEW won its first
+
+    def add(self, pair: int, new_won: bool) -> bool:
+        """Count a match of ``pair``; True once the test is decided."""
+        if self.verdict is None:
+            if pair not in self._halves:
+                self._halves[pair] = new_won
+                return False
+            self.pairs[self._halves.pop(pair) + new_won] += 1
+            self.llr = self.test.llr(self.pairs)
+            self.verdict = self.test.verdict(self.llr)
+        return self.verdict is not None
+
+    def to_json(self) -> dict[str, object]:
+        found = estimate(self.pairs)
+        elo, low, high = found if found else (None, None, None)
+        return {
+            "elo0": self.test.elo0, "elo1": self.test.elo1,
+            "alpha": self.test.alpha, "beta": self.test.beta,
+            "pairs": sum(self.pairs), "lost_both": self.pairs[0], "split": self.pairs[1],
+            "won_both": self.pairs[2], "llr": round(self.llr, 3),
+            "lower": round(self.test.lower, 3), "upper": round(self.test.upper, 3),
+            "elo": _finite(elo), "elo_low": _finite(low), "elo_high": _finite(high),
+            "verdict": self.verdict,
+        }  # fmt: skip
+
+
+def _finite(value: float | None) -> float | None:
+    """Rounded, and None where the estimate is infinite (JSON has no infinity)."""
+    return None if value is None or not math.isfinite(value) else round(value, 1)

@@ -215,7 +215,11 @@ async def play_local(
     clock: TimeControl,
     records: Path | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    enough: Callable[[int, int], bool] = lambda k, winner: False,
 ) -> Summary:
+    """Play ``games`` matches between the bots (the k-th's deals are its pair's: k // 2),
+    as many at once as the bots allow. ``enough(k, winning team)`` hears of each match as
+    it ends: once it says True, no match starts any more (those playing end, and count)."""
     bots = bot_processes(specs)
     left: Counter[str] = Counter()  # matches each bot has yet to finish
     exited: dict[str, dict[str, Any]] = {}
@@ -248,10 +252,13 @@ async def play_local(
             records.mkdir(parents=True, exist_ok=True)
         gate = asyncio.Semaphore(concurrency)
         done = 0
+        stopped = False
 
         async def one(k: int) -> None:
-            nonlocal done
+            nonlocal done, stopped
             async with gate:
+                if stopped:
+                    return
                 runner = MatchRunner(
                     hub,
                     f"local-{seed}-{k + 1}",
@@ -269,8 +276,10 @@ async def play_local(
                 path.write_text(json.dumps(record, indent=1))
             done += 1
             progress(done, games)
+            stopped = stopped or enough(k, record["result"]["winner"])
 
         await asyncio.gather(*(one(k) for k in range(games)))
+        summary.games = done
     return summary
 
 

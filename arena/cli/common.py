@@ -75,6 +75,18 @@ def clock_of(args: argparse.Namespace) -> TimeControl:
     return TimeControl.from_json(clock_given(args))
 
 
+def sprt_test(text: str) -> str:
+    """``--sprt`` values, checked (:func:`arena.sprt.parse_test`): a bad one is a usage
+    error (exit 2). Its alpha and beta come from their own options."""
+    from arena.sprt import parse_test
+
+    try:
+        parse_test(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def rules(text: str) -> Rules:
     """``--rules`` values: argparse reports a bad one as a usage error (exit 2)."""
     try:

@@ -19,6 +19,7 @@ from arena.cli.common import (
     clock_options,
     count,
     rules,
+    sprt_test,
     time,
 )
 from arena.engine import Rules
@@ -88,7 +89,21 @@ def _local(sub: Commands) -> None:
         metavar="CMD",
         help="house:NAME or a shell command; one per team, or one per seat",
     )
-    p.add_argument("--games", type=MATCHES, default=2, help="matches to play (default 2)")
+    p.add_argument(
+        "--games",
+        type=count(1, 100_000),
+        help="matches to play (default 2; with --sprt, the most to play: default 20000)",
+    )
+    p.add_argument(
+        "--sprt",
+        type=sprt_test,
+        metavar="elo0=E0,elo1=E1",
+        help="play pairs until a sequential test decides whether the first --bot is "
+        "stronger than the second by elo1 (H1) or not by elo0 (H0): exit 0 for H1, 1 for "
+        "H0, 2 when --games ran out undecided (docs/testing.md)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="--sprt's false H1 rate (0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="--sprt's false H0 rate (0.05)")
     p.add_argument("--seed", type=SEED, default=1)
     clock_options(p)
     p.add_argument("--records", metavar="DIR", help="write every match record here")

@@ -11,8 +11,12 @@ from typing import Any
 
 from arena.cli.common import clock_of, console
 from arena.rating import EloDifference, elo_text
+from arena.sprt import Sequential, estimate, parse_test
 
 FAULTS = ("timeouts", "rejected", "disconnects", "substituted")
+MAX_SPRT_GAMES = 20_000  # an SPRT's matches when --games does not say: then it is undecided
+EXIT = {"H1": 0, "H0": 1, None: 2}  # --sprt's exit status by verdict (None: undecided)
+PLAY_FAILED = 3  # --sprt's exit status when the matches could not be played
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -23,6 +27,17 @@ def cmd_match(args: argparse.Namespace) -> int:
     if len(args.bot) < 2:
         print("arena match: give at least two --bot (or: arena match show ID)", file=sys.stderr)
         return 2
+    test = None
+    if args.sprt is not None:
+        if len(args.bot) != 2:
+            print("arena match: --sprt compares two bots: --bot NEW --bot BASE", file=sys.stderr)
+            return 2
+        try:
+            test = Sequential(parse_test(args.sprt, args.alpha, args.beta))
+        except ValueError as e:
+            print(f"arena match: {e}", file=sys.stderr)
+            return 2
+    games = args.games or (MAX_SPRT_GAMES if test else 2)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -30,27 +45,41 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True, disable=args.json, console=console()) as bar:
-        task = bar.add_task("matches", total=args.games)
+        task = bar.add_task("matches", total=games)
+
+        def enough(k: int, winner: int) -> bool:
+            if test is None:
+                return False
+            decided = test.add(k // 2, winner == k % 2)  # NEW holds team k % 2 in match k
+            bar.update(task, description=sprt_line(test))
+            return decided
+
         try:
             summary = asyncio.run(
                 play_local(
                     args.rules,
                     args.bot,
-                    games=args.games,
+                    games=games,
                     seed=args.seed,
                     clock=clock_of(args),
                     records=Path(args.records) if args.records else None,
                     progress=lambda done, total: bar.update(task, completed=done),
+                    enough=enough,
                 )
             )
         except (ValueError, RuntimeError) as e:
             print(f"arena match: {e}", file=sys.stderr)
-            return 1
+            return 1 if test is None else PLAY_FAILED
     result = summary.to_json()
+    if test is not None:
+        result["sprt"] = test.to_json()
     if args.json:
         print(json.dumps(result))
     else:
         print_summary(result, summary.elo())
+        if test is not None:
+            console().print(sprt_line(test))
+            console().print(verdict_line(test, result["sides"]))
     for bot, ended in result["exited"].items():  # the matches went on without them
         output = f"its last output:\n{ended['output']}" if ended["output"] else "it printed nothing"
         print(
@@ -59,7 +88,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             f"grace); {output}",
             file=sys.stderr,
         )
-    return 0
+    return 0 if test is None else EXIT[test.verdict]
 
 
 def print_summary(result: dict[str, Any], elo: EloDifference) -> None:
@@ -81,3 +110,24 @@ def print_summary(result: dict[str, Any], elo: EloDifference) -> None:
         f"{sides[0]} vs {sides[1]}: Elo difference {elo_text(elo)} "
         f"over {result['games']} games of {result['rules']}"
     )
+
+
+def sprt_line(test: Sequential) -> str:
+    """The test's state in a line: pairs and their outcomes, LLR and bounds, Elo."""
+    lost, split, won = test.pairs
+    found = estimate(test.pairs)
+    elo = "" if found is None else f", Elo {found[0]:+.1f} ({found[1]:+.1f} to {found[2]:+.1f})"
+    return (
+        f"pairs {lost + split + won} (lost both {lost}, split {split}, won both {won}), "
+        f"LLR {test.llr:.2f} ({test.test.lower:.2f}, {test.test.upper:.2f}){elo}"
+    )
+
+
+def verdict_line(test: Sequential, sides: list[list[str]]) -> str:
+    new, base = (" + ".join(side) for side in sides)
+    bounds = f"elo0={test.test.elo0:g}, elo1={test.test.elo1:g}"
+    if test.verdict == "H1":
+        return f"H1 accepted ({bounds}): {new} is stronger than {base}"
+    if test.verdict == "H0":
+        return f"H0 accepted ({bounds}): {new} is not stronger than {base} by elo1"
+    return f"undecided ({bounds}): the matches ran out before the test could decide"
