@@ -33,6 +33,9 @@ class Dispatcher:
     def check(self, version: str) -> None:
         self._send("arena.check_version", version)
 
+    def sprt(self, test_id: int) -> None:
+        self._send("arena.sprt", test_id)
+
     def ladder(self, pool: str) -> None:
         self._send("arena.ladder", pool)
 

@@ -76,6 +76,8 @@ class Dispatch(Protocol):
 
     def ladder(self, pool: str) -> None: ...
 
+    def sprt(self, test_id: int) -> None: ...
+
 
 class Callers(arena_pb2_grpc.ArenaServicer):
     """The servicer's state and its checks of who calls: ``hub`` is the referee that
@@ -120,9 +122,10 @@ class Callers(arena_pb2_grpc.ArenaServicer):
                 "this call needs the organizer's token (metadata authorization: Bearer TOKEN)",
             )
 
-    async def _owner(self, context: Any, bot: str) -> None:
+    async def _owner(self, context: Any, bot: str) -> str:
         """The organizer, or the bot's own token; anyone else is refused (a wrong token
-        counted as a guess, as :meth:`_is_organizer` does)."""
+        counted as a guess, as :meth:`_is_organizer` does). Who it was: the bot, or
+        "organizer"."""
         token = bearer(context)
         if token and not hmac.compare_digest(token.encode(), self._admin):
             row = await asyncio.to_thread(self.store.bot_for_token, token)
@@ -132,10 +135,11 @@ class Callers(arena_pb2_grpc.ArenaServicer):
                         grpc.StatusCode.PERMISSION_DENIED,
                         f"this token is bot {quoted(row.name)}'s, not {quoted(bot)}'s",
                     )
-                return
+                return bot
         if not await self._is_organizer(context):
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "this call needs the bot's own token or the organizer's "
                 "(metadata authorization: Bearer TOKEN)",
             )
+        return "organizer"

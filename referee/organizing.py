@@ -10,19 +10,58 @@ from typing import Any
 
 import grpc
 
-from arena.engine import quoted
+from arena.engine import Rules, quoted
 from arena.errors import Invalid, NotFound
+from arena.hosted.tokens import bot_of, is_version
 from arena.matchmaking import MAX_CONCURRENCY
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.read import ladders, tournaments
+from arena.read import ladders, sprts, tournaments
+from arena.sprt import Sprt
+from arena.store.sprts import MAX_GAMES, Asked
 from referee import messages
 from referee.callers import Callers
 
 log = logging.getLogger(__name__)
 
+MAX_TEST_GAMES = 10_000  # a test's matches at most (migration 0012's bound)
+
+
+def given_or(request: Any, **defaults: float) -> list[float]:
+    """The optional fields named, each as sent or else its default, in order."""
+    return [getattr(request, k) if request.HasField(k) else v for k, v in defaults.items()]
+
 
 class Organizing(Callers):
+    async def StartTest(self, request: Any, context: Any) -> api.SprtTest:
+        """A sequential test (docs/testing.md): the organizer's, or asked for with the
+        own token of NEW's bot (against any bot)."""
+        new = request.new_bot
+        by = await self._owner(context, bot_of(new) if is_version(new) else new)
+        test = Sprt(request.elo0, request.elo1, *given_or(request, alpha=0.05, beta=0.05))
+        max_games = request.max_games if request.HasField("max_games") else MAX_GAMES
+        if not 2 <= max_games <= MAX_TEST_GAMES:
+            raise Invalid(f"max_games must be from 2 to {MAX_TEST_GAMES}, not {max_games}")
+        asked = Asked(
+            Rules.parse(request.rules or "paulista"), messages.clock_of(request),
+            max_games=max_games - max_games % 2, rated=request.rated,
+        )  # fmt: skip
+        row = await asyncio.to_thread(
+            self.store.create_sprt, new, request.base_bot, test, asked, by
+        )
+        log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, by)
+        if self.dispatch is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play tests"
+            )
+        assert self.dispatch is not None
+        await asyncio.to_thread(self.dispatch.sprt, row.id)
+        return await self.GetTest(api.GetTestRequest(id=row.id), context)
+
+    async def GetTest(self, request: Any, context: Any) -> api.SprtTest:
+        found = await asyncio.to_thread(sprts.sprt, self.store, request.id)
+        return messages.message(api.SprtTest, found)
+
     async def SetLadder(self, request: Any, context: Any) -> api.Ladder:
         await self._organizer(context)
         pool = parse_pool(request.pool)

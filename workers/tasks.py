@@ -6,6 +6,8 @@
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
+- ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
+  next pairs, or its verdict).
 - ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
   ladder match is recorded): fill the ladders' free slots (arena/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
@@ -175,6 +177,8 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         ladder_step([match.pool], ended=match_id)
     done = store().finish_match(match_id, record)
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
+    if match.sprt_id is not None:  # its test counts it, and goes on or stops
+        send_matches(store().step_sprt(match.sprt_id))
     return match.run_id, done.run_done
 
 
@@ -202,6 +206,16 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
         return []
     if ids:
         log.info("ladder: %d matches started (%s)", len(ids), ", ".join(ids))
+        send_matches(ids)
+    return ids
+
+
+@app.task(name="arena.sprt", bind=True, max_retries=None, **AGAIN)
+def step_sprt(self: Any, test_id: int) -> list[str]:
+    """Start a sequential test, or push one on: its next pairs, sent to be played
+    (docs/testing.md). Every match of the test that is recorded steps it too."""
+    ids = store().step_sprt(test_id)
+    if ids:
         send_matches(ids)
     return ids
 
@@ -247,6 +261,8 @@ def check_version(self: Any, version: str) -> str:
 def send_matches(ids: list[str]) -> None:
     """A play_match for each match, handed to the broker in batches (on Redis, one
     round trip per thousand) rather than one at a time."""
+    if not ids:
+        return
     with app.producer_or_acquire() as producer, producer.batch():
         for match_id in ids:
             play_match.apply_async((match_id,), producer=producer)
@@ -291,6 +307,8 @@ def dispatch(s: Store, now: datetime) -> list[int]:
     if stalled:  # a copy still queued finds its match recorded; one playing is joined
         log.warning("%d requested matches were left behind; sending them again", len(stalled))
         send_matches(stalled)
+    for test_id in s.running_sprts():  # a step lost with its worker is taken again
+        send_matches(s.step_sprt(test_id))
     for pool in s.pools():  # refit what changed, so that pages seldom have to
         read.intervals(s, pool)
     return started

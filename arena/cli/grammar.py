@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, hosting, ladder, match, organizer, reader, servers
+from arena.cli import engine, hosting, ladder, match, organizer, reader, servers, testing
 from arena.cli.common import (
     CONCURRENCY,
     DECISION_MS,
@@ -41,6 +41,7 @@ def parser() -> argparse.ArgumentParser:
     _bots(sub)
     _tournaments(sub)
     _ladders(sub)
+    _tests(sub)
     _processes(sub)
     return top
 
@@ -220,6 +221,29 @@ def _bots(sub: Commands) -> None:
     p.add_argument("switch", choices=("on", "off"))
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.set_defaults(run=ladder.cmd_bot_ladder)
+
+
+def _tests(sub: Commands) -> None:
+    p = sub.add_parser(
+        "test",
+        help="is NEW stronger than BASE? a sequential test played by the workers",
+        description="Start a sequential test on the arena (docs/testing.md): the workers "
+        "play pairs of matches, unrated unless --rated, until it accepts H1 (NEW is "
+        "stronger by elo1: exit 0) or H0 (not by elo0: exit 1), or --games run out (exit "
+        "2). With NEW's own token ($ARENA_TOKEN or --token), or the organizer's.",
+    )
+    p.add_argument("new", help="the bot (a hosted one plays as its active version), or NAME@N")
+    p.add_argument("base", help="the bot it is compared with, or NAME@N")
+    p.add_argument("--sprt", type=sprt_test, required=True, metavar="elo0=E0,elo1=E1")
+    p.add_argument("--alpha", type=float, default=0.05, help="the false H1 rate (0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="the false H0 rate (0.05)")
+    p.add_argument("--games", type=count(2, 10_000), help="the most matches (default 2000)")
+    p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
+    p.add_argument("--rated", action="store_true", help="its matches move the ratings")
+    clock_options(p, keep=True)
+    p.add_argument("--token", help="NEW's bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.add_argument("--no-wait", action="store_true", help="return once started")
+    p.set_defaults(run=testing.cmd_test)
 
 
 def _ladders(sub: Commands) -> None:

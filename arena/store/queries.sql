@@ -497,3 +497,47 @@ WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)
                   WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
 ORDER BY s.created_at DESC, s.match_id DESC
 LIMIT %(limit)s;
+
+-- ---- sequential tests (migration 0012) ----------------------------------------------
+
+-- name: insert_sprt
+INSERT INTO sprt_tests (new_id, base_id, rules, clock, elo0, elo1, alpha, beta, max_games,
+                        at_once, rated, duplicate, asked_by)
+VALUES (%(new_id)s, %(base_id)s, %(rules)s, %(clock)s, %(elo0)s, %(elo1)s, %(alpha)s,
+        %(beta)s, %(max_games)s, %(at_once)s, %(rated)s, %(duplicate)s, %(asked_by)s)
+RETURNING *;
+
+-- name: sprt
+SELECT t.*, n.name AS new_name, b.name AS base_name
+FROM sprt_tests t JOIN bots n ON n.id = t.new_id JOIN bots b ON b.id = t.base_id
+WHERE t.id = %(id)s;
+
+-- name: lock_sprt
+SELECT * FROM sprt_tests WHERE id = %(id)s FOR UPDATE;
+
+-- name: sprt_matches
+-- A test's matches in order, with the bot in each's first seat (NEW's team is its team).
+SELECT m.id, m.status, m.winner, m.finished_at,
+       (SELECT s.bot_id FROM match_seats s WHERE s.match_id = m.id AND s.seat = 0) AS first
+FROM matches m WHERE m.sprt_id = %(id)s ORDER BY m.id;
+
+-- name: sprt_pairs
+SELECT * FROM sprt_pairs WHERE test_id = %(id)s ORDER BY number;
+
+-- name: insert_sprt_pair
+INSERT INTO sprt_pairs (test_id, pair, score, number, llr)
+VALUES (%(test_id)s, %(pair)s, %(score)s, %(number)s, %(llr)s);
+
+-- name: insert_sprt_match
+INSERT INTO matches (id, pool, rules, seed, clock, rated, sprt_id)
+VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(sprt_id)s)
+ON CONFLICT (id) DO NOTHING;
+
+-- name: update_sprt
+UPDATE sprt_tests SET status = %(status)s, scheduled = %(scheduled)s,
+    lost_both = %(lost_both)s, split = %(split)s, won_both = %(won_both)s, llr = %(llr)s,
+    finished_at = CASE WHEN %(status)s <> 'running' THEN now() END
+WHERE id = %(id)s;
+
+-- name: running_sprts
+SELECT id FROM sprt_tests WHERE status = 'running' ORDER BY id;

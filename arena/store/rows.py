@@ -41,6 +41,7 @@ class MatchRow:
     points: list[int] | None  # hand points won by each team, once finished
     clock: dict[str, Any] | None  # its TimeControl as JSON (None: the defaults)
     ladder_id: int | None  # the ladder that started it, if one did
+    sprt_id: int | None  # the sequential test it is a match of, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,41 @@ class LadderRow:
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class SprtRow:
+    id: int
+    new_id: int
+    base_id: int
+    rules: str
+    clock: dict[str, int]
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_games: int
+    at_once: int
+    rated: bool
+    duplicate: bool
+    status: str
+    scheduled: int
+    lost_both: int
+    split: int
+    won_both: int
+    llr: float
+    asked_by: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SprtPairRow:
+    test_id: int
+    pair: int
+    score: int
+    number: int
+    llr: float
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -203,5 +239,7 @@ TABLES: dict[str, type] = {
     "bot_versions": BotVersionRow,
     "bot_logs": BotLogRow,
     "ladders": LadderRow,
+    "sprt_tests": SprtRow,
+    "sprt_pairs": SprtPairRow,
 }
 """Every table and the dataclass of its rows."""

@@ -31,6 +31,7 @@ from arena.pools import pool_of
 from arena.store.ladders import Ladders
 from arena.store.rows import BotRow, MatchRow, RatingRow
 from arena.store.runs import Runs
+from arena.store.sprts import Sprts
 from arena.store.sql import QUERIES as Q
 from arena.store.versions import Versions
 from arena.tournament import deal_seed, hand_points
@@ -78,11 +79,11 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders):
+class Store(Runs, Versions, Ladders, Sprts):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
-    :class:`Ladders`, the ladders)."""
+    :class:`Ladders`, the ladders; from :class:`Sprts`, sequential tests)."""
 
     # ---- bots -----------------------------------------------------------------------
 

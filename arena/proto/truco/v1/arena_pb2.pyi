@@ -6,6 +6,96 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class StartTestRequest(_message.Message):
+    __slots__ = ("new_bot", "base_bot", "elo0", "elo1", "alpha", "beta", "max_games", "rules", "rated", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    NEW_BOT_FIELD_NUMBER: _ClassVar[int]
+    BASE_BOT_FIELD_NUMBER: _ClassVar[int]
+    ELO0_FIELD_NUMBER: _ClassVar[int]
+    ELO1_FIELD_NUMBER: _ClassVar[int]
+    ALPHA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    new_bot: str
+    base_bot: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_games: int
+    rules: str
+    rated: bool
+    decision_ms: int
+    time_bank_ms: int
+    reconnect_grace_ms: int
+    def __init__(self, new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rules: _Optional[str] = ..., rated: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+
+class GetTestRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    def __init__(self, id: _Optional[int] = ...) -> None: ...
+
+class SprtTest(_message.Message):
+    __slots__ = ("id", "new_bot", "base_bot", "rules", "elo0", "elo1", "alpha", "beta", "max_games", "rated", "duplicate", "status", "pairs", "lost_both", "split", "won_both", "llr", "lower", "upper", "elo", "elo_low", "elo_high", "games", "created_at", "finished_at", "history")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NEW_BOT_FIELD_NUMBER: _ClassVar[int]
+    BASE_BOT_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    ELO0_FIELD_NUMBER: _ClassVar[int]
+    ELO1_FIELD_NUMBER: _ClassVar[int]
+    ALPHA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    LOST_BOTH_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_FIELD_NUMBER: _ClassVar[int]
+    WON_BOTH_FIELD_NUMBER: _ClassVar[int]
+    LLR_FIELD_NUMBER: _ClassVar[int]
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    ELO_LOW_FIELD_NUMBER: _ClassVar[int]
+    ELO_HIGH_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    new_bot: str
+    base_bot: str
+    rules: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_games: int
+    rated: bool
+    duplicate: bool
+    status: str
+    pairs: int
+    lost_both: int
+    split: int
+    won_both: int
+    llr: float
+    lower: float
+    upper: float
+    elo: float
+    elo_low: float
+    elo_high: float
+    games: int
+    created_at: str
+    finished_at: str
+    history: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, id: _Optional[int] = ..., new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., rules: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rated: _Optional[bool] = ..., duplicate: _Optional[bool] = ..., status: _Optional[str] = ..., pairs: _Optional[int] = ..., lost_both: _Optional[int] = ..., split: _Optional[int] = ..., won_both: _Optional[int] = ..., llr: _Optional[float] = ..., lower: _Optional[float] = ..., upper: _Optional[float] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., games: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., history: _Optional[_Iterable[float]] = ...) -> None: ...
+
 class SetLadderRequest(_message.Message):
     __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     POOL_FIELD_NUMBER: _ClassVar[int]

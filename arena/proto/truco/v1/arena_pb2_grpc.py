@@ -129,6 +129,16 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.Bot.FromString,
                 _registered_method=True)
+        self.StartTest = channel.unary_unary(
+                '/truco.v1.Arena/StartTest',
+                request_serializer=truco_dot_v1_dot_arena__pb2.StartTestRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
+                _registered_method=True)
+        self.GetTest = channel.unary_unary(
+                '/truco.v1.Arena/GetTest',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -277,6 +287,22 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartTest(self, request, context):
+        """The organizer, or the own token of new_bot's bot: a sequential test on the arena, is
+        new_bot stronger than base_bot? The workers play pairs of matches until it decides
+        (docs/testing.md). Either may be a hosted bot (played as its active version) or a
+        version NAME@N.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTest(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -374,6 +400,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.SetBotLadder,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.Bot.SerializeToString,
+            ),
+            'StartTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartTest,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.StartTestRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.SprtTest.SerializeToString,
+            ),
+            'GetTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTest,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.SprtTest.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -889,6 +925,60 @@ class Arena:
             '/truco.v1.Arena/SetBotLadder',
             truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.Bot.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/StartTest',
+            truco_dot_v1_dot_arena__pb2.StartTestRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetTest',
+            truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
             options,
             channel_credentials,
             insecure,
