@@ -40,10 +40,14 @@ from psycopg import sql
 
 import arena.read
 import arena.read.ladders
+import arena.read.sprts
 import arena.read.tournaments
+from arena.clock import TimeControl
 from arena.engine import Rules
 from arena.ladder import fill
+from arena.sprt import Sprt
 from arena.store.migrate import migrate
+from arena.store.sprts import Asked
 from arena.store.store import Store
 from arena.tournament import Definition
 from tests.scratch import scratch_database
@@ -58,6 +62,7 @@ LADDER_AT_ONCE = 4
 GROWTH = 1.5  # how much more of a growing table a statement may read as the history doubles
 SLACK = 10  # rows, so that a plan's small changes are not growth
 BOT = "plan00"
+SPRT_ID = 1  # the sequential test the fixture plays, a fresh database's first
 
 Statement = tuple[Any, Any]  # a query as sent (str, bytes or composed) and its parameters
 Page = tuple[datetime, str]  # the keyset a page of matches ends on
@@ -72,6 +77,7 @@ READS: dict[str, Read] = {
     "bots index": lambda s, _: arena.read.bots(s),
     "tournaments": lambda s, _: arena.read.tournaments.tournaments(s, organizer=False),
     "standings": lambda s, _: arena.read.standings(s, POOL),
+    "test page": lambda s, _: arena.read.sprts.sprt(s, SPRT_ID),
     "ladder": lambda s, _: arena.read.ladders.ladder(s, POOL),
     # the scheduler's step, every 5 s and after each ladder match (nobody connected: it
     # reads all it reads, and pairs nobody)
@@ -210,6 +216,18 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     return last.created_at, last.id
 
 
+def play_sprt(store: Store, new: str, base: str) -> None:
+    """A sequential test of a few pairs, all counted (its page's read path)."""
+    asked = Asked(Rules(), TimeControl(), max_games=8, at_once=8)
+    test = store.create_sprt(new, base, Sprt(0, 200), asked, "organizer")
+    assert test.id == SPRT_ID
+    for k, match_id in enumerate(store.step_sprt(test.id)):
+        store.finish_match(match_id, played(Rules(), 30_000 + k))
+    store.step_sprt(test.id)
+    found = store.sprt(test.id)
+    assert found is not None and found[0].split + found[0].won_both + found[0].lost_both == 4
+
+
 def look(store: Store, url: str, after: Page) -> dict[str, dict[str, Reading]]:
     """What every read path and probe reads at the history's present size."""
     statements = {name: [(query, None)] for name, (query, _) in PROBES.items()}
@@ -232,6 +250,7 @@ def verdicts(postgres: str) -> dict[str, list[str]]:
             for b in bots:
                 store.set_bot_ladder(b.name, True)
             ids, trio = [b.id for b in bots], tuple(b.name for b in bots[:3])
+            play_sprt(store, bots[0].name, bots[1].name)
             small = look(store, url, record_more(store, ids, 0, trio))
             large = look(store, url, record_more(store, ids, HALF, trio))
         finally:

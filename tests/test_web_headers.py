@@ -10,6 +10,10 @@ from html.parser import HTMLParser
 import pytest
 from starlette.testclient import TestClient
 
+from arena.clock import TimeControl
+from arena.engine import Rules
+from arena.sprt import Sprt
+from arena.store.sprts import Asked
 from arena.store.store import Store
 from arena.tournament import Definition
 from arena.web import create_app
@@ -32,6 +36,8 @@ def client(store: Store) -> TestClient:
     start_run(store, Definition("empty", pool="paulista/3"))  # fails: nobody rated there
     weekly = store.tournament("weekly")
     assert weekly is not None and store.create_run(weekly) is not None  # starting
+    asked = Asked(Rules(), TimeControl(), max_games=10)
+    assert store.create_sprt("alpha", "beta", Sprt(0, 20), asked, "organizer").id == 1
     return TestClient(create_app(store, organizer_token=ORGANIZER), follow_redirects=False)
 
 
@@ -115,6 +121,7 @@ def pages(client: TestClient) -> list[str]:
         "/matches/m-nothing",
         *(f"/matches/{i}" for i in ids),
         *(f"/runs/{r['id']}" for r in runs),
+        "/tests/1",
     ]
 
 

@@ -35,6 +35,7 @@ PATHS = [
     "/matches/{}",
     "/api/matches/{}/record",
     "/runs/{}",
+    "/tests/{}",
 ]
 QUERIES = [("/bots/alpha", "pool"), ("/matches/m-0", "hand"), ("/matches/m-0", "step")]
 
@@ -87,6 +88,8 @@ def test_a_run_id_beyond_any_id_is_not_found(client: TestClient) -> None:
     for run_id in (str(2**63), "9" * 19, "0"):
         response = client.get(f"/api/runs/{run_id}")
         assert response.status_code == 404 and "no tournament run" in response.json()["error"]
+        response = client.get(f"/api/tests/{run_id}")
+        assert response.status_code == 404 and "no test" in response.json()["error"]
 
 
 segments = st.one_of(

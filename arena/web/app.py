@@ -33,9 +33,9 @@ from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
 from arena.guard import FailedTokens
 from arena.rating import WIDE_HALF
-from arena.read import tournaments
+from arena.read import sprts, tournaments
 from arena.store.store import Store
-from arena.web.charts import progress_bar, rating_chart, sparkline
+from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,7 @@ def _templates() -> Jinja2Templates:
     env.globals.update(
         sparkline=sparkline,
         rating_chart=rating_chart,
+        llr_chart=llr_chart,
         progress_bar=progress_bar,
         pool_url=pool_url,
         bot_url=bot_url,
@@ -116,6 +117,7 @@ def _templates() -> Jinja2Templates:
     env.filters["signed"] = lambda x: f"{x:+.0f}" if round(x) else "±0"
     env.filters["when"] = lambda iso: iso[:16].replace("T", " ") if iso else ""
     env.filters["duration"] = duration
+    env.filters["elo"] = lambda x: f"{x:g}"  # a test's bound: 0, 2.5, 200
     return Jinja2Templates(env=env)
 
 
@@ -229,6 +231,7 @@ def create_app(
         ("/matches/{id}", _match, "match.html"),
         ("/tournaments", _tournaments, "tournaments.html"),
         ("/runs/{id}", _run, "run.html"),
+        ("/tests/{id}", _test, "test.html"),
     ]
     routes: list[Any] = [
         Route("/", front),
@@ -304,3 +307,11 @@ def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, A
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     return tournaments.run(store, request.path_params["id"], organizer=organizer)
+
+
+def _test(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    text = request.path_params["id"]
+    number = parse_id(text)
+    if number is None:
+        raise NotFound(f"no test {quoted(text)}")
+    return dict(sprts.sprt(store, number))

@@ -78,6 +78,65 @@ def rating_chart(values: Sequence[float], width: int = 640, height: int = 220) -
     )
 
 
+def llr_chart(
+    history: Sequence[float], lower: float, upper: float, width: int = 640, height: int = 220
+) -> Markup:
+    """A sequential test's LLR after each pair (x: pairs counted, from 0 where the LLR is
+    0), between its two bounds dashed and labelled (reaching the upper accepts H1, the
+    lower H0) and the zero line; only numbers are written into it. Without any pair: the
+    bounds and a note."""
+    left, right, top, bottom = 44.0, 10.0, 12.0, height - 24.0
+    values = [0.0, *history]
+    low, high = min(*values, lower), max(*values, upper)
+    margin = max((high - low) * 0.08, 0.1)
+    low, high = low - margin, high + margin
+    n = len(history)
+
+    def y_of(v: float) -> float:
+        return _scale([v], low, high, top, bottom)[0]
+
+    parts = []
+    for value, name, kind, dy in ((upper, "accept H1", "h1", -5), (lower, "accept H0", "h0", 13)):
+        y = y_of(value)
+        parts.append(
+            f'<line class="base bound {kind}" x1="{left}" x2="{width - right}" '
+            f'y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value:.2f}</text>'
+            f'<text class="bound {kind}" x="{width - right - 4}" y="{y + dy:.1f}" '
+            f'text-anchor="end">{name}</text>'
+        )
+    zero = y_of(0.0)
+    parts.append(
+        f'<line class="grid" x1="{left}" x2="{width - right}" y1="{zero:.1f}" y2="{zero:.1f}"/>'
+        f'<text x="{left - 6}" y="{zero + 4:.1f}" text-anchor="end">0</text>'
+    )
+    if n:
+        xs = [left + i * (width - left - right) / n for i in range(n + 1)]
+        ys = _scale(values, low, high, top, bottom)
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
+        parts.append(f'<polyline points="{points}"/>')
+        if n <= 60:
+            parts += [
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+                for x, y in zip(xs[1:], ys[1:], strict=True)
+            ]
+        parts.append(
+            f'<text x="{left}" y="{height - 6}">pair 0</text>'
+            f'<text x="{width - right}" y="{height - 6}" text-anchor="end">pair {n}</text>'
+        )
+        label = f"LLR after {n} pairs: {history[-1]:.2f}, bounds {lower:.2f} and {upper:.2f}"
+    else:
+        parts.append(
+            f'<text class="note" x="{(left + width - right) / 2:.1f}" y="{zero - 6:.1f}" '
+            'text-anchor="middle">no pair yet</text>'
+        )
+        label = f"no pair yet; bounds {lower:.2f} and {upper:.2f}"
+    return Markup(
+        f'<svg class="chart llr" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(label)}"><title>{escape(label)}</title>' + "".join(parts) + "</svg>"
+    )
+
+
 def progress_bar(finished: int, failed: int, total: int) -> Markup:
     """A run's progress: its finished matches, then its failed ones, out of ``total``,
     stretched across the width it is given."""
