@@ -75,6 +75,15 @@ def clock_of(args: argparse.Namespace) -> TimeControl:
     return TimeControl.from_json(clock_given(args))
 
 
+def sprt_options(parser: argparse.ArgumentParser, about: str, required: bool = False) -> None:
+    """``--sprt elo0=E0,elo1=E1`` and its error rates ``--alpha`` and ``--beta``."""
+    parser.add_argument(
+        "--sprt", type=sprt_test, required=required, metavar="elo0=E0,elo1=E1", help=about
+    )
+    parser.add_argument("--alpha", type=float, default=0.05, help="the false H1 rate (0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="the false H0 rate (0.05)")
+
+
 def sprt_test(text: str) -> str:
     """``--sprt`` values, checked (:func:`arena.sprt.parse_test`): a bad one is a usage
     error (exit 2). Its alpha and beta come from their own options."""

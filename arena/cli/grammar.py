@@ -19,7 +19,7 @@ from arena.cli.common import (
     clock_options,
     count,
     rules,
-    sprt_test,
+    sprt_options,
     time,
 )
 from arena.engine import Rules
@@ -95,16 +95,12 @@ def _local(sub: Commands) -> None:
         type=count(1, 100_000),
         help="matches to play (default 2; with --sprt, the most to play: default 20000)",
     )
-    p.add_argument(
-        "--sprt",
-        type=sprt_test,
-        metavar="elo0=E0,elo1=E1",
-        help="play pairs until a sequential test decides whether the first --bot is "
-        "stronger than the second by elo1 (H1) or not by elo0 (H0): exit 0 for H1, 1 for "
-        "H0, 2 when --games ran out undecided (docs/testing.md)",
+    sprt_options(
+        p,
+        "play pairs until a sequential test decides whether the first --bot is stronger "
+        "than the second by elo1 (H1) or not by elo0 (H0): exit 0 for H1, 1 for H0, 2 when "
+        "--games ran out undecided (docs/testing.md)",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="--sprt's false H1 rate (0.05)")
-    p.add_argument("--beta", type=float, default=0.05, help="--sprt's false H0 rate (0.05)")
     p.add_argument("--seed", type=SEED, default=1)
     clock_options(p)
     p.add_argument("--records", metavar="DIR", help="write every match record here")
@@ -234,9 +230,7 @@ def _tests(sub: Commands) -> None:
     )
     p.add_argument("new", help="the bot (a hosted one plays as its active version), or NAME@N")
     p.add_argument("base", help="the bot it is compared with, or NAME@N")
-    p.add_argument("--sprt", type=sprt_test, required=True, metavar="elo0=E0,elo1=E1")
-    p.add_argument("--alpha", type=float, default=0.05, help="the false H1 rate (0.05)")
-    p.add_argument("--beta", type=float, default=0.05, help="the false H0 rate (0.05)")
+    sprt_options(p, "the test's bounds, in logistic Elo of NEW over BASE", required=True)
     p.add_argument("--games", type=count(2, 10_000), help="the most matches (default 2000)")
     p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--rated", action="store_true", help="its matches move the ratings")
