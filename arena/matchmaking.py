@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.rating import SCALE
+from arena.rating import score_from_elo
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quantiles
 NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games
@@ -68,7 +68,7 @@ class Policy:
 
 def win_chance(a: float, b: float) -> float:
     """The Elo model's chance that a bot rated ``a`` beats one rated ``b``."""
-    return 1 / (1 + 10 ** ((b - a) / SCALE))
+    return score_from_elo(a - b)
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:

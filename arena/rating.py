@@ -36,7 +36,13 @@ class EloDifference:
 
 
 def elo_from_score(p: float) -> float:
+    """The Elo difference whose expected score is ``p`` (0 < p < 1)."""
     return -400.0 * math.log10(1.0 / p - 1.0)
+
+
+def score_from_elo(d: float) -> float:
+    """The expected score of a player ``d`` Elo points above its opponent."""
+    return 1 / (1 + 10 ** (-d / SCALE))
 
 
 def elo_difference(wins: int, games: int) -> EloDifference:

@@ -34,18 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from arena.rating import elo_from_score, score_from_elo
+
 EMPTY = 1e-3  # the count an empty outcome is given (fishtest's and fastchess's)
 Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
-
-
-def score_of(elo: float) -> float:
-    """The expected score of a player ``elo`` Elo points above its opponent."""
-    return 1 / (1 + 10 ** (-elo / 400))
-
-
-def elo_of(score: float) -> float:
-    """The Elo difference whose expected score is ``score`` (0 < score < 1)."""
-    return -400 * math.log10(1 / score - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +106,7 @@ def llr_logistic(elo0: float, elo1: float, counts: tuple[float, ...]) -> float:
     total = sum(counts)
     values = [k / (len(counts) - 1) for k in range(len(counts))]
     seen = [c / total for c in counts]
-    p0, p1 = (_constrained(values, seen, score_of(elo)) for elo in (elo0, elo1))
+    p0, p1 = (_constrained(values, seen, score_from_elo(elo)) for elo in (elo0, elo1))
     return total * sum(
         q * (math.log(b) - math.log(a)) for q, a, b in zip(seen, p0, p1, strict=True)
     )
@@ -156,7 +148,7 @@ def estimate(pairs: Sequence[int]) -> tuple[float, float, float] | None:
     half = Z95 * math.sqrt(var / n)
 
     def elo(score: float) -> float:
-        return math.inf if score >= 1 else -math.inf if score <= 0 else elo_of(score)
+        return math.inf if score >= 1 else -math.inf if score <= 0 else elo_from_score(score)
 
     return elo(mean), elo(mean - half), elo(mean + half)
 
@@ -185,19 +177,24 @@ class Sequential:
         return self.verdict is not None
 
     def to_json(self) -> dict[str, object]:
-        found = estimate(self.pairs)
-        elo, low, high = found if found else (None, None, None)
+        elo, low, high = shown_estimate(self.pairs)
         return {
             "elo0": self.test.elo0, "elo1": self.test.elo1,
             "alpha": self.test.alpha, "beta": self.test.beta,
             "pairs": sum(self.pairs), "lost_both": self.pairs[0], "split": self.pairs[1],
             "won_both": self.pairs[2], "llr": round(self.llr, 3),
             "lower": round(self.test.lower, 3), "upper": round(self.test.upper, 3),
-            "elo": _finite(elo), "elo_low": _finite(low), "elo_high": _finite(high),
+            "elo": elo, "elo_low": low, "elo_high": high,
             "verdict": self.verdict,
         }  # fmt: skip
 
 
-def _finite(value: float | None) -> float | None:
-    """Rounded, and None where the estimate is infinite (JSON has no infinity)."""
-    return None if value is None or not math.isfinite(value) else round(value, 1)
+def shown_estimate(pairs: Sequence[int]) -> tuple[float | None, float | None, float | None]:
+    """:func:`estimate` as shown: rounded, None before any pair and where infinite (JSON
+    has no infinity)."""
+    elo, low, high = estimate(pairs) or (math.inf, math.inf, math.inf)
+
+    def shown(value: float) -> float | None:
+        return round(value, 1) if math.isfinite(value) else None
+
+    return shown(elo), shown(low), shown(high)

@@ -215,8 +215,7 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
     """Start a sequential test, or push one on: its next pairs, sent to be played
     (docs/testing.md). Every match of the test that is recorded steps it too."""
     ids = store().step_sprt(test_id)
-    if ids:
-        send_matches(ids)
+    send_matches(ids)
     return ids
 
 

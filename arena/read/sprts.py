@@ -6,7 +6,7 @@ from typing import TypedDict
 
 from arena.errors import NotFound
 from arena.read import stamp
-from arena.sprt import Sequential, Sprt
+from arena.sprt import Sprt, shown_estimate
 from arena.store.store import Store
 
 
@@ -44,17 +44,16 @@ def sprt(store: Store, test_id: int) -> SprtTest:
     if found is None:
         raise NotFound(f"no test {test_id}")
     row, new, base = found
-    state = Sequential(Sprt(row.elo0, row.elo1, row.alpha, row.beta))
-    state.pairs, state.llr = [row.lost_both, row.split, row.won_both], row.llr
-    summary = state.to_json()
+    test = Sprt(row.elo0, row.elo1, row.alpha, row.beta)
+    elo, elo_low, elo_high = shown_estimate([row.lost_both, row.split, row.won_both])
     return SprtTest(
         id=row.id, new_bot=new, base_bot=base, rules=row.rules, elo0=row.elo0,
         elo1=row.elo1, alpha=row.alpha, beta=row.beta, max_games=row.max_games,
         rated=row.rated, duplicate=row.duplicate, status=row.status,
         pairs=row.lost_both + row.split + row.won_both, lost_both=row.lost_both,
         split=row.split, won_both=row.won_both, llr=round(row.llr, 3),
-        lower=round(state.test.lower, 3), upper=round(state.test.upper, 3),
-        elo=summary["elo"], elo_low=summary["elo_low"], elo_high=summary["elo_high"],  # type: ignore[typeddict-item]
+        lower=round(test.lower, 3), upper=round(test.upper, 3),
+        elo=elo, elo_low=elo_low, elo_high=elo_high,
         games=row.scheduled, created_at=stamp(row.created_at) or "",
         finished_at=stamp(row.finished_at),
         history=[round(p.llr, 3) for p in store.sprt_pairs(test_id)],

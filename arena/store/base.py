@@ -6,7 +6,7 @@ and the one place that turns the driver's errors into the kinds of :mod:`arena.e
 from __future__ import annotations
 
 import select
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -58,6 +58,20 @@ class Connected:
         """A connection for one statement, atomic by itself: one round trip, not three."""
         with _translated(), self.pool.connection() as conn:
             yield conn
+
+    def _insert_match(
+        self, conn: psycopg.Connection[Any], match: dict[str, Any], seat_bots: Sequence[int]
+    ) -> None:
+        """A match to play (its id again: nothing) and the bot at each seat. ``match``:
+        its columns, and its run, ladder or test when it has one (run_id, ladder_id,
+        sprt_id)."""
+        conn.execute(
+            Q["insert_match"], {"run_id": None, "ladder_id": None, "sprt_id": None, **match}
+        )
+        for seat, bot_id in enumerate(seat_bots):
+            conn.execute(
+                Q["insert_seat"], {"match_id": match["id"], "seat": seat, "bot_id": bot_id}
+            )
 
     def deal_key(self) -> bytes:
         """The arena's secret deal key (migration 0007), read once."""

@@ -142,7 +142,10 @@ class Ladders(Connected):
             ids: list[str] = []
             for seats in chosen:
                 match_id = ladder_match_id(ladder.id, ladder.scheduled + len(ids) + 1)
-                self._insert_ladder_match(conn, ladder, match_id, rules, seats, key)
+                match = {"id": match_id, "pool": ladder.pool, "rules": str(rules),
+                         "seed": deal_seed(key, match_id), "clock": Jsonb(ladder.clock),
+                         "rated": True, "ladder_id": ladder.id}  # fmt: skip
+                self._insert_match(conn, match, seats)
                 ids.append(match_id)
             conn.execute(
                 Q["ladder_scheduled"],
@@ -150,27 +153,6 @@ class Ladders(Connected):
                  "available": sorted(available)},
             )  # fmt: skip
         return ids
-
-    def _insert_ladder_match(
-        self,
-        conn: Any,
-        ladder: LadderRow,
-        match_id: str,
-        rules: Any,
-        seats: Sequence[int],
-        key: bytes,
-    ) -> None:
-        params = {
-            "id": match_id,
-            "pool": ladder.pool,
-            "rules": str(rules),
-            "seed": deal_seed(key, match_id),
-            "clock": Jsonb(ladder.clock),
-            "ladder_id": ladder.id,
-        }
-        conn.execute(Q["insert_ladder_match"], params)
-        for seat, bot_id in enumerate(seats):
-            conn.execute(Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": bot_id})
 
     def ladder_activity(self, ladder_id: int) -> dict[str, Any]:
         """Its matches playing now, its matches an hour, the last one's id."""

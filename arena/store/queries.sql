@@ -8,8 +8,10 @@ RETURNING *;
 SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
-INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id)
-VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s)
+-- A match to play, of a run, a ladder or a test when it is one's (Connected._insert_match).
+INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id)
+VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
+        %(ladder_id)s, %(sprt_id)s)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: deal_key
@@ -441,11 +443,6 @@ SELECT ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
 FROM matches m WHERE m.ladder_id = %(id)s
 ORDER BY m.id DESC LIMIT %(limit)s;  -- made in order: matches made at once share a time
 
--- name: insert_ladder_match
-INSERT INTO matches (id, pool, rules, seed, clock, rated, ladder_id)
-VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, true, %(ladder_id)s)
-ON CONFLICT (id) DO NOTHING;
-
 -- name: ladder_scheduled
 UPDATE ladders SET scheduled = %(scheduled)s, available = %(available)s, looked_at = now()
 WHERE id = %(id)s;
@@ -527,11 +524,6 @@ SELECT * FROM sprt_pairs WHERE test_id = %(id)s ORDER BY number;
 -- name: insert_sprt_pair
 INSERT INTO sprt_pairs (test_id, pair, score, number, llr)
 VALUES (%(test_id)s, %(pair)s, %(score)s, %(number)s, %(llr)s);
-
--- name: insert_sprt_match
-INSERT INTO matches (id, pool, rules, seed, clock, rated, sprt_id)
-VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(sprt_id)s)
-ON CONFLICT (id) DO NOTHING;
 
 -- name: update_sprt
 UPDATE sprt_tests SET status = %(status)s, scheduled = %(scheduled)s,

@@ -128,7 +128,7 @@ class Runs(Connected):
             [
                 {"id": run_match_id(run.id, m.number), "pool": pool_of(rules),
                  "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
-                 "run_id": run.id}
+                 "run_id": run.id, "ladder_id": None, "sprt_id": None}
                 for m in matches
             ],
         )  # fmt: skip

@@ -139,16 +139,10 @@ class Sprts(Connected):
         for k, seats in enumerate(seatings(rules, [str(row.new_id), str(row.base_id)], 2)):
             match_id = sprt_match_id(row.id, 2 * pair + k + 1)
             deals = f"sprt{row.id}-pair{pair}" if row.duplicate else match_id
-            conn.execute(
-                Q["insert_sprt_match"],
-                {"id": match_id, "pool": pool_of(rules), "rules": row.rules,
-                 "seed": deal_seed(key, deals), "clock": Jsonb(row.clock), "rated": row.rated,
-                 "sprt_id": row.id},
-            )  # fmt: skip
-            for seat, bot_id in enumerate(seats):
-                conn.execute(
-                    Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": int(bot_id)}
-                )
+            match = {"id": match_id, "pool": pool_of(rules), "rules": row.rules,
+                     "seed": deal_seed(key, deals), "clock": Jsonb(row.clock),
+                     "rated": row.rated, "sprt_id": row.id}  # fmt: skip
+            self._insert_match(conn, match, [int(b) for b in seats])
             ids.append(match_id)
         return ids
 

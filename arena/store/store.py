@@ -189,11 +189,7 @@ class Store(Runs, Versions, Ladders, Sprts):
             "run_id": run_id,
         }
         with self._transaction() as conn:
-            conn.execute(Q["insert_match"], params)
-            for seat, bot_id in enumerate(seat_bots):
-                conn.execute(
-                    Q["insert_seat"], {"match_id": match_id, "seat": seat, "bot_id": bot_id}
-                )
+            self._insert_match(conn, params, seat_bots)
 
     def finish_match(self, match_id: str, record: dict[str, Any] | str) -> Finish:
         """Write the record and result and apply the Elo change, once per match, and say
