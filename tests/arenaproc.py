@@ -18,6 +18,7 @@ import psycopg
 import pytest
 from celery import Celery
 
+from arena import embedded
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
@@ -92,7 +93,10 @@ class Arena:
         sender.send_task("arena.dispatch_due", kwargs={"now": later}, queue=self.env["ARENA_QUEUE"])
 
     def broker(self) -> str:
-        return self.env.get("ARENA_BROKER_URL") or broker_url(Settings.from_env(self.env))
+        """The arena's broker: its configured one, else its embedded Redis (this module's
+        broker_url names the machine's brokers by kind: it once stood here, and sent the
+        sweeps of embedded arenas to RabbitMQ, where no worker listened)."""
+        return embedded.broker_url(Settings.from_env(self.env))
 
     def worker(self, name: str = "worker") -> None:
         self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info")
