@@ -41,13 +41,17 @@ def open_channel(
     ca_file: str | None = None,
     tls: bool = False,
     options: Sequence[tuple[str, Any]] = (),
-) -> grpc.Channel:
-    """A channel to ``address``: TLS when ``ca_file`` or ``tls``, else plaintext. A unix
-    socket (``unix:PATH``, the arena's own, local) is always plaintext."""
+    *,
+    aio: bool = False,
+) -> Any:
+    """A channel to ``address`` (a ``grpc.aio`` one with ``aio``): TLS when ``ca_file``
+    or ``tls``, else plaintext. A unix socket (``unix:PATH``, the arena's own, local) is
+    always plaintext."""
     secure = None if address.startswith("unix:") else credentials(ca_file, tls)
+    kind: Any = grpc.aio if aio else grpc
     if secure is None:
-        return grpc.insecure_channel(address, options=list(options))
-    return grpc.secure_channel(address, secure, options=list(options))
+        return kind.insecure_channel(address, options=list(options))
+    return kind.secure_channel(address, secure, options=list(options))
 
 
 def server_credentials(cert_file: str, key_file: str) -> grpc.ServerCredentials:

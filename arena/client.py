@@ -1,5 +1,5 @@
-"""A client of the Arena API for the workers: play a match on the referee (RunMatch), and
-see who is connected to it (for the ladder).
+"""A client of the Arena API for the workers: play a match on a referee node (RunMatch),
+and ask a node its name.
 
 One channel per process, made on first use (after a worker process forks), shared by
 its threads, with TLS when ``ca_file`` or ``tls`` say so. An unreachable or restarting
@@ -21,7 +21,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 
 RUN_MATCH_DEADLINE_S = 3600.0  # waiting for free bots and playing: a match never takes this
-PRESENCE_DEADLINE_S = 10.0
+ASK_DEADLINE_S = 10.0
 RETRIED = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -53,18 +53,15 @@ class RefereeClient:
                 self._stub = arena_pb2_grpc.ArenaStub(channel)
             return self._stub
 
-    def presence(self) -> dict[str, tuple[int, int]]:
-        """The bots connected to the referee now: each one's concurrency and the matches
-        it is seated in."""
+    def node_name(self) -> str:
+        """The referee's name as a node (docs/cluster.md)."""
         try:
-            reply = self._arena().ListBots(
-                api.ListBotsRequest(), metadata=self._metadata, timeout=PRESENCE_DEADLINE_S
-            )
+            reply = self._arena().ListNodes(api.ListNodesRequest(), timeout=ASK_DEADLINE_S)
         except grpc.RpcError as e:
             raise Unreachable(
                 f"referee at {self.address}: {e.details()} ({e.code().name})"
             ) from None
-        return {b.name: (b.concurrency, b.playing) for b in reply.bots if b.connected}
+        return str(reply.answered_by)
 
     def run_match(
         self,

@@ -49,6 +49,9 @@ class Settings:
     tls_cert: str | None = None  # arena serve: its certificate (PEM), for TLS
     tls_key: str | None = None  # arena serve: the certificate's key (PEM)
     referee_named: bool = False  # ARENA_REFEREE_ADDRESS was set (else the default is used)
+    node: str = ""  # arena serve: its name as a node (default: the address it is reached at)
+    node_address: str = ""  # arena serve: where other nodes and workers reach it (default:
+    # the address it listens on)
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
@@ -67,6 +70,8 @@ class Settings:
             tls_cert=env.get("ARENA_TLS_CERT") or None,
             tls_key=env.get("ARENA_TLS_KEY") or None,
             referee_named=bool(env.get("ARENA_REFEREE_ADDRESS")),
+            node=env.get("ARENA_NODE", ""),
+            node_address=env.get("ARENA_NODE_ADDRESS", ""),
         )
 
     def organizer_referee(self) -> str:

@@ -5,11 +5,13 @@ Tournaments and ladders are referee/organizing.py's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,16 +21,19 @@ from arena import read
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules, public_record, quoted
-from arena.errors import Invalid, NotFound
+from arena.errors import Invalid, NotFound, Unavailable
 from arena.hosted.archive import Limits, Manifest, check
 from arena.hosted.tokens import bot_of, is_version, version_name
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.store.nodes import Node as NodeRow
+from arena.store.nodes import Where
 from arena.store.store import Store
 from arena.tournament import seatings
 from referee import messages
 from referee.callers import Dispatch, translating
 from referee.hub import Hub
+from referee.nodes import Node
 from referee.organizing import Organizing
 from referee.runner import MatchRunner
 
@@ -54,6 +59,7 @@ class ArenaServicer(Organizing):
         dispatch: Dispatch | None = None,
     ) -> None:
         super().__init__(store, admin_token, hub, dispatch)
+        self.node: Node | None = None  # this referee as a node of several (create_server's)
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
@@ -114,10 +120,35 @@ class ArenaServicer(Organizing):
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
         rows = await asyncio.to_thread(self.store.bots)
-        hub = self.hub
-        return api.ListBotsResponse(
-            bots=[messages.bot_message(r, hub.presence(r.name) if hub else None) for r in rows]
+        seen = await self._presence()
+        return api.ListBotsResponse(bots=[messages.bot_message(r, seen.get(r.name)) for r in rows])
+
+    async def _presence(self) -> dict[str, tuple[int, int]]:
+        """Who is connected, with their concurrency and matches: to the other nodes as
+        their leases say, to this one as it knows now."""
+        seen = {}
+        if self.node is not None:
+            found = await asyncio.to_thread(self.store.presence)
+            seen = {b: (w.concurrency, w.playing) for b, w in found.items()}
+        if self.hub is not None:
+            seen.update(self.hub.bots_here())
+        return seen
+
+    async def ListNodes(self, request: Any, context: Any) -> api.ListNodesResponse:
+        nodes = await asyncio.to_thread(self.store.live_nodes)
+        return api.ListNodesResponse(
+            nodes=[messages.message(api.Node, _shown(n)) for n in nodes],
+            answered_by=self.node.name if self.node is not None else "",
         )
+
+    async def OpenRelay(self, request: Any, context: Any) -> api.OpenRelayResponse:
+        await self._organizer(context)
+        if self.node is None:
+            raise Invalid("this referee is not a node of a cluster")
+        if not request.match_id or not request.bot or not request.referee:
+            raise Invalid("give the match, the bot and the referee that plays it")
+        await self.node.open_relay(request)
+        return api.OpenRelayResponse()
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
         await self._organizer(context)
@@ -158,9 +189,10 @@ class ArenaServicer(Organizing):
         for name in names:
             if name not in playing:
                 raise NotFound(f"no active bot named {quoted(name)}")
+        connected = await self._presence()  # to any node
         for name in names:  # a hosted version's process is started for its match
             hosted = is_version(playing[name][1])
-            if not hosted and (self.hub is None or name not in self.hub.sessions):
+            if not hosted and name not in connected:
                 await context.abort(
                     grpc.StatusCode.FAILED_PRECONDITION, f"bot {quoted(name)} is not connected"
                 )
@@ -250,8 +282,13 @@ class ArenaServicer(Organizing):
         connected): registered while it plays, its record kept a while after."""
         assert self.hub is not None
         keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
+        dial_in = [b for b in dict.fromkeys(seats) if not is_version(b)]
+        remote = await self.node.elsewhere(dial_in) if self.node is not None else {}
         try:
-            async with self.hub.expect(match_id, keys, HOSTED_START_S), self.hub.playing(seats):
+            async with (
+                self.hub.expect(match_id, keys, HOSTED_START_S, frozenset(remote)),
+                self._seated(match_id, dial_in, remote),
+            ):
                 runner = MatchRunner(
                     self.hub, match_id, rules, seats, seed=seed, clock=clock,
                     stand_in=lambda: house_bot("heuristic"),
@@ -263,6 +300,39 @@ class ArenaServicer(Organizing):
             return record
         finally:
             del self._runs[match_id]
+
+    @contextlib.asynccontextmanager
+    async def _seated(
+        self, match_id: str, bots: list[str], remote: Mapping[str, Where]
+    ) -> AsyncIterator[None]:
+        """While the match plays, a slot of each bot's concurrency is its. Bots connected
+        here are seated all at once; when some are connected to other nodes (``remote``),
+        each bot is seated in turn in the order of their names, here or by its node's
+        relay: every match takes its bots in one order, so two never wait for each other
+        across nodes (docs/cluster.md). A relay that cannot open leaves its seat away
+        until its bot is found again."""
+        assert self.hub is not None
+        if not remote:
+            async with self.hub.playing(bots):
+                yield
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            for bot in sorted(bots):
+                if bot not in remote:
+                    await stack.enter_async_context(self.hub.playing([bot]))
+                    continue
+                assert self.node is not None
+                try:
+                    await self.node.relay_seat(remote[bot], match_id)
+                except Unavailable as e:
+                    log.warning("match %s: %s; its seat is away", match_id, e)
+            if self.node is not None:
+                await stack.enter_async_context(self.node.relinking(match_id, remote))
+            yield
+
+
+def _shown(node: NodeRow) -> dict[str, Any]:
+    return asdict(node) | {t: getattr(node, t).isoformat() for t in ("started_at", "renewed_at")}
 
 
 for _name in api.DESCRIPTOR.services_by_name["Arena"].methods_by_name:

@@ -94,6 +94,7 @@ class Callers(arena_pb2_grpc.ArenaServicer):
         self.hub = hub  # set by create_server: the referee that RunMatch plays on
         self.dispatch = dispatch
         self._admin = admin_token.encode()
+        self.admin_token = admin_token
         self.failed = FailedTokens()  # wrong organizer tokens, by address
 
     async def _is_organizer(self, context: Any) -> bool:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 import grpc
 
@@ -69,6 +69,10 @@ class Hub:
         self._expecting = asyncio.Condition()
         self._over: dict[str, None] = {}  # keys of ended matches, oldest first (a bounded set)
         self.token_key: bytes | None = None  # match tokens' (arena.hosted.tokens); None: none
+        # matches other nodes play, by (match, bot connected here): where its replies go
+        self.relays: dict[tuple[str, str], Callable[[pb.ActionReply], None]] = {}
+        # told when a bot's session here begins (the session) or ends (None): the node's
+        self.on_presence: Callable[[str, Session | None], None] | None = None
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches. Once the
@@ -97,6 +101,8 @@ class Hub:
         )
         for match in mine:
             match.bot_returned(session.bot)
+        if self.on_presence is not None and not session.match:
+            self.on_presence(session.bot, session)
         async with self._arrived:
             self._arrived.notify_all()
         self._grant()  # its concurrency may seat waiting matches
@@ -135,6 +141,8 @@ class Hub:
         for match in self.matches.values():
             if session.plays(match):
                 match.bot_left(session.bot)
+        if self.on_presence is not None and not session.match:
+            self.on_presence(session.bot, None)
 
     async def finish(self, timeout_s: float = 5.0) -> None:
         """End every stream once its queued messages are written, and any that attaches
@@ -167,6 +175,21 @@ class Hub:
         session = self.sessions.get(bot)
         return None if session is None else (session.concurrency, self._busy[bot])
 
+    def busy(self, bot: str) -> int:
+        """The matches ``bot`` is seated in here (relayed ones included)."""
+        return self._busy[bot]
+
+    def bots_here(self) -> dict[str, tuple[int, int]]:
+        """The bots connected here (hosted processes and relayed seats aside), each with
+        :meth:`presence`."""
+        return {
+            s.bot: (s.concurrency, self._busy[s.bot]) for s in self.sessions.values() if not s.match
+        }
+
+    @property
+    def playing_now(self) -> int:
+        return len(self.matches)
+
     def wants_hands(self, to: str) -> bool:
         session = self.sessions.get(to)
         return session is not None and session.hand_results
@@ -181,6 +204,11 @@ class Hub:
 
     def route(self, session: Session, reply: pb.ActionReply) -> None:
         match = self.matches.get(reply.match_id)
+        if match is None and not session.match:
+            relay = self.relays.get((reply.match_id, session.bot))
+            if relay is not None:  # played by another node: the reply goes there
+                relay(reply)
+                return
         if match is None or not session.plays(match):
             shown = quoted(reply.match_id)  # a bot's words echoed back stay small
             session.send(
@@ -232,19 +260,25 @@ class Hub:
 
     @contextlib.asynccontextmanager
     async def expect(
-        self, match_id: str, hosted: Mapping[str, str], timeout_s: float
+        self,
+        match_id: str,
+        hosted: Mapping[str, str],
+        timeout_s: float,
+        relayed: frozenset[str] = frozenset(),
     ) -> AsyncIterator[None]:
         """While the match is about to play and plays, its ``hosted`` seats (a bot, and
         the key its process's token names: the match id, or a warm process's ticket) are
         for the processes the workers start; first waits up to ``timeout_s`` for them to
         connect (the match's clocks have not started: a process's start costs it no time;
         one that never connects is away from the start, as a dial-in bot would be). Once
-        it ends, their streams end (OK) and their tokens open nothing more."""
-        if not hosted:
+        it ends, their streams end (OK) and their tokens open nothing more. ``relayed``:
+        bots connected to other nodes, whose seats those nodes open with tokens of the
+        match id (referee/nodes.py), as they are seated."""
+        if not hosted and not relayed:
             yield
             return
-        self.expected[match_id] = frozenset(hosted)
-        seats = {(key, bot) for bot, key in hosted.items()}
+        self.expected[match_id] = frozenset(hosted) | relayed
+        seats = {(key, bot) for bot, key in hosted.items()} | {(match_id, b) for b in relayed}
         self._awaited.update(dict.fromkeys(seats, match_id))
         async with self._expecting:
             self._expecting.notify_all()
@@ -255,13 +289,12 @@ class Hub:
                 log.warning("match %s: a hosted bot is %s", match_id, e)
             yield
         finally:
-            del self.expected[match_id]
             for seat in seats:
                 del self._awaited[seat]
                 self._over[seat[0]] = None
                 if len(self._over) > OVER_KEPT:
                     del self._over[next(iter(self._over))]
-            for bot in hosted:
+            for bot in self.expected.pop(match_id):
                 session = self.sessions.get(hosted_address(bot, match_id))
                 if session is not None:
                     session.close()
@@ -289,6 +322,17 @@ class Hub:
             yield
         finally:
             self._release(wanted)
+
+    @contextlib.contextmanager
+    def holding(self, bots: Iterable[str]) -> Iterator[None]:
+        """Count ``bots`` seated in one more match at once, free slot or not (a seat
+        they held elsewhere, resumed here)."""
+        held = frozenset(bots)
+        self._busy.update(held)
+        try:
+            yield
+        finally:
+            self._release(held)
 
     def _free(self, bots: frozenset[str]) -> bool:
         return all(

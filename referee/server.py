@@ -28,6 +28,7 @@ from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 from referee.hub import Hub
+from referee.nodes import Node
 from referee.sessions import NOT_READING, Session
 
 log = logging.getLogger(__name__)
@@ -228,6 +229,8 @@ class RefereeServer:
     hub: Hub
     health: Any
     services: list[str]
+    node: Node | None = None  # with the Arena API: this referee as a node of several
+    _leases: asyncio.Task[None] | None = None
 
     @property
     def address(self) -> str:
@@ -237,6 +240,8 @@ class RefereeServer:
         await self.server.start()
         for service in self.services:
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        if self.node is not None:
+            self._leases = asyncio.create_task(self.node.run())
 
     async def stop(self, drain_s: float = DRAIN_S) -> None:
         """Stop cleanly: health turns NOT_SERVING, no new call is taken, and every bot
@@ -245,6 +250,10 @@ class RefereeServer:
         is cancelled."""
         await self.health.enter_graceful_shutdown()
         await asyncio.gather(self.server.stop(drain_s), self.hub.finish(drain_s))
+        if self.node is not None:
+            if self._leases is not None:
+                self._leases.cancel()
+            await self.node.stop()
 
 
 def create_server(
@@ -253,12 +262,15 @@ def create_server(
     arena: Any = None,
     credentials: grpc.ServerCredentials | None = None,
     local_socket: str | None = None,
+    node: NodeName | None = None,
 ) -> RefereeServer:
     """A referee bound to ``address`` (port 0 picks a free port), not yet started; with
-    ``arena`` (an ArenaServicer) it serves the Arena API too; with ``credentials``
-    (:func:`arena.channel.server_credentials`) it speaks TLS only on ``address``; with
-    ``local_socket`` (``unix:PATH``, in a folder of one user's own) it also listens there,
-    in plaintext, for that user's CLI (:func:`arena.settings.referee_socket`)."""
+    ``arena`` (an ArenaServicer) it serves the Arena API too, and is a node of the
+    referees on its database (referee/nodes.py), named as ``node`` says; with
+    ``credentials`` (:func:`arena.channel.server_credentials`) it speaks TLS only on
+    ``address``; with ``local_socket`` (``unix:PATH``, in a folder of one user's own) it
+    also listens there, in plaintext, for that user's CLI
+    (:func:`arena.settings.referee_socket`)."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -288,7 +300,25 @@ def create_server(
         raise OSError(f"cannot listen on {address}")
     if local_socket is not None:
         server.add_insecure_port(local_socket)
-    return RefereeServer(server, port, hub, checker, services)
+    made = RefereeServer(server, port, hub, checker, services)
+    if arena is not None:
+        named = node or NodeName()
+        reached = named.address or address.rsplit(":", 1)[0] + f":{port}"
+        made.node = arena.node = Node(
+            named.name or reached, reached, arena.store, hub, arena.admin_token, named.secure
+        )
+    return made
+
+
+@dataclass(frozen=True)
+class NodeName:
+    """What a referee is called as a node, and how the others reach it: its name (default:
+    its address), the address it is reached at (default: the one it listens on, with the
+    port it got) and the TLS the others use to reach it (``(ca_file, tls)``)."""
+
+    name: str = ""
+    address: str = ""
+    secure: tuple[str | None, bool] = (None, False)
 
 
 def _describe_reflection_v1() -> None:

@@ -37,7 +37,8 @@ from arena.engine import Rules
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
 from arena.hosted.house import house_version
-from arena.hosted.tokens import bot_of
+from arena.hosted.tokens import bot_of, is_version
+from arena.placement import place
 from arena.schedule import due_firing
 from arena.settings import Settings
 from arena.store.store import Store
@@ -89,25 +90,75 @@ def host() -> Host:
 
 @once
 def referee() -> RefereeClient:
+    """The worker's own referee: the address it was given (or its home's)."""
     s = settings()
     return RefereeClient(s.organizer_referee(), s.admin_token(), s.ca_file, s.tls)
 
 
-_seen: list[tuple[float, dict[str, tuple[int, int]]]] = []
+_clients: dict[str, RefereeClient] = {}
+_clients_lock = threading.Lock()
+
+
+def referee_at(address: str) -> RefereeClient:
+    """A client of the node at ``address`` (one per node, kept)."""
+    with _clients_lock:
+        client = _clients.get(address)
+        if client is None:
+            s = settings()
+            client = _clients[address] = RefereeClient(address, s.admin_token(), s.ca_file, s.tls)
+        return client
+
+
+_home: list[str] = []
+
+
+def home_node() -> str | None:
+    """The name of the worker's own referee as a node, asked until it answers (None: not
+    known yet)."""
+    if not _home:
+        try:
+            _home[:] = [referee().node_name()]
+        except Unavailable as e:
+            log.warning("could not ask the referee its node's name: %s", e)
+            return None
+    return _home[0]
+
+
+_seen: dict[str, tuple[float, Any]] = {}
 _seen_lock = threading.Lock()
 
 
+def recent(what: str, read: Callable[[], T]) -> T:
+    """``read()``, asked at most every PRESENCE_S by a worker (a ladder match ends many
+    times a second on a busy ladder, and a bot's comings and goings, or a node's, matter
+    within seconds)."""
+    with _seen_lock:
+        seen = _seen.get(what)
+        if seen is not None and time.monotonic() - seen[0] < PRESENCE_S:
+            return seen[1]  # type: ignore[no-any-return]
+    value = read()
+    with _seen_lock:
+        _seen[what] = (time.monotonic(), value)
+    return value
+
+
 def presence() -> dict[str, tuple[int, int]]:
-    """The bots connected to the referee, asked at most every PRESENCE_S by a worker (a
-    ladder match ends many times a second on a busy ladder, and a bot's comings and
-    goings matter to it within seconds)."""
-    with _seen_lock:
-        if _seen and time.monotonic() - _seen[0][0] < PRESENCE_S:
-            return _seen[0][1]
-    seen = referee().presence()
-    with _seen_lock:
-        _seen[:] = [(time.monotonic(), seen)]
-    return seen
+    """The bots connected to any node: each one's concurrency and the matches it is in."""
+    found = recent("presence", store().presence)
+    return {bot: (w.concurrency, w.playing) for bot, w in found.items()}
+
+
+def referee_for(seats: list[str]) -> RefereeClient:
+    """The node to play a match with these seats on (arena/placement.py); the worker's
+    own referee when no node's lease holds (a referee of an older version)."""
+    nodes = recent("nodes", store().live_nodes)
+    found = recent("presence", store().presence)
+    where = {b: found[b].node for b in seats if b in found}
+    home = home_node()
+    node = place(nodes, where, home, any(map(is_version, seats)))
+    if node is None or node.name == home:
+        return referee()
+    return referee_at(node.address)
 
 
 def _backoff(retries: int) -> int:
@@ -171,8 +222,10 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         log.info("match %s was %s before; not playing it again", match_id, match.status)
         return match.run_id, None
     clock = TimeControl.from_json(match.clock)
+    node = referee_for(seats)
+    log.info("match %s: played by the referee at %s", match_id, node.address)
     with host().seated(match_id, seats) as keys:
-        record = referee().run_match(match_id, match.rules, seats, match.seed, clock, keys)
+        record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
     if match.ladder_id is not None:  # its slot is free: the ladder fills it now, here
         ladder_step([match.pool], ended=match_id)
     done = store().finish_match(match_id, record)

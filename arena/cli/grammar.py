@@ -320,6 +320,18 @@ def _processes(sub: Commands) -> None:
     p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
                    "($ARENA_TLS_CERT)")  # fmt: skip
     p.add_argument("--tls-key", metavar="FILE", help="its private key, PEM ($ARENA_TLS_KEY)")
+    p.add_argument(
+        "--node",
+        metavar="NAME",
+        help="its name as one node of several on the database ($ARENA_NODE; default: the "
+        "address it is reached at); see docs/cluster.md",
+    )
+    p.add_argument(
+        "--advertise",
+        metavar="HOST:PORT",
+        help="where the other nodes and the workers reach it ($ARENA_NODE_ADDRESS; "
+        "default: --address, with the port it got)",
+    )
     p.set_defaults(run=servers.cmd_serve)
 
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")

@@ -48,22 +48,30 @@ def arena_server(
     tokens: Sequence[tuple[str, str]] = (),
     credentials: Any = None,
     local_socket: str | None = None,
+    node: str = "",
+    node_address: str = "",
 ) -> Any:
     """A referee serving the Referee and Arena services on ``store``, not yet started: the
     registered bots' tokens (and ``tokens``, extra (bot, token) pairs) are accepted, and
-    matches asked for go to the workers."""
+    matches asked for go to the workers. It is a node of the referees on ``store``, named
+    ``node`` and reached at ``node_address`` (defaults: the settings', else its address)."""
     from arena.dispatch import Dispatcher
     from arena.store.store import StoreTokens
     from referee.api import ArenaServicer
     from referee.hub import Hub
-    from referee.server import create_server
+    from referee.server import NodeName, create_server
     from referee.sessions import MemoryTokens
 
     book = MemoryTokens(fallback=StoreTokens(store))
     for bot, token in tokens:
         book.add(bot, token)
     arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
-    return create_server(address, Hub(book), arena, credentials, local_socket)
+    named = NodeName(
+        node or settings.node,
+        node_address or settings.node_address,
+        (settings.ca_file, settings.tls),
+    )
+    return create_server(address, Hub(book), arena, credentials, local_socket, named)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -92,12 +100,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         try:
             server = arena_server(
                 store, settings, address, tokens=extra, credentials=credentials,
-                local_socket=local,
+                local_socket=local, node=args.node or "", node_address=args.advertise or "",
             )  # fmt: skip
         except RuntimeError as e:  # grpc.aio could not bind: its message names the address
             raise OSError(str(e)) from None
         await server.start()
-        log.warning("referee listening on %s%s", address, " (TLS)" if credentials else "")
+        log.warning(
+            "referee listening on %s%s, node %s (reached at %s)", address,
+            " (TLS)" if credentials else "", server.node.name, server.node.address,
+        )  # fmt: skip
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

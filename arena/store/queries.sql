@@ -533,3 +533,48 @@ WHERE id = %(id)s;
 
 -- name: running_sprts
 SELECT id FROM sprt_tests WHERE status = 'running' ORDER BY id;
+
+-- name: renew_node
+-- A node's lease, with its load; rows of leases long gone are cleared on the way.
+WITH gone AS (DELETE FROM nodes WHERE expires_at < now() - interval '1 hour')
+INSERT INTO nodes (name, address, expires_at, bots, matches, relayed)
+VALUES (%(name)s, %(address)s, now() + %(lease)s * interval '1 second', %(bots)s, %(matches)s,
+        %(relayed)s)
+ON CONFLICT (name) DO UPDATE SET address = excluded.address, renewed_at = now(),
+    expires_at = excluded.expires_at, bots = excluded.bots, matches = excluded.matches,
+    relayed = excluded.relayed;
+
+-- name: renew_presence
+-- The node's bots' leases, with their load; the bots whose row another node has taken
+-- are not returned.
+UPDATE presence p SET expires_at = now() + %(lease)s * interval '1 second',
+    concurrency = b.concurrency, playing = b.playing
+FROM unnest(%(bots)s::text[], %(concurrency)s::int[], %(playing)s::int[])
+     AS b (bot, concurrency, playing)
+WHERE p.bot = b.bot AND p.node = %(node)s
+RETURNING p.bot;
+
+-- name: arrive
+INSERT INTO presence (bot, node, concurrency, playing, expires_at)
+VALUES (%(bot)s, %(node)s, %(concurrency)s, %(playing)s, now() + %(lease)s * interval '1 second')
+ON CONFLICT (bot) DO UPDATE SET node = excluded.node, concurrency = excluded.concurrency,
+    playing = excluded.playing, since = now(), expires_at = excluded.expires_at;
+
+-- name: depart
+DELETE FROM presence WHERE bot = %(bot)s AND node = %(node)s;
+
+-- name: drop_node
+WITH bots AS (DELETE FROM presence WHERE node = %(name)s)
+DELETE FROM nodes WHERE name = %(name)s;
+
+-- name: live_nodes
+SELECT name, address, bots, matches, relayed, started_at, renewed_at FROM nodes
+WHERE expires_at > now() ORDER BY name;
+
+-- name: presence
+-- Where bots are connected (all, or those named), on nodes whose lease holds.
+SELECT p.bot, p.node, n.address, p.concurrency, p.playing
+FROM presence p JOIN nodes n ON n.name = p.node
+WHERE p.expires_at > now() AND n.expires_at > now()
+  AND (%(bots)s::text[] IS NULL OR p.bot = ANY (%(bots)s::text[]))
+ORDER BY p.bot;

@@ -223,6 +223,28 @@ class SprtPairRow:
     llr: float
 
 
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    name: str
+    address: str
+    started_at: datetime
+    renewed_at: datetime
+    expires_at: datetime
+    bots: int
+    matches: int
+    relayed: int
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceRow:
+    bot: str
+    node: str
+    concurrency: int
+    playing: int
+    since: datetime
+    expires_at: datetime
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -241,5 +263,7 @@ TABLES: dict[str, type] = {
     "ladders": LadderRow,
     "sprt_tests": SprtRow,
     "sprt_pairs": SprtPairRow,
+    "nodes": NodeRow,
+    "presence": PresenceRow,
 }
 """Every table and the dataclass of its rows."""

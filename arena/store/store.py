@@ -29,6 +29,7 @@ from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.pools import pool_of
 from arena.store.ladders import Ladders
+from arena.store.nodes import Nodes
 from arena.store.rows import BotRow, MatchRow, RatingRow
 from arena.store.runs import Runs
 from arena.store.sprts import Sprts
@@ -79,11 +80,12 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts):
+class Store(Runs, Versions, Ladders, Sprts, Nodes):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
-    :class:`Ladders`, the ladders; from :class:`Sprts`, sequential tests)."""
+    :class:`Ladders`, the ladders; from :class:`Sprts`, sequential tests; from
+    :class:`Nodes`, the referee nodes and where bots are connected)."""
 
     # ---- bots -----------------------------------------------------------------------
 

@@ -6,6 +6,54 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ListNodesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListNodesResponse(_message.Message):
+    __slots__ = ("nodes", "answered_by")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_BY_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[Node]
+    answered_by: str
+    def __init__(self, nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., answered_by: _Optional[str] = ...) -> None: ...
+
+class Node(_message.Message):
+    __slots__ = ("name", "address", "bots", "matches", "started_at", "renewed_at", "relayed")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    RENEWED_AT_FIELD_NUMBER: _ClassVar[int]
+    RELAYED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    address: str
+    bots: int
+    matches: int
+    started_at: str
+    renewed_at: str
+    relayed: int
+    def __init__(self, name: _Optional[str] = ..., address: _Optional[str] = ..., bots: _Optional[int] = ..., matches: _Optional[int] = ..., started_at: _Optional[str] = ..., renewed_at: _Optional[str] = ..., relayed: _Optional[int] = ...) -> None: ...
+
+class OpenRelayRequest(_message.Message):
+    __slots__ = ("match_id", "bot", "referee", "token", "resume")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    REFEREE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    bot: str
+    referee: str
+    token: str
+    resume: bool
+    def __init__(self, match_id: _Optional[str] = ..., bot: _Optional[str] = ..., referee: _Optional[str] = ..., token: _Optional[str] = ..., resume: _Optional[bool] = ...) -> None: ...
+
+class OpenRelayResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class StartTestRequest(_message.Message):
     __slots__ = ("new_bot", "base_bot", "elo0", "elo1", "alpha", "beta", "max_games", "rules", "rated", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     NEW_BOT_FIELD_NUMBER: _ClassVar[int]

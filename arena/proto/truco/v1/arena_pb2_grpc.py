@@ -139,6 +139,16 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
                 _registered_method=True)
+        self.ListNodes = channel.unary_unary(
+                '/truco.v1.Arena/ListNodes',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListNodesRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListNodesResponse.FromString,
+                _registered_method=True)
+        self.OpenRelay = channel.unary_unary(
+                '/truco.v1.Arena/OpenRelay',
+                request_serializer=truco_dot_v1_dot_arena__pb2.OpenRelayRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.OpenRelayResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -303,6 +313,24 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNodes(self, request, context):
+        """The referee nodes whose lease holds (docs/cluster.md), and the one that answered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def OpenRelay(self, request, context):
+        """organizer (another node): carry the bot, connected here, to a seat of a match that
+        the node at `referee` plays. Waits for a free slot of the bot's concurrency (unless
+        resuming a seat it already holds), opens the seat there with `token`, and returns
+        once that node has greeted it; the relay lasts while the seat is open and the bot
+        connected here. FAILED_PRECONDITION when the bot is not connected to this node.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -410,6 +438,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetTest,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.SprtTest.SerializeToString,
+            ),
+            'ListNodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNodes,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListNodesRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListNodesResponse.SerializeToString,
+            ),
+            'OpenRelay': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenRelay,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.OpenRelayRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.OpenRelayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -979,6 +1017,60 @@ class Arena:
             '/truco.v1.Arena/GetTest',
             truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListNodes',
+            truco_dot_v1_dot_arena__pb2.ListNodesRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListNodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenRelay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/OpenRelay',
+            truco_dot_v1_dot_arena__pb2.OpenRelayRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.OpenRelayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,95 @@
+"""Referee nodes and where bots are connected, as leases in the store (migration 0013,
+docs/cluster.md). A node renews its own lease and its bots' every
+:data:`RENEW_S`; a lease not renewed within :data:`LEASE_S` has lapsed and is read as
+gone, so a node that dies takes its bots with it within that time, with nothing to clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from arena.store.base import Connected
+from arena.store.sql import QUERIES as Q
+
+LEASE_S = 10.0  # a node or a bot not renewed this long is gone
+RENEW_S = 2.0  # how often a node renews its leases
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A live node: where it is reached and its load at its last renewal."""
+
+    name: str
+    address: str
+    bots: int
+    matches: int
+    relayed: int  # seats it carried to matches other nodes played, since it started
+    started_at: datetime
+    renewed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a bot is connected, and its load there."""
+
+    bot: str
+    node: str
+    address: str
+    concurrency: int
+    playing: int
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A bot connected to this node, as its lease says."""
+
+    bot: str
+    concurrency: int
+    playing: int
+
+
+class Nodes(Connected):
+    def renew_node(
+        self, name: str, address: str, held: Sequence[Held], matches: int, relayed: int
+    ) -> set[str]:
+        """Renew the node's lease, with its load (``matches`` playing, seats ``relayed``
+        so far), and its bots'; the bots among ``held`` whose row is no longer the
+        node's (they connected to another node since)."""
+        params = {
+            "name": name, "node": name, "address": address, "lease": LEASE_S,
+            "bots": [h.bot for h in held], "concurrency": [h.concurrency for h in held],
+            "playing": [h.playing for h in held], "matches": matches, "relayed": relayed,
+        }  # fmt: skip
+        with self._transaction() as conn:
+            conn.execute(Q["renew_node"], {**params, "bots": len(held)})
+            kept = {r["bot"] for r in conn.execute(Q["renew_presence"], params)}
+        return {h.bot for h in held} - kept
+
+    def arrive(self, node: str, held: Held) -> None:
+        """The bot's session is on ``node`` from now (it takes the row of any other)."""
+        params = {"node": node, "bot": held.bot, "concurrency": held.concurrency}
+        with self._statement() as conn:
+            conn.execute(Q["arrive"], {**params, "playing": held.playing, "lease": LEASE_S})
+
+    def depart(self, node: str, bot: str) -> None:
+        """The bot's session on ``node`` ended (a row another node has taken stays)."""
+        with self._statement() as conn:
+            conn.execute(Q["depart"], {"node": node, "bot": bot})
+
+    def drop_node(self, name: str) -> None:
+        """The node stops: its lease and its bots' go at once."""
+        with self._transaction() as conn:
+            conn.execute(Q["drop_node"], {"name": name})
+
+    def live_nodes(self) -> list[Node]:
+        with self._statement() as conn:
+            return [Node(**r) for r in conn.execute(Q["live_nodes"])]
+
+    def presence(self, bots: Iterable[str] | None = None) -> dict[str, Where]:
+        """Where the bots (default: every bot) are connected, on live nodes."""
+        wanted = None if bots is None else list(bots)
+        with self._statement() as conn:
+            rows = conn.execute(Q["presence"], {"bots": wanted})
+            return {r["bot"]: Where(**r) for r in rows}
