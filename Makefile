@@ -52,13 +52,14 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; reads at 1k vs 1M matches; hosted bots' start, cold and warm
+bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm
 	$(PY) -m tests.bench.engine
 	$(PY) -m tests.bench.referee
 	$(PY) -m tests.bench.store
 	$(PY) -m tests.bench.workers
 	$(PY) -m tests.bench.ladder
 	$(PY) -m tests.bench.ladder --bot "house:mc --budget-ms 5" --matches 120 --rounds 3
+	$(PY) -m tests.bench.cluster
 	$(PY) -m tests.bench.reads
 	$(PY) -m tests.bench.hosting
 

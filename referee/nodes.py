@@ -86,10 +86,12 @@ class Node:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(0.0, renew_at - loop.time()))
             self._wake.clear()
+            due = loop.time() >= renew_at
+            if due:
+                renew_at = loop.time() + RENEW_S
             try:
                 await self._write()
-                if loop.time() >= renew_at:
-                    renew_at = loop.time() + RENEW_S
+                if due:
                     await self._renew()
             except ArenaError as e:
                 log.warning("node %s: could not write its leases: %s", self.name, e)

@@ -6,17 +6,20 @@ and the run finishes with nothing lost or counted twice."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.service import free_address, wait_serving
-from tests.arenaproc import Arena, audit
+from arena.service import ARENA, Organizer, free_address, wait_serving
+from tests.arenaproc import ADMIN, Arena, audit
 from tests.test_fairness import MEMORY, guesses, public_texts, records, right
 
 pytestmark = pytest.mark.faults
@@ -36,12 +39,12 @@ def cluster(arena_factory: Any, *names: str) -> tuple[Arena, dict[str, str]]:
     return arena, nodes
 
 
-def seat(arena: Arena, bot: str, house: str, *addresses: str) -> None:
+def seat(arena: Arena, bot: str, house: str, *addresses: str, concurrency: int = 4) -> None:
     """Register a house bot and start it, connecting to the first of ``addresses``."""
     arena.tokens[bot] = arena.organizer.bot_token(bot)
     arena.houses[bot] = house
     env = {"ARENA_ADDRESS": ",".join(addresses), "ARENA_TOKEN": arena.tokens[bot]}
-    arena.processes.start(bot, "bot", "run", house, "--concurrency", "4", env=env)
+    arena.processes.start(bot, "bot", "run", house, "--concurrency", str(concurrency), env=env)
 
 
 def wait_for(arena: Arena, what: str, ready: Any) -> Any:
@@ -100,6 +103,39 @@ def test_a_tournament_across_three_nodes_is_recorded_exactly_once(
     assert not [f for f in faults if any(f.values())], faults
     # the relays' count reaches the leases at the nodes' next renewal
     wait_for(arena, "relays counted", lambda n, b: sum(x.relayed for x in n) >= len(across))
+    shown = subprocess.run(
+        [*ARENA, "nodes"], env=arena.env, capture_output=True, text=True, check=True
+    ).stdout
+    assert all(name in shown for name in nodes), shown
+
+
+def test_matches_in_a_ring_across_nodes_never_wait_for_each_other(arena_factory: Any) -> None:
+    # x, y and z take one match at a time, each on its own node, and three matches ask for
+    # them in a ring, each on a node of its own: were each to seat its own node's bot
+    # first and then wait for the other's, every one would hold what the next one waits for
+    arena, nodes = cluster(arena_factory, "n2", "n3")
+    home = {"x": "n1", "y": "n2", "z": "n3"}
+    for bot, node in home.items():
+        seat(arena, bot, "house:random", nodes[node], concurrency=1)
+    wait_for(arena, "all connected", lambda n, b: sum(x.connected for x in b) == len(home))
+    ring = [("n1", ["x", "y"]), ("n2", ["y", "z"]), ("n3", ["z", "x"])]
+    callers = [Organizer(nodes[node], ADMIN) for node, _ in ring]
+    try:
+        with ThreadPoolExecutor(len(ring)) as pool:
+            asks = [
+                api.RunMatchRequest(match_id=f"ring-{k}", seats=s, seed=k)
+                for k, (_, s) in enumerate(ring)
+            ]
+            calls = [
+                pool.submit(organizer.call, "RunMatch", ask, 120.0)
+                for organizer, ask in zip(callers, asks, strict=True)
+            ]
+            played = [json.loads(c.result().record_json) for c in calls]
+    finally:
+        for organizer in callers:
+            organizer.close()
+    assert [r["seats"] for r in played] == [seats for _, seats in ring]
+    assert not [f for r in played for f in r["faults"].values() if any(f.values())]
 
 
 def test_a_bot_seated_through_a_relay_sees_only_its_own_seat(

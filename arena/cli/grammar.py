@@ -334,6 +334,10 @@ def _processes(sub: Commands) -> None:
     )
     p.set_defaults(run=servers.cmd_serve)
 
+    p = sub.add_parser("nodes", help="the live referee nodes and their load (docs/cluster.md)")
+    p.add_argument("--json", action="store_true", help="print them as JSON")
+    p.set_defaults(run=reader.cmd_nodes)
+
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
     p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")

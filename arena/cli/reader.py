@@ -1,6 +1,6 @@
 """The commands that read the arena (anyone may): ``matches``, ``match show``, ``bot
-list``, ``ratings``, ``tournament show|watch|list``, and how each prints what the Arena API
-answers. The demo prints through the same presenters."""
+list``, ``ratings``, ``nodes``, ``tournament show|watch|list``, and how each prints what
+the Arena API answers. The demo prints through the same presenters."""
 
 from __future__ import annotations
 
@@ -68,6 +68,25 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
     for bot in Arena.from_env().call("ListBots", api.ListBotsRequest()).bots:
         state = ("" if bot.active else " (inactive)") + (" connected" if bot.connected else "")
         print(f"{bot.name}{state}  owner={bot.owner or '-'}  since {bot.created_at[:10]}")
+    return 0
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    """The live referee nodes (docs/cluster.md), the one that answered marked."""
+    from rich.table import Table
+
+    reply = Arena.from_env().call("ListNodes", api.ListNodesRequest())
+    if args.json:
+        from google.protobuf import json_format
+
+        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        return 0
+    table = Table("node", "address", "bots", "matches", "relayed", "since", "", box=None)
+    for n in reply.nodes:
+        here = "answered" if n.name == reply.answered_by else ""
+        row = (n.name, n.address, str(n.bots), str(n.matches), str(n.relayed), n.started_at[:19])
+        table.add_row(*row, here)
+    console().print(table if reply.nodes else "no live referee node")
     return 0
 
 

@@ -63,8 +63,8 @@ class Nodes(Connected):
             "playing": [h.playing for h in held], "matches": matches, "relayed": relayed,
         }  # fmt: skip
         with self._transaction() as conn:
-            conn.execute(Q["renew_node"], {**params, "bots": len(held)})
             kept = {r["bot"] for r in conn.execute(Q["renew_presence"], params)}
+            conn.execute(Q["renew_node"], {**params, "bots": len(kept)})
         return {h.bot for h in held} - kept
 
     def arrive(self, node: str, held: Held) -> None:
