@@ -33,7 +33,6 @@ from arena.tournament import seatings
 from referee import messages
 from referee.callers import Dispatch, translating
 from referee.hub import Hub
-from referee.nodes import Node
 from referee.organizing import Organizing
 from referee.runner import MatchRunner
 
@@ -59,7 +58,6 @@ class ArenaServicer(Organizing):
         dispatch: Dispatch | None = None,
     ) -> None:
         super().__init__(store, admin_token, hub, dispatch)
-        self.node: Node | None = None  # this referee as a node of several (create_server's)
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
@@ -122,17 +120,6 @@ class ArenaServicer(Organizing):
         rows = await asyncio.to_thread(self.store.bots)
         seen = await self._presence()
         return api.ListBotsResponse(bots=[messages.bot_message(r, seen.get(r.name)) for r in rows])
-
-    async def _presence(self) -> dict[str, tuple[int, int]]:
-        """Who is connected, with their concurrency and matches: to the other nodes as
-        their leases say, to this one as it knows now."""
-        seen = {}
-        if self.node is not None:
-            found = await asyncio.to_thread(self.store.presence)
-            seen = {b: (w.concurrency, w.playing) for b, w in found.items()}
-        if self.hub is not None:
-            seen.update(self.hub.bots_here())
-        return seen
 
     async def ListNodes(self, request: Any, context: Any) -> api.ListNodesResponse:
         nodes = await asyncio.to_thread(self.store.live_nodes)

@@ -18,6 +18,7 @@ from arena.guard import FailedTokens, peer_address
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.store.store import Store
 from referee.hub import Hub
+from referee.nodes import Node
 from referee.server import bearer
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class Callers(arena_pb2_grpc.ArenaServicer):
     ) -> None:
         self.store = store
         self.hub = hub  # set by create_server: the referee that RunMatch plays on
+        self.node: Node | None = None  # create_server's too: this referee as a node of several
         self.dispatch = dispatch
         self._admin = admin_token.encode()
         self.admin_token = admin_token
@@ -115,6 +117,18 @@ class Callers(arena_pb2_grpc.ArenaServicer):
         await self.failed.hold(address)
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, "not the organizer's token")
         return False  # abort raises; this is for the type checker
+
+    async def _presence(self, bots: list[str] | None = None) -> dict[str, tuple[int, int]]:
+        """Who is connected (among ``bots``; default: anyone), with their concurrency and
+        matches: to the other nodes as their leases say, to this one as it knows now."""
+        seen = {}
+        if self.node is not None:
+            found = await asyncio.to_thread(self.store.presence, bots)
+            seen = {b: (w.concurrency, w.playing) for b, w in found.items()}
+        if self.hub is not None:
+            here = self.hub.bots_here()
+            seen.update(here if bots is None else {b: here[b] for b in bots if b in here})
+        return seen
 
     async def _organizer(self, context: Any) -> None:
         if not await self._is_organizer(context):

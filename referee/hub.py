@@ -170,18 +170,13 @@ class Hub:
     def connected(self, to: str) -> bool:
         return to in self.sessions
 
-    def presence(self, bot: str) -> tuple[int, int] | None:
-        """A connected bot's concurrency and the matches it is seated in now."""
-        session = self.sessions.get(bot)
-        return None if session is None else (session.concurrency, self._busy[bot])
-
     def busy(self, bot: str) -> int:
         """The matches ``bot`` is seated in here (relayed ones included)."""
         return self._busy[bot]
 
     def bots_here(self) -> dict[str, tuple[int, int]]:
         """The bots connected here (hosted processes and relayed seats aside), each with
-        :meth:`presence`."""
+        its concurrency and the matches it is seated in now."""
         return {
             s.bot: (s.concurrency, self._busy[s.bot]) for s in self.sessions.values() if not s.match
         }

@@ -102,7 +102,7 @@ class Node:
             if session is None:
                 await asyncio.to_thread(self.store.depart, self.name, bot)
             else:
-                held = Held(bot, session.concurrency, (self.hub.presence(bot) or (0, 0))[1])
+                held = Held(bot, session.concurrency, self.hub.busy(bot))
                 await asyncio.to_thread(self.store.arrive, self.name, held)
             if self._changed.get(bot, ...) is session:  # not changed again meanwhile
                 del self._changed[bot]

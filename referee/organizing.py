@@ -87,8 +87,8 @@ class Organizing(Callers):
         await self._owner(context, request.bot)
         row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
         log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
-        hub = self.hub
-        return messages.bot_message(row, hub.presence(row.name) if hub else None)
+        seen = await self._presence([row.name])
+        return messages.bot_message(row, seen.get(row.name))
 
     async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
         await self._organizer(context)
