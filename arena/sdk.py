@@ -152,20 +152,20 @@ def run(
         try:
             if _session(bot, address, secure, token, stats, max_matches, concurrency, welcomed_at):
                 return stats
-            why, level = "the referee ended the stream", logging.INFO
+            why, level = "ended by the referee", logging.INFO
         except grpc.RpcError as e:
             code = e.code()
             if code in FATAL:
                 raise BotError(f"the referee refused {bot.name}: {e.details()}") from None
             if not reconnect:
                 raise
-            why, level = f"connection lost ({code.name})", logging.WARNING
+            why, level = f"lost ({code.name})", logging.WARNING
         wait_s = rotation.ended(time.monotonic() - welcomed_at[0] if welcomed_at else None)
         then = "retrying" if rotation.address == address else f"moving to {rotation.address}"
         if rotation.address != address:  # which node the bot moves to is worth a warning
             level = logging.WARNING
         later = f" in {wait_s:.1f} s" if wait_s else ""
-        log.log(level, "%s: %s; %s%s", address, why, then, later)
+        log.log(level, "connection to %s %s; %s%s", address, why, then, later)
         time.sleep(wait_s)
 
 
