@@ -172,10 +172,10 @@ def _bots(sub: Commands) -> None:
         "--address",
         action="append",
         metavar="ADDRESS",
-        help="the referee, HOST:PORT (default $ARENA_ADDRESS, which takes the same forms); several "
-        "nodes: repeat the option or separate addresses with commas. Any gRPC target "
-        "works: dns:///NAME:PORT (every address of the name), ipv4:A:PORT,B:PORT (one "
-        "target, commas and all)",
+        help="the referee, HOST:PORT (default $ARENA_ADDRESS, which takes the same "
+        "forms); several nodes: repeat the option or separate addresses with commas. Any "
+        "gRPC target works: dns:///NAME:PORT (every address of the name), "
+        "ipv4:A:PORT,B:PORT (one target, commas and all)",
     )
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
     p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
