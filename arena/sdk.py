@@ -61,6 +61,17 @@ FATAL = {
 }
 
 
+# The bot pings its referee, so that a node that hangs, or a machine that vanishes
+# without closing its connections, is noticed (UNAVAILABLE) within 15 s and the bot moves
+# on; the referee accepts pings as often as once a second (docs/protocol.md section 2).
+KEEPALIVE = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.http2.ping_timeout_ms", 5_000),  # else gRPC core waits 60 s for any ping's ack
+    ("grpc.http2.max_pings_without_data", 0),  # an idle bot (no match) pings on
+)
+
+
 class BotError(RuntimeError):
     """The referee refused the bot for good (bad token, wrong version, taken over)."""
 
@@ -200,7 +211,7 @@ def _session(
             yield message
 
     views: dict[tuple[str, int], View] = {}
-    with open_channel(address, *secure) as channel:
+    with open_channel(address, *secure, options=KEEPALIVE) as channel:
         stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
         try:
             for message in stream:

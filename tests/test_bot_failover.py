@@ -1,13 +1,18 @@
 """An arena of two referees, two `arena serve` processes on one PostgreSQL database: a
 bot given both addresses connects to the first, and when that node is killed (SIGKILL,
-as a crash) it moves to the other at once and plays its matches there. The reading of
-the addresses and the order of the rotation are tests/test_sdk_addresses.py's."""
+as a crash) or hangs (SIGSTOP: its connections stay open, nothing answers; the SDK's
+keepalive pings find out) it moves to the other and plays its matches there. The
+reading of the addresses and the order of the rotation are tests/test_sdk_addresses.py's."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from pathlib import Path
+
+import pytest
 
 from arena.proto.truco.v1 import arena_pb2 as api
 from tests.arenaproc import Arena, arenas
@@ -26,7 +31,10 @@ def wait_for_line(log: Path, text: str, timeout_s: float = 60.0) -> str:
         time.sleep(0.05)  # polling the bot's log: it has no other way to tell us
 
 
-def test_a_bot_moves_to_another_node_when_its_own_is_killed(database: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("fault", ["killed", "hung"])
+def test_a_bot_moves_to_another_node_when_its_own_goes_away(
+    fault: str, database: str, tmp_path: Path
+) -> None:
     with arenas(database, tmp_path / "a") as make_a, arenas(database, tmp_path / "b") as make_b:
         first: Arena = make_a(None)  # two homes: two nodes, each with its own logs
         second: Arena = make_b(None)
@@ -42,7 +50,10 @@ def test_a_bot_moves_to_another_node_when_its_own_is_killed(database: str, tmp_p
         first.organizer.wait_connected(["ana"])
         second.organizer.wait_connected(["bia"])
 
-        first.processes.kill("serve")
+        if fault == "killed":
+            first.processes.kill("serve")
+        else:
+            os.killpg(first.processes.running["serve"].pid, signal.SIGSTOP)
         second.organizer.wait_connected(["ana"])
         log = first.processes.logs / "ana.log"
         moved = wait_for_line(log, f"moving to {second.address}")
@@ -54,3 +65,5 @@ def test_a_bot_moves_to_another_node_when_its_own_is_killed(database: str, tmp_p
         record = json.loads(reply.record_json)
         assert record["faults"] == {"ana": CLEAN, "bia": CLEAN}
         assert record["seats"] == ["ana", "bia"] and record["result"]["winner"] in (0, 1)
+        if fault == "hung":
+            first.processes.kill("serve")  # SIGKILL ends a stopped process too
