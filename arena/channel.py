@@ -4,17 +4,48 @@ Bots and the CLI reach the arena over the internet, so tokens must not travel in
 With a CA file (``ARENA_CA_FILE``, ``--ca-file``) the channel uses TLS and trusts that
 CA only (a self-signed referee, say); with ``ARENA_TLS=1`` (``--tls``) and no CA file, TLS
 with the system's roots; with neither, plaintext (loopback, local matches, tests).
+
+An arena may run as several referees (``arena serve`` nodes on one database): a bot is
+given their addresses as a list, :func:`addresses` reads it, and it dials one at a time.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
 
 TRUE = {"1", "true", "yes", "on"}
+
+# gRPC's own target schemes whose path is a list of addresses, separated by commas
+LIST_SCHEMES = ("ipv4:", "ipv6:", "unix:", "unix-abstract:")
+
+
+def addresses(value: str | Iterable[str]) -> list[str]:
+    """The referees to dial, in order: ``value`` is addresses separated by commas
+    (``a:50051,b:50051``), or several such strings. Each address is any gRPC target
+    (``host:port``, ``dns:///name:port``, ``unix:PATH``...) and is passed on unchanged,
+    but for the spaces around it. A target of one of gRPC's list schemes (``ipv4:``,
+    ``ipv6:``, ``unix:``, ``unix-abstract:``) lists addresses of its own after commas:
+    it takes the rest of its string, commas and all (``ipv4:10.0.0.1:50051,10.0.0.2:50051``
+    is one target, whose addresses gRPC tries in turn)."""
+    found = []
+    for item in [value] if isinstance(value, str) else value:
+        rest = item
+        while rest:
+            head, comma, rest = rest.partition(",")
+            if head.strip().lower().startswith(LIST_SCHEMES):
+                head, rest = _joined(head + comma + rest), ""
+            if head.strip():
+                found.append(head.strip())
+    return found
+
+
+def _joined(target: str) -> str:
+    """A list scheme's target with no spaces or empty items between its commas."""
+    return ",".join(part for part in (p.strip() for p in target.split(",")) if part)
 
 
 def tls_from_env(env: Mapping[str, str] = os.environ) -> tuple[str | None, bool]:

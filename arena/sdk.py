@@ -18,12 +18,17 @@ Over the internet the referee speaks TLS: set ``ARENA_CA_FILE`` to its CA certif
 
 ``run`` opens one stream to the referee, answers every decision request of every match
 the bot is seated in, and reconnects with backoff when the connection drops (the
-referee holds the bot's seats meanwhile). ``view`` is an :class:`arena.engine.View`:
-cards and actions are engine types. A bot may set ``version`` and ``concurrency`` (the
-most matches it plays at once) as attributes, and may define ``on_hand_end(match_id,
-hand)`` (a :class:`arena.engine.view.SeenHand`, after every hand of its matches) and
-``on_match_end(match_id, ended)`` (the ``MatchEnded`` message). Every view also carries
-the latest finished hand as ``view.last_hand``.
+referee holds the bot's seats meanwhile). An arena of several referees (``arena serve``
+nodes on one database) is given as a list, ``ARENA_ADDRESS=a:50051,b:50051``: the bot
+dials them in turn, moves to the next one at once when its own goes away, and waits
+only once every one of them has failed (:class:`Rotation`).
+
+``view`` is an :class:`arena.engine.View`: cards and actions are engine types. A bot may
+set ``version`` and ``concurrency`` (the most matches it plays at once) as attributes,
+and may define ``on_hand_end(match_id, hand)`` (a :class:`arena.engine.view.SeenHand`,
+after every hand of its matches) and ``on_match_end(match_id, ended)`` (the
+``MatchEnded`` message). Every view also carries the latest finished hand as
+``view.last_hand``.
 """
 
 from __future__ import annotations
@@ -32,13 +37,13 @@ import logging
 import os
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
 
 from arena.bots.base import Bot
-from arena.channel import open_channel, tls_from_env
+from arena.channel import addresses, open_channel, tls_from_env
 from arena.engine import Action, View
 from arena.hosted.tokens import PREFIX as MATCH_TOKEN
 from arena.proto.truco.v1 import bot_pb2 as pb
@@ -56,6 +61,17 @@ FATAL = {
 }
 
 
+# The bot pings its referee, so that a node that hangs, or a machine that vanishes
+# without closing its connections, is noticed (UNAVAILABLE) within 15 s and the bot moves
+# on; the referee accepts pings as often as once a second (docs/protocol.md section 2).
+KEEPALIVE = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.http2.ping_timeout_ms", 5_000),  # else gRPC core waits 60 s for any ping's ack
+    ("grpc.http2.max_pings_without_data", 0),  # an idle bot (no match) pings on
+)
+
+
 class BotError(RuntimeError):
     """The referee refused the bot for good (bad token, wrong version, taken over)."""
 
@@ -66,13 +82,56 @@ class Stats:
 
     matches: int = 0
     decisions: int = 0
+    nodes: list[str] = field(default_factory=list)  # the address of every Welcome, in order
     rejected: list[str] = field(default_factory=list)
     results: list[pb.MatchEnded] = field(default_factory=list)
 
 
+@dataclass
+class Rotation:
+    """Which of the referees' addresses to dial next, and how long to wait first: each
+    in turn, round-robin; the backoff (``first_backoff_s`` doubling up to
+    ``max_backoff_s``) only after a whole round of them has failed, so that a bot whose
+    referee went away moves to a live one at once. With one address, every failure is
+    a whole round: the backoff before each retry, as ever."""
+
+    addresses: tuple[str, ...]
+    first_backoff_s: float = 0.1
+    max_backoff_s: float = 5.0
+    steady_s: float = 5.0  # a session welcomed this long was a success: the count restarts
+    index: int = 0
+    failed: int = 0  # sessions ended in a row, since the last steady one
+    backoff_s: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not self.addresses:
+            raise ValueError("no address to dial")
+        self.backoff_s = self.first_backoff_s
+
+    @property
+    def address(self) -> str:
+        return self.addresses[self.index]
+
+    def ended(self, welcomed_for_s: float | None) -> float:
+        """The session on :attr:`address` ended, ``welcomed_for_s`` after its Welcome
+        (None: never welcomed); move on to the next address and return the seconds to
+        wait before dialing it. A session that lasted ``steady_s`` starts the count
+        afresh; shorter ones count as failures, so that referees that welcome a bot and
+        drop it at once are not dialed in a busy loop."""
+        if welcomed_for_s is not None and welcomed_for_s >= self.steady_s:
+            self.failed, self.backoff_s = 0, self.first_backoff_s
+        self.failed += 1
+        self.index = (self.index + 1) % len(self.addresses)
+        if self.failed % len(self.addresses):
+            return 0.0
+        wait_s = self.backoff_s
+        self.backoff_s = min(self.backoff_s * 2, self.max_backoff_s)
+        return wait_s
+
+
 def run(
     bot: Bot,
-    address: str | None = None,
+    address: str | Sequence[str] | None = None,
     token: str | None = None,
     *,
     reconnect: bool = True,
@@ -81,34 +140,44 @@ def run(
     ca_file: str | None = None,
     tls: bool | None = None,
 ) -> Stats:
-    """Play until stopped (or until ``max_matches`` have ended). ``concurrency``, when
-    given, overrides the bot's own. ``ca_file`` (default ``$ARENA_CA_FILE``) or ``tls``
-    (default ``$ARENA_TLS``) connect over TLS. Raises BotError when the referee refuses
-    the bot, and ValueError when no address or token is given."""
-    address = address or os.environ.get("ARENA_ADDRESS", "")
+    """Play until stopped (or until ``max_matches`` have ended). ``address`` (default
+    ``$ARENA_ADDRESS``) is one referee or several, separated by commas or as a list
+    (:func:`arena.channel.addresses` reads it; :class:`Rotation` goes through them).
+    ``concurrency``, when given, overrides the bot's own. ``ca_file`` (default
+    ``$ARENA_CA_FILE``) or ``tls`` (default ``$ARENA_TLS``) connect over TLS. Raises
+    BotError when the referee refuses the bot (no other referee of the arena would
+    take it either), and ValueError when no address or token is given."""
+    targets = addresses(address or os.environ.get("ARENA_ADDRESS", ""))
     token = token or os.environ.get("ARENA_TOKEN", "")
-    if not address or not token:
+    if not targets or not token:
         raise ValueError("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
     if token.startswith(MATCH_TOKEN) and max_matches is None:
         max_matches = 1  # a hosted process: its token seats it in one match, then it is done
     env_ca_file, env_tls = tls_from_env()
     secure = (ca_file or env_ca_file, env_tls if tls is None else tls)
     stats = Stats()
-    backoff = 0.1
+    rotation = Rotation(tuple(targets))
     while True:
+        address = rotation.address
+        welcomed_at: list[float] = []  # when the referee welcomed the bot, if it did
         try:
-            if _session(bot, address, secure, token, stats, max_matches, concurrency):
+            if _session(bot, address, secure, token, stats, max_matches, concurrency, welcomed_at):
                 return stats
-            backoff = 0.1
+            why, level = "ended by the referee", logging.INFO
         except grpc.RpcError as e:
             code = e.code()
             if code in FATAL:
                 raise BotError(f"the referee refused {bot.name}: {e.details()}") from None
             if not reconnect:
                 raise
-            log.warning("connection to %s lost (%s); retrying in %.1f s", address, code, backoff)
-        time.sleep(backoff)
-        backoff = min(backoff * 2, 5.0)
+            why, level = f"lost ({code.name})", logging.WARNING
+        wait_s = rotation.ended(time.monotonic() - welcomed_at[0] if welcomed_at else None)
+        then = "retrying" if rotation.address == address else f"moving to {rotation.address}"
+        if rotation.address != address:  # which node the bot moves to is worth a warning
+            level = logging.WARNING
+        later = f" in {wait_s:.1f} s" if wait_s else ""
+        log.log(level, "connection to %s %s; %s%s", address, why, then, later)
+        time.sleep(wait_s)
 
 
 def _session(
@@ -119,8 +188,10 @@ def _session(
     stats: Stats,
     max_matches: int | None,
     concurrency: int | None,
+    welcomed_at: list[float],
 ) -> bool:
-    """One stream. True when done (max_matches reached), False when the stream ended."""
+    """One stream. True when done (max_matches reached), False when the stream ended.
+    The time of the referee's Welcome goes to ``welcomed_at``."""
     outbox: queue.SimpleQueue[pb.BotMessage | None] = queue.SimpleQueue()
     outbox.put(
         pb.BotMessage(
@@ -140,12 +211,15 @@ def _session(
             yield message
 
     views: dict[tuple[str, int], View] = {}
-    with open_channel(address, *secure) as channel:
+    with open_channel(address, *secure, options=KEEPALIVE) as channel:
         stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
         try:
             for message in stream:
                 kind = message.WhichOneof("kind")
-                if kind == "decision":
+                if kind == "welcome":
+                    welcomed_at.append(time.monotonic())
+                    _welcomed(address, message.welcome, stats)
+                elif kind == "decision":
                     request = message.decision
                     seen = view_from_pb(request.view)
                     views[(request.match_id, request.request_id)] = seen
@@ -174,6 +248,13 @@ def _session(
             outbox.put(None)
             stream.cancel()
     return False
+
+
+def _welcomed(address: str, welcome: pb.Welcome, stats: Stats) -> None:
+    again = bool(stats.nodes)  # a reconnection, maybe to another node: worth a warning
+    stats.nodes.append(address)
+    level = logging.WARNING if again else logging.INFO
+    log.log(level, "%s to %s as %s", "reconnected" if again else "connected", address, welcome.bot)
 
 
 def _hook(bot: Bot, name: str, *args: object) -> None:

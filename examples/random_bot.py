@@ -2,7 +2,8 @@
 
 Run it against a local referee with
     arena match --bot "python examples/random_bot.py" --bot house:heuristic
-or point it at any arena with ARENA_ADDRESS and ARENA_TOKEN set.
+or point it at any arena with ARENA_ADDRESS and ARENA_TOKEN set (ARENA_ADDRESS may list
+the nodes of an arena of several referees, separated by commas).
 """
 
 import random

@@ -159,9 +159,24 @@ def _bots(sub: Commands) -> None:
     p.set_defaults(run=organizer.cmd_bot_register)
     p = actions.add_parser("list", help="the registered bots")
     p.set_defaults(run=reader.cmd_bot_list)
-    p = actions.add_parser("run", help="run a house bot, connecting to $ARENA_ADDRESS")
+    p = actions.add_parser(
+        "run",
+        help="run a house bot, connecting to $ARENA_ADDRESS",
+        description="Run a house bot against a referee until stopped. An arena of several "
+        "referees (arena serve nodes on one database): give each node's address, and the "
+        "bot connects to the first that answers and moves to the next when its own goes "
+        "away (docs/protocol.md section 2).",
+    )
     p.add_argument("name", help="house:random, house:heuristic or house:mc")
-    p.add_argument("--address", help="the referee (default $ARENA_ADDRESS)")
+    p.add_argument(
+        "--address",
+        action="append",
+        metavar="ADDRESS",
+        help="the referee, HOST:PORT (default $ARENA_ADDRESS, which takes the same "
+        "forms); several nodes: repeat the option or separate addresses with commas. Any "
+        "gRPC target works: dns:///NAME:PORT (every address of the name), "
+        "ipv4:A:PORT,B:PORT (one target, commas and all)",
+    )
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
     p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
     p.add_argument(
