@@ -10,7 +10,9 @@ RunMatch on the node placement picks, and counts the decisions in their records:
 - **one node**: ``--lanes`` matches at once, all on n1, between p0-p1 and p2-p3;
 - **two nodes**: as many, half p0-p1 on n1 and half q2-q3 on n2;
 - **relay**: one match at a time, p0-p1 on n1 against p0-q2 on n1 (q2's seat carried
-  from n2): the time a decision takes, and what the relay adds to it.
+  from n2): the time a decision takes, and what the relay adds to it;
+- **leases**: what one node's renewal of its bots' leases costs the database, with
+  ``--leases`` bots connected to it (1,250: 10,000 bots over 8 nodes).
 
 Each round measures the two sides of a comparison back to back; the figures are the
 medians of the rounds, with their spread. The bots and the bench share the machine with
@@ -38,6 +40,9 @@ from arena.clock import TimeControl
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.service import Organizer, Processes, free_address, wait_serving
+from arena.store.migrate import migrate
+from arena.store.nodes import Held
+from arena.store.store import Store
 from tests.bench.workers import arena_env, cpu_s, scratch_database
 
 CLOCK = TimeControl(decision_ms=10_000, time_bank_ms=0, reconnect_grace_ms=60_000)
@@ -178,18 +183,42 @@ async def bench(nodes: Nodes, seconds: float, rounds: int, lanes: int) -> None:
         await channel.close()
 
 
+def leases(database: str, bots: int, rounds: int) -> None:
+    """What a node's renewal costs the database with ``bots`` connected to it."""
+    store = Store(database, max_size=1)
+    try:
+        held = [Held(f"bot-{k}", 4, k % 3) for k in range(bots)]
+        store.renew_node("bench", "here:1", [], 0, 0)
+        for h in held:
+            store.arrive("bench", h)
+        took = []
+        for _ in range(rounds):
+            began = time.perf_counter()
+            lost = store.renew_node("bench", "here:1", held, 0, 0)
+            took.append(time.perf_counter() - began)
+            assert not lost
+        per_row = [1e6 * t / bots for t in took]
+        print(f"a node's renewal with {bots} bots connected (median, range of {rounds})")
+        print(f"  one transaction:       {spread([1e3 * t for t in took], '{:.1f}')} ms")
+        print(f"  per bot's lease:       {spread(per_row, '{:.1f}')} us")
+    finally:
+        store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=5, help="paired rounds")
     parser.add_argument("--lanes", type=int, default=16, help="matches at once")
+    parser.add_argument("--leases", type=int, default=1250, help="bots a node renews")
     args = parser.parse_args()
     began = time.monotonic()
-    with (
-        tempfile.TemporaryDirectory(prefix="arena-bench-") as folder,
-        two_nodes(Path(folder)) as nodes,
-    ):
-        asyncio.run(bench(nodes, args.seconds, args.rounds, args.lanes))
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        with two_nodes(Path(folder)) as nodes:
+            asyncio.run(bench(nodes, args.seconds, args.rounds, args.lanes))
+        with scratch_database(Path(folder)) as database:
+            migrate(database)
+            leases(database, args.leases, args.rounds)
     print(f"({time.monotonic() - began:.0f} s)", file=sys.stderr)
 
 
