@@ -41,6 +41,7 @@ from arena.hosted.tokens import bot_of, is_version
 from arena.placement import place
 from arena.schedule import due_firing
 from arena.settings import Settings
+from arena.store.nodes import Node
 from arena.store.store import Store
 from workers.app import app
 
@@ -50,7 +51,7 @@ STALL_S = 120  # a run with matches to play and no progress this long gets them 
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
 CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot
-PRESENCE_S = 1.0  # how long a worker's view of who is connected serves the ladder
+NODES_S = 1.0  # how long a worker's view of the live nodes serves it
 
 
 T = TypeVar("T")
@@ -124,38 +125,37 @@ def home_node() -> str | None:
     return _home[0]
 
 
-_seen: dict[str, tuple[float, Any]] = {}
-_seen_lock = threading.Lock()
+_nodes: list[tuple[float, list[Node]]] = []
+_nodes_lock = threading.Lock()
 
 
-def recent(what: str, read: Callable[[], T]) -> T:
-    """``read()``, asked at most every PRESENCE_S by a worker (a ladder match ends many
-    times a second on a busy ladder, and a bot's comings and goings, or a node's, matter
-    within seconds)."""
-    with _seen_lock:
-        seen = _seen.get(what)
-        if seen is not None and time.monotonic() - seen[0] < PRESENCE_S:
-            return seen[1]  # type: ignore[no-any-return]
-    value = read()
-    with _seen_lock:
-        _seen[what] = (time.monotonic(), value)
-    return value
+def live_nodes() -> list[Node]:
+    """The live referee nodes, read at most every NODES_S by a worker (matches start many
+    times a second; a node's coming or going matters within seconds)."""
+    with _nodes_lock:
+        if _nodes and time.monotonic() - _nodes[0][0] < NODES_S:
+            return _nodes[0][1]
+    nodes = store().live_nodes()
+    with _nodes_lock:
+        _nodes[:] = [(time.monotonic(), nodes)]
+    return nodes
 
 
 def presence() -> dict[str, tuple[int, int]]:
-    """The bots connected to any node: each one's concurrency and the matches it is in."""
-    found = recent("presence", store().presence)
+    """The bots connected to any node: each one's concurrency and the matches it is in.
+    Read afresh for every look of the ladder (one indexed read): a look must see who is
+    connected as it begins, and a worker's copy would hold bots that left."""
+    found = store().presence()
     return {bot: (w.concurrency, w.playing) for bot, w in found.items()}
 
 
 def referee_for(seats: list[str]) -> RefereeClient:
     """The node to play a match with these seats on (arena/placement.py); the worker's
     own referee when no node's lease holds (a referee of an older version)."""
-    nodes = recent("nodes", store().live_nodes)
-    found = recent("presence", store().presence)
-    where = {b: found[b].node for b in seats if b in found}
+    found = store().presence(seats)
+    where = {b: w.node for b, w in found.items()}
     home = home_node()
-    node = place(nodes, where, home, any(map(is_version, seats)))
+    node = place(live_nodes(), where, home, any(map(is_version, seats)))
     if node is None or node.name == home:
         return referee()
     return referee_at(node.address)
