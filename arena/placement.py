@@ -17,12 +17,11 @@ def place(
     """The live node (among ``nodes``) to play on, given the node each connected bot of
     the match is on (``where``: bot to node name) and the worker's own node (``home``,
     None when not known). Ties go to the home node, then to the least busy one, then by
-    name; None when no node is live (the caller asks its own referee)."""
+    name; None when no node is live, or the match has hosted seats and the home node is
+    not (the caller asks its own referee, and tries again while it is away)."""
     live = {n.name: n for n in nodes}
-    if not live:
-        return None
-    if hosted and home in live:
-        return live[home]
+    if hosted or not live:  # its processes reach the worker's own node, live or not
+        return live.get(home) if home is not None else None
     held = Counter(node for node in where.values() if node in live)
     return min(
         live.values(),
