@@ -33,13 +33,13 @@ class Action:
 
     @staticmethod
     def play(card: Card, covered: bool = False) -> Action:
-        return (_COVER if covered else _PLAY)[card.index]
+        return (COVERED_PLAYS if covered else PLAYS)[card.index]
 
     @staticmethod
     def play_slot(slot: int) -> Action:
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= 2:
             raise MalformedAction(f"a slot is 0, 1 or 2, not {quoted(slot)}")
-        return _SLOTS[slot]
+        return SLOT_PLAYS[slot]
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
@@ -124,9 +124,10 @@ def _type(word: Any) -> ActionType:
         ) from None
 
 
-_PLAY = tuple(Action(ActionType.PLAY, c) for c in ALL_CARDS)
-_COVER = tuple(Action(ActionType.PLAY, c, covered=True) for c in ALL_CARDS)
-_SLOTS = tuple(Action(ActionType.PLAY, slot=i) for i in range(3))
+PLAYS = tuple(Action(ActionType.PLAY, c) for c in ALL_CARDS)
+"""The shared ``play CARD`` actions, by ``card.index`` (what ``Action.play`` returns)."""
+COVERED_PLAYS = tuple(Action(ActionType.PLAY, c, covered=True) for c in ALL_CARDS)
+SLOT_PLAYS = tuple(Action(ActionType.PLAY, slot=i) for i in range(3))
 RAISE = Action(ActionType.RAISE)
 ACCEPT = Action(ActionType.ACCEPT)
 FOLD = Action(ActionType.FOLD)
