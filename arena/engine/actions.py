@@ -36,7 +36,7 @@ class Action:
         return (COVERED_PLAYS if covered else PLAYS)[card.index]
 
     @staticmethod
-    def play_slot(slot: int) -> Action:
+    def play_slot(slot: object) -> Action:  # a record's untyped value: checked here
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= 2:
             raise MalformedAction(f"a slot is 0, 1 or 2, not {quoted(slot)}")
         return SLOT_PLAYS[slot]
@@ -50,7 +50,7 @@ class Action:
         return (_TYPE_ORDER[self.type], 0, -1 if self.slot is None else self.slot)
 
     @staticmethod
-    def parse(text: str) -> Action:
+    def parse(text: object) -> Action:
         """Read ``play 5C``, ``play 2D covered``, ``play slot 1``, ``raise``, ``accept``,
         ``fold``."""
         words = text.split() if isinstance(text, str) else []

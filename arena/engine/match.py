@@ -85,15 +85,17 @@ class Round:
     winner: int | None  # the team, or None for a tie
 
 
+_HAND_FIELDS = (
+    "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
+    "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
+    "seen_table", "stake", "strength", "table", "to_act", "turn", "vira",
+)  # fmt: skip
+
+
 class Hand:
     """One deal: the cards, the rounds so far, the stake and who must act."""
 
-    __slots__ = (
-        "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
-        "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
-        "stake",
-        "strength", "table", "to_act", "turn", "vira",
-    )  # fmt: skip
+    __slots__ = _HAND_FIELDS
 
     def __init__(
         self, dealer: int, vira: Card | None, dealt: list[tuple[Card, ...]], kind: HandKind
@@ -120,11 +122,12 @@ class Hand:
         self.result: HandResult | None = None
         self.seen: object = None  # view.seen_hand's summary, kept once the hand is over
         self.seen_rounds: tuple[object, ...] = ()  # view.seen_rounds, kept per round count
+        self.seen_table: tuple[object, object] = ((-1, -1), ())  # view.seen_table's, by size
 
     def clone(self) -> Hand:
         """An independent copy (cards and results are immutable and shared)."""
-        other = object.__new__(Hand)
-        for name in Hand.__slots__:
+        other = Hand(self.dealer, self.vira, self.dealt, self.kind)  # (compiled, no __new__)
+        for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
         other.held = [list(cards) for cards in self.held]
         other.table = list(self.table)
@@ -177,8 +180,12 @@ class Match:
 
     def clone(self) -> Match:
         """An independent copy, for search: applying actions to it leaves this one be."""
-        other = object.__new__(Match)
-        other.__dict__.update(self.__dict__)
+        other = Match(  # no seed: it deals nothing (the state is copied below)
+            self.rules, self.seats, start_score=self.start_score, start_games=self.start_games
+        )
+        other.seed = self.seed
+        other.outcome = self.outcome
+        other.next_dealer = self.next_dealer
         other.score = list(self.score)
         other.games = list(self.games)
         other.hands = [*self.hands[:-1], self.hands[-1].clone()] if self.hands else []
