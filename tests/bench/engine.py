@@ -10,7 +10,8 @@ set of seeded matches. The baseline's ``arena/engine`` is taken out with ``git a
 into a temporary folder; each round runs both engines in fresh processes, one right after
 the other (the order alternating), so both sides of a round's ratio saw the same machine.
 The ratio is the median of the rounds' ratios; the goal is 2x. Without git (or without
-the commit) the ratio is skipped, saying why.
+the commit) the ratio is skipped, saying why. With a compiled engine built (``make
+native``) the rounds time the plain and the compiled engine, and both ratios are given.
 """
 
 from __future__ import annotations
@@ -106,12 +107,16 @@ def baseline_tree(commit: str) -> Iterator[Path | str]:
         yield Path(folder)
 
 
-def run_worker(tree: Path, matches: int) -> float:
-    """Hands per second of one fresh process on the engine in ``tree``."""
+def run_worker(tree: Path, matches: int, pure: bool = False) -> float:
+    """Hands per second of one fresh process on the engine in ``tree`` (``pure``: the plain
+    Python modules even where a compiled engine is built)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if pure:
+        env["ARENA_ENGINE"] = "pure"
     out = subprocess.run(
         [sys.executable, "-m", "tests.bench.engine", "worker", str(tree), f"--matches={matches}"],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -120,28 +125,32 @@ def run_worker(tree: Path, matches: int) -> float:
     return float(result["hands"] / result["seconds"])
 
 
-def compare(commit: str, rounds: int, matches: int) -> None:
-    """Print the ratio of this engine's speed to the baseline's, from paired rounds."""
+def compare(commit: str, rounds: int, matches: int, compiled: bool) -> None:
+    """Print the ratio of this engine's speed to the baseline's, from rounds that run each
+    engine once (the order rotating): the plain one, and the compiled one when built."""
     with baseline_tree(commit) as base:
         if isinstance(base, str):
             print(f"ratio to {commit}: skipped, {base}")
             return
-        ratios = []
+        runs = {"base": (base, False), "plain": (ROOT, True)}
+        if compiled:
+            runs["compiled"] = (ROOT, False)
+        ratios: dict[str, list[float]] = {name: [] for name in runs if name != "base"}
         for r in range(rounds):
-            first, second = (base, ROOT) if r % 2 == 0 else (ROOT, base)
-            rates = {first: run_worker(first, matches), second: run_worker(second, matches)}
-            ratios.append(rates[ROOT] / rates[base])
-            print(
-                f"  round {r + 1}: base {rates[base]:7.0f} hands/s, this {rates[ROOT]:7.0f}, "
-                f"ratio {ratios[-1]:.2f}",
-                file=sys.stderr,
-            )
-    ratio = statistics.median(ratios)
-    verdict = "met" if ratio >= GOAL_RATIO else "MISSED"
-    print(
-        f"paulista 1x1 playouts vs {commit}: {ratio:.2f}x (median of {rounds} paired rounds, "
-        f"spread {min(ratios):.2f}-{max(ratios):.2f}; goal {GOAL_RATIO:.0f}x: {verdict})"
-    )
+            names = list(runs)[r % len(runs) :] + list(runs)[: r % len(runs)]
+            rates = {name: run_worker(runs[name][0], matches, runs[name][1]) for name in names}
+            for name, row in ratios.items():
+                row.append(rates[name] / rates["base"])
+            shown = ", ".join(f"{name} {rates[name]:6.0f}" for name in runs)
+            print(f"  round {r + 1} (hands/s): {shown}", file=sys.stderr)
+    for name, row in ratios.items():
+        ratio = statistics.median(row)
+        verdict = "met" if ratio >= GOAL_RATIO else "MISSED"
+        print(
+            f"paulista 1x1 playouts, {name} engine vs {commit}: {ratio:.2f}x (median of "
+            f"{rounds} rounds, spread {min(row):.2f}-{max(row):.2f}; goal {GOAL_RATIO:.0f}x: "
+            f"{verdict})"
+        )
 
 
 def main() -> None:
@@ -156,7 +165,9 @@ def main() -> None:
     if args.mode == "worker":
         worker(args.tree, args.matches)
         return
-    from arena.engine import PRESET_NAMES, Rules
+    from arena.engine import COMPILED, PRESET_NAMES, Rules
+
+    print(f"engine: {'compiled (make native)' if COMPILED else 'plain Python'}")
 
     cases = [Rules.preset(name) for name in PRESET_NAMES] + [Rules.parse("paulista:team_size=4")]
     print(f"{'rules':<24} {'hands/s':>9} {'us/step':>8} {'steps/hand':>10}")
@@ -170,7 +181,7 @@ def main() -> None:
             paulista = hands / elapsed
     verdict = "met" if paulista >= GOAL_HANDS_PER_SECOND else "MISSED"
     print(f"goal: paulista 1x1 >= {GOAL_HANDS_PER_SECOND} hands/s: {verdict} ({paulista:.0f})")
-    compare(args.baseline, args.rounds, args.matches)
+    compare(args.baseline, args.rounds, args.matches, COMPILED)
 
 
 if __name__ == "__main__":
