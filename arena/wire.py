@@ -241,10 +241,14 @@ class ViewEncoder:
             view.to_act,
             view.slots,
         )
-        parts = [self._hand, self._rounds_bytes, _TURN.get(turn) or _turn_bytes(turn)]
-        parts += [_CARD_BYTES[c.index] for c in view.cards]
+        parts = [
+            self._hand,
+            self._rounds_bytes,
+            _TURN.get(turn) or _turn_bytes(turn),
+            _CARDS.get(view.cards) or _cards_bytes(view.cards),
+            _LEGAL.get(view.legal) or _legal_bytes(view.legal),
+        ]
         parts += [_PLAY_BYTES.get((p.seat, p.card)) or _play_bytes(p) for p in view.table]
-        parts += [_ACTION_BYTES.get(a) or _action_bytes(a) for a in view.legal]
         if view.partners:
             part = pb.View()
             _partners_into(part, view.partners)
@@ -253,11 +257,29 @@ class ViewEncoder:
         return msg
 
 
-# Encodings of single View fields, by value (each table holds at most a few thousand).
+# Encodings of View fields, by value (each table holds at most a few thousand; the hands
+# and the legal actions up to a limit, past which they are encoded each time).
 _CARD_BYTES = tuple(pb.View(cards=[text]).SerializeToString() for text in _TEXT)
 _TURN: dict[tuple[Any, ...], bytes] = {}
 _PLAY_BYTES: dict[tuple[int, Card | None], bytes] = {}
 _ACTION_BYTES: dict[Action, bytes] = {}
+_CARDS: dict[tuple[Card, ...], bytes] = {}
+_LEGAL: dict[tuple[Action, ...], bytes] = {}
+_KEPT = 50_000
+
+
+def _cards_bytes(cards: tuple[Card, ...]) -> bytes:
+    encoded = b"".join([_CARD_BYTES[c.index] for c in cards])
+    if len(_CARDS) < _KEPT:
+        _CARDS[cards] = encoded
+    return encoded
+
+
+def _legal_bytes(legal: tuple[Action, ...]) -> bytes:
+    encoded = b"".join([_ACTION_BYTES.get(a) or _action_bytes(a) for a in legal])
+    if len(_LEGAL) < _KEPT:
+        _LEGAL[legal] = encoded
+    return encoded
 
 
 def _turn_bytes(turn: tuple[Any, ...]) -> bytes:

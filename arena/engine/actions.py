@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine.cards import ALL_CARDS, Card
@@ -30,6 +30,13 @@ class Action:
     card: Card | None = None
     covered: bool = False
     slot: int | None = None
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.type, self.card, self.covered, self.slot)))
+
+    def __hash__(self) -> int:  # computed once: the wire keeps encodings by action
+        return self._hash
 
     @staticmethod
     def play(card: Card, covered: bool = False) -> Action:
