@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test chromium bubblewrap lint proto proto-check bench faults demo clean
+.PHONY: help install test chromium bubblewrap lint proto proto-check native bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -52,7 +52,10 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-bench: install ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm
+native: install ## compile the engine with mypyc into build/native (optional, about 2x; used while current)
+	$(PY) -m arena.native
+
+bench: native ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm
 	$(PY) -m tests.bench.engine
 	$(PY) -m tests.bench.referee
 	$(PY) -m tests.bench.store
@@ -71,5 +74,5 @@ faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, fau
 demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings, then a minute of the ladder
 	$(VENV)/bin/arena demo
 
-clean: ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+clean: ## remove the virtual environment, caches and the compiled engine
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build/native

@@ -92,12 +92,6 @@ def _read_action(msg: pb.Action) -> Action:
     raise MalformedAction("a play needs a card (or a slot in a blind hand)")
 
 
-def _play_to_pb(play: SeenPlay) -> pb.Play:
-    if play.card is None:
-        return pb.Play(seat=play.seat, covered=True)
-    return pb.Play(seat=play.seat, card=_TEXT[play.card.index])
-
-
 def _plays_into(target: Any, plays: tuple[SeenPlay, ...]) -> None:
     for p in plays:  # added in place: cheaper than building messages and copying them
         if p.card is None:
@@ -106,25 +100,24 @@ def _plays_into(target: Any, plays: tuple[SeenPlay, ...]) -> None:
             target.add(seat=p.seat, card=_TEXT[p.card.index])
 
 
-def round_to_pb(r: SeenRound) -> pb.Round:
-    msg = pb.Round(plays=[_play_to_pb(p) for p in r.plays])
-    if r.winner is not None:
-        msg.winner = r.winner
-    return msg
-
-
 @lru_cache(maxsize=256)
 def hand_to_pb(hand: SeenHand, match_id: str = "", games: tuple[int, int] = (0, 0)) -> pb.HandEnded:
     """The wire form of a finished hand (shared: copy before changing it)."""
-    return pb.HandEnded(
-        match_id=match_id,
-        hand_number=hand.number,
-        points=hand.points,
-        score=hand.score,
-        games=games,
-        reason=hand.reason or "",
-        rounds=[round_to_pb(r) for r in hand.rounds],
-    )
+    msg = pb.HandEnded()
+    _hand_into(msg, hand, match_id, games)
+    return msg
+
+
+def _hand_into(msg: pb.HandEnded, hand: SeenHand, match_id: str, games: tuple[int, int]) -> None:
+    """``hand_to_pb`` written into ``msg`` in place (no message built to be copied)."""
+    msg.match_id = match_id
+    msg.hand_number = hand.number
+    msg.points.extend(hand.points)
+    msg.score.extend(hand.score)
+    msg.games.extend(games)
+    msg.reason = hand.reason or ""
+    for r in hand.rounds:
+        _plays_into(msg.rounds.add(winner=r.winner).plays, r.plays)
 
 
 def hand_from_pb(msg: pb.HandEnded) -> SeenHand:
@@ -172,7 +165,7 @@ def _hand_fields(view: View, msg: pb.View) -> None:
     msg.seat_names.extend(view.seats)
     msg.manilhas.extend(_manilhas_text(view.rules, view.vira))
     if view.last_hand is not None:
-        msg.last_hand.CopyFrom(hand_to_pb(view.last_hand, games=view.games))
+        _hand_into(msg.last_hand, view.last_hand, "", view.games)
 
 
 def _partners_into(msg: pb.View, partners: tuple[tuple[int, tuple[Card, ...]], ...]) -> None:
@@ -241,10 +234,14 @@ class ViewEncoder:
             view.to_act,
             view.slots,
         )
-        parts = [self._hand, self._rounds_bytes, _TURN.get(turn) or _turn_bytes(turn)]
-        parts += [_CARD_BYTES[c.index] for c in view.cards]
+        parts = [
+            self._hand,
+            self._rounds_bytes,
+            _TURN.get(turn) or _turn_bytes(turn),
+            _CARDS.get(view.cards) or _cards_bytes(view.cards),
+            _LEGAL.get(view.legal) or _legal_bytes(view.legal),
+        ]
         parts += [_PLAY_BYTES.get((p.seat, p.card)) or _play_bytes(p) for p in view.table]
-        parts += [_ACTION_BYTES.get(a) or _action_bytes(a) for a in view.legal]
         if view.partners:
             part = pb.View()
             _partners_into(part, view.partners)
@@ -253,11 +250,29 @@ class ViewEncoder:
         return msg
 
 
-# Encodings of single View fields, by value (each table holds at most a few thousand).
+# Encodings of View fields, by value (each table holds at most a few thousand; the hands
+# and the legal actions up to a limit, past which they are encoded each time).
 _CARD_BYTES = tuple(pb.View(cards=[text]).SerializeToString() for text in _TEXT)
 _TURN: dict[tuple[Any, ...], bytes] = {}
 _PLAY_BYTES: dict[tuple[int, Card | None], bytes] = {}
 _ACTION_BYTES: dict[Action, bytes] = {}
+_CARDS: dict[tuple[Card, ...], bytes] = {}
+_LEGAL: dict[tuple[Action, ...], bytes] = {}
+_KEPT = 50_000
+
+
+def _cards_bytes(cards: tuple[Card, ...]) -> bytes:
+    encoded = b"".join([_CARD_BYTES[c.index] for c in cards])
+    if len(_CARDS) < _KEPT:
+        _CARDS[cards] = encoded
+    return encoded
+
+
+def _legal_bytes(legal: tuple[Action, ...]) -> bytes:
+    encoded = b"".join([_ACTION_BYTES.get(a) or _action_bytes(a) for a in legal])
+    if len(_LEGAL) < _KEPT:
+        _LEGAL[legal] = encoded
+    return encoded
 
 
 def _turn_bytes(turn: tuple[Any, ...]) -> bytes:

@@ -62,6 +62,10 @@ class Faults:
     disconnects: int = 0
     substituted: int = 0
 
+    def counts(self) -> dict[str, int]:
+        """Every count by name (what asdict gives, without its deep copy's cost)."""
+        return dict(vars(self))
+
 
 @dataclass
 class _Request:
@@ -226,7 +230,7 @@ class MatchRunner:
         record = to_record(self.match)
         record["match_id"] = self.match_id
         record["clock"] = asdict(self.clock)
-        record["faults"] = {bot: asdict(f) for bot, f in sorted(self.faults.items())}
+        record["faults"] = {bot: f.counts() for bot, f in sorted(self.faults.items())}
         return record
 
     def _advance(self) -> None:
@@ -388,6 +392,6 @@ class MatchRunner:
                 score=self.match.score,
                 games=self.match.games,
                 termination=str(outcome.termination),
-                faults=pb.Faults(**asdict(self.faults[bot])),
+                faults=pb.Faults(**self.faults[bot].counts()),
             )
             self.hub.send(self._to[bot], pb.RefereeMessage(match_ended=ended))

@@ -239,3 +239,19 @@ def test_the_same_seed_deals_the_same_cards() -> None:
     assert (a.hand.dealt, a.hand.vira, a.hand.dealer) == (b.hand.dealt, b.hand.vira, b.hand.dealer)
     dealers = {Match(seed=s).hand.dealer for s in range(40)}  # type: ignore[union-attr]
     assert dealers == {0, 1}, "the first dealer is drawn from the seed"
+
+
+@pytest.mark.parametrize(
+    "rules", [*PRESETS.values(), Rules.parse("paulista:team_size=4,deck=sujo52")]
+)
+def test_the_fast_draw_deals_what_random_sample_deals(rules: Rules) -> None:
+    """The engine deals with its own copy of ``random.sample`` (arena.engine.match._draw):
+    for the same generator state it draws the same cards in the same order, so a seed
+    deals what it always dealt."""
+    from arena.engine.match import _draw
+
+    k = 3 * rules.seats + 1
+    for seed in range(300):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert _draw(ours, rules.deck.cards, k) == theirs.sample(rules.deck.cards, k)
+        assert ours.getstate() == theirs.getstate()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine.cards import ALL_CARDS, Card
@@ -30,16 +30,23 @@ class Action:
     card: Card | None = None
     covered: bool = False
     slot: int | None = None
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.type, self.card, self.covered, self.slot)))
+
+    def __hash__(self) -> int:  # computed once: the wire keeps encodings by action
+        return self._hash
 
     @staticmethod
     def play(card: Card, covered: bool = False) -> Action:
-        return (_COVER if covered else _PLAY)[card.index]
+        return (COVERED_PLAYS if covered else PLAYS)[card.index]
 
     @staticmethod
-    def play_slot(slot: int) -> Action:
+    def play_slot(slot: object) -> Action:  # a record's untyped value: checked here
         if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= 2:
             raise MalformedAction(f"a slot is 0, 1 or 2, not {quoted(slot)}")
-        return _SLOTS[slot]
+        return SLOT_PLAYS[slot]
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
@@ -50,7 +57,7 @@ class Action:
         return (_TYPE_ORDER[self.type], 0, -1 if self.slot is None else self.slot)
 
     @staticmethod
-    def parse(text: str) -> Action:
+    def parse(text: object) -> Action:
         """Read ``play 5C``, ``play 2D covered``, ``play slot 1``, ``raise``, ``accept``,
         ``fold``."""
         words = text.split() if isinstance(text, str) else []
@@ -124,9 +131,10 @@ def _type(word: Any) -> ActionType:
         ) from None
 
 
-_PLAY = tuple(Action(ActionType.PLAY, c) for c in ALL_CARDS)
-_COVER = tuple(Action(ActionType.PLAY, c, covered=True) for c in ALL_CARDS)
-_SLOTS = tuple(Action(ActionType.PLAY, slot=i) for i in range(3))
+PLAYS = tuple(Action(ActionType.PLAY, c) for c in ALL_CARDS)
+"""The shared ``play CARD`` actions, by ``card.index`` (what ``Action.play`` returns)."""
+COVERED_PLAYS = tuple(Action(ActionType.PLAY, c, covered=True) for c in ALL_CARDS)
+SLOT_PLAYS = tuple(Action(ActionType.PLAY, slot=i) for i in range(3))
 RAISE = Action(ActionType.RAISE)
 ACCEPT = Action(ActionType.ACCEPT)
 FOLD = Action(ActionType.FOLD)

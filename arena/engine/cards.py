@@ -69,8 +69,9 @@ class Card:
         return self.index
 
     @staticmethod
-    def parse(text: str) -> Card:
-        """Read ``4C``, ``10h``, ``qs``: rank then suit, any case."""
+    def parse(text: object) -> Card:
+        """Read ``4C``, ``10h``, ``qs``: rank then suit, any case (MalformedAction for
+        anything else, text or not)."""
         if not isinstance(text, str):
             raise MalformedAction(f"a card must be text like '4C', not {quoted(text)}")
         card = _CARD_BY_TEXT.get(text.strip().upper())

@@ -12,8 +12,18 @@ import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
-from arena.engine.actions import ACCEPT, FOLD, RAISE, Action, ActionType
+from arena.engine.actions import (
+    ACCEPT,
+    COVERED_PLAYS,
+    FOLD,
+    PLAYS,
+    RAISE,
+    SLOT_PLAYS,
+    Action,
+    ActionType,
+)
 from arena.engine.cards import COVERED, Card, Manilha, strength_table
 from arena.engine.errors import IllegalAction, RecordError, quoted
 from arena.engine.rules import (
@@ -75,15 +85,17 @@ class Round:
     winner: int | None  # the team, or None for a tie
 
 
+_HAND_FIELDS = (
+    "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
+    "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
+    "seen_table", "stake", "strength", "table", "to_act", "turn", "vira",
+)  # fmt: skip
+
+
 class Hand:
     """One deal: the cards, the rounds so far, the stake and who must act."""
 
-    __slots__ = (
-        "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
-        "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
-        "stake",
-        "strength", "table", "to_act", "turn", "vira",
-    )  # fmt: skip
+    __slots__ = _HAND_FIELDS
 
     def __init__(
         self, dealer: int, vira: Card | None, dealt: list[tuple[Card, ...]], kind: HandKind
@@ -91,7 +103,7 @@ class Hand:
         self.dealer = dealer
         self.vira = vira
         self.dealt = dealt
-        self.held = [sorted(cards) for cards in dealt]
+        self.held = [sorted(cards, key=_INDEX) for cards in dealt]  # the order of Card
         self.kind = kind
         self.blind = False
         self.deciding: int | None = None  # the team at special_at in a SPECIAL hand
@@ -110,11 +122,12 @@ class Hand:
         self.result: HandResult | None = None
         self.seen: object = None  # view.seen_hand's summary, kept once the hand is over
         self.seen_rounds: tuple[object, ...] = ()  # view.seen_rounds, kept per round count
+        self.seen_table: tuple[object, object] = ((-1, -1), ())  # view.seen_table's, by size
 
     def clone(self) -> Hand:
         """An independent copy (cards and results are immutable and shared)."""
-        other = object.__new__(Hand)
-        for name in Hand.__slots__:
+        other = Hand(self.dealer, self.vira, self.dealt, self.kind)  # (compiled, no __new__)
+        for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
         other.held = [list(cards) for cards in self.held]
         other.table = list(self.table)
@@ -167,8 +180,12 @@ class Match:
 
     def clone(self) -> Match:
         """An independent copy, for search: applying actions to it leaves this one be."""
-        other = object.__new__(Match)
-        other.__dict__.update(self.__dict__)
+        other = Match(  # no seed: it deals nothing (the state is copied below)
+            self.rules, self.seats, start_score=self.start_score, start_games=self.start_games
+        )
+        other.seed = self.seed
+        other.outcome = self.outcome
+        other.next_dealer = self.next_dealer
         other.score = list(self.score)
         other.games = list(self.games)
         other.hands = [*self.hands[:-1], self.hands[-1].clone()] if self.hands else []
@@ -203,28 +220,28 @@ class Match:
 
     def legal_actions(self) -> list[Action]:
         """Every action the seat ``to_act`` may take, in a fixed order."""
-        hand = self.hand
-        if self.outcome is not None or hand is None or hand.result is not None:
+        hands = self.hands
+        if self.outcome is not None or not hands or hands[-1].result is not None:
             return []
+        hand = hands[-1]
         phase = hand.phase
-        if phase is Phase.DECIDE:
-            return [ACCEPT, FOLD]
-        team = hand.to_act & 1
+        if phase is Phase.PLAY:
+            seat = hand.turn
+            if hand.blind:
+                out = [SLOT_PLAYS[i] for i in hand.slots(seat)]
+            else:
+                held = hand.held[seat]
+                out = [PLAYS[c.index] for c in held]
+                if self._may_cover(hand):
+                    out += [COVERED_PLAYS[c.index] for c in held]
+            if self._raise_problem(hand, seat & 1) is None:
+                out.append(RAISE)
+            if self.rules.fold_hand and not hand.blind:  # _fold_problem's conditions
+                out.append(FOLD)
+            return out
         if phase is Phase.ANSWER:
             return [RAISE, ACCEPT, FOLD] if hand.pending < 12 else [ACCEPT, FOLD]
-        seat = hand.turn
-        if hand.blind:
-            out = [Action.play_slot(i) for i in hand.slots(seat)]
-        else:
-            held = hand.held[seat]
-            out = [Action.play(c) for c in held]
-            if self._may_cover(hand):
-                out += [Action.play(c, covered=True) for c in held]
-        if self._raise_problem(hand, team) is None:
-            out.append(RAISE)
-        if self._fold_problem(hand) is None:
-            out.append(FOLD)
-        return out
+        return [ACCEPT, FOLD]  # Phase.DECIDE
 
     def default_action(self) -> Action:
         """What the referee does for a seat whose clock ran out: the weakest open card,
@@ -263,7 +280,7 @@ class Match:
         if cards is None:
             if self._rng is None:
                 raise IllegalAction("this match has no seed: give the cards to deal")
-            drawn = self._rng.sample(rules.deck.cards, 3 * self.n + nova)
+            drawn = _draw(self._rng, rules.deck.cards, 3 * self.n + nova)
             dealt = [tuple(drawn[3 * i : 3 * i + 3]) for i in range(self.n)]
             dealt = dealt[-dealer - 1 :] + dealt[: -dealer - 1]  # seat dealer+1 gets the first
             vira = drawn[-1] if nova else None
@@ -291,9 +308,10 @@ class Match:
         """Do ``action`` for the seat to act. ``seat``, when given, must be that seat,
         except that any seat of a team being asked (a request, the special hand) may
         answer for it."""
-        hand = self.hand
-        if self.outcome is not None or hand is None or hand.result is not None:
+        hands = self.hands
+        if self.outcome is not None or not hands or hands[-1].result is not None:
             raise IllegalAction("nobody may act: " + self._idle_reason())
+        hand = hands[-1]
         actor = hand.to_act
         if seat is not None and seat != actor:
             answering = hand.phase is not Phase.PLAY
@@ -365,12 +383,14 @@ class Match:
             raise IllegalAction(
                 f"seat {seat} {'already played' if played else 'does not hold'} {card}"
             )
-        if action.covered and not self._may_cover(hand):
+        covered = action.covered
+        if covered and not self._may_cover(hand):
             raise IllegalAction(self._cover_problem(hand))
         hand.held[seat].remove(card)
-        hand.actions.append((seat, Action.play(card, action.covered)))
-        hand.table.append(Play(seat, card, action.covered))
-        if len(hand.table) < self.n:
+        hand.actions.append((seat, (COVERED_PLAYS if covered else PLAYS)[card.index]))
+        table = hand.table
+        table.append(Play(seat, card, covered))
+        if len(table) < self.n:
             hand.turn = hand.to_act = (seat + 1) % self.n
         else:
             self._end_round(hand)
@@ -513,6 +533,28 @@ class Match:
         if self.hand is None or self.hand.result is not None:
             return "the hand is over; the next hand must be dealt"
         return "the current hand is not finished" if dealing else "no hand is in play"
+
+
+_INDEX = attrgetter("index")
+
+
+def _draw(rng: random.Random, population: Sequence[Card], k: int) -> list[Card]:
+    """``rng.sample(population, k)``, the same cards in the same order, in a third of the
+    time: CPython's algorithm for a population of at most 21 + 4 ** ceil(log4(3k)) items
+    (every deck and table here), without its general checks. A test holds the two equal."""
+    getrandbits = rng.getrandbits
+    pool = list(population)
+    n = len(pool)
+    drawn = []
+    for i in range(k):
+        left = n - i
+        bits = left.bit_length()
+        j = getrandbits(bits)  # random._randbelow_with_getrandbits(left)
+        while j >= left:
+            j = getrandbits(bits)
+        drawn.append(pool[j])
+        pool[j] = pool[left - 1]
+    return drawn
 
 
 def _hand_winner(rounds: list[Round]) -> int | None:

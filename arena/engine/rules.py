@@ -84,16 +84,8 @@ class Rules:
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
-            if not f.compare:
-                continue
-            value = getattr(self, f.name)
-            kind = _FIELD_TYPES[f.name]
-            if issubclass(kind, enum.Enum):
-                object.__setattr__(self, f.name, _coerce(f.name, kind, value))
-            elif kind is bool and not isinstance(value, bool):
-                raise RulesError(f"{f.name} must be true or false, not {quoted(value)}")
-            elif kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise RulesError(f"{f.name} must be a whole number, not {quoted(value)}")
+            if f.compare:
+                object.__setattr__(self, f.name, _checked(f.name, getattr(self, f.name)))
         self._check()
         values = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
         object.__setattr__(self, "_hash", hash(values))
@@ -155,8 +147,9 @@ class Rules:
         for key, value in changes.items():
             if key not in _FIELD_TYPES or key == "name":
                 raise RulesError(f"unknown rule parameter {quoted(key)}: known are {_params()}")
-            typed[key] = _from_text(key, value) if isinstance(value, str) else value
-        return dataclasses.replace(self, **typed)
+            typed[key] = _from_text(key, value) if isinstance(value, str) else _checked(key, value)
+        return dataclasses.replace(self, **typed)  # checked first: compiled, Rules takes
+        # only values of its fields' types (TypeError, where RulesError says what is wrong)
 
     @staticmethod
     def from_json(data: Any) -> Rules:
@@ -216,6 +209,18 @@ _FIELD_TYPES: dict[str, type] = {
     "games_per_match": int,
     "score_cap": int,
 }
+
+
+def _checked(name: str, value: Any) -> Any:
+    """A parameter's value (an enum's given by its value); RulesError for the wrong type."""
+    kind = _FIELD_TYPES[name]
+    if issubclass(kind, enum.Enum):
+        return _coerce(name, kind, value)
+    if kind is bool and not isinstance(value, bool):
+        raise RulesError(f"{name} must be true or false, not {quoted(value)}")
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise RulesError(f"{name} must be a whole number, not {quoted(value)}")
+    return value
 
 
 def _coerce(name: str, kind: type, value: Any) -> Any:

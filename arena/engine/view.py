@@ -50,6 +50,7 @@ class Observer:
 
 PUBLIC = Observer()
 ORGANIZER = Observer(organizer=True)
+_SEATS = tuple(Observer(seat) for seat in range(8))  # every seat of the largest table
 
 
 def partners_shown(hand: Hand, rules: Rules, seat: int) -> bool:
@@ -196,50 +197,57 @@ def manilhas(rules: Rules, vira: Card | None) -> tuple[Card, ...]:
 
 def view(match: Match, seat: int) -> View:
     """What ``seat`` may see now."""
-    if not 0 <= seat < match.n:
-        raise ValueError(f"no seat {seat} in a match of {match.n} seats")
-    hand = match.hand
-    if hand is None:
+    n = match.n
+    if not 0 <= seat < n:
+        raise ValueError(f"no seat {seat} in a match of {n} seats")
+    hands = match.hands
+    if not hands:
         raise ValueError("no hand has been dealt yet")
+    hand = hands[-1]
     rules = match.rules
-    looking = Observer(seat)
+    looking = _SEATS[seat]
     partners = tuple(
         (s, tuple(hand.held[s]))
-        for s in range(seat & 1, match.n, 2)
+        for s in range(seat & 1, n, 2)
         if s != seat and looking.sees_held(s, hand, rules)
     )
     to_act = match.to_act
+    score, games = match.score, match.games
     return View(
-        seat=seat,
-        rules=rules,
-        seats=match.seats,
-        hand_number=len(match.hands) - 1,
-        dealer=hand.dealer,
-        kind=hand.kind,
-        blind=hand.blind,
-        phase=hand.phase,
-        cards=tuple(hand.held[seat]) if looking.sees_held(seat, hand, rules) else (),
-        slots=hand.slots(seat),
-        partners=partners,
-        vira=hand.vira,
-        rounds=seen_rounds(hand),
-        table=_seen(hand.table),
-        stake=hand.stake,
-        pending=hand.pending,
-        requester=hand.requester if hand.pending else None,
-        raised_by=None if hand.last_raiser < 0 else hand.last_raiser,
-        score=(match.score[0], match.score[1]),
-        games=(match.games[0], match.games[1]),
-        to_act=to_act,
-        legal=tuple(match.legal_actions()) if to_act == seat else (),
-        last_hand=last_hand(match),
-    )
+        seat,
+        rules,
+        match.seats,
+        len(hands) - 1,  # hand_number
+        hand.dealer,
+        hand.kind,
+        hand.blind,
+        hand.phase,
+        tuple(hand.held[seat]) if looking.sees_held(seat, hand, rules) else (),  # cards
+        hand.slots(seat),
+        partners,
+        hand.vira,
+        seen_rounds(hand),
+        seen_table(hand),
+        hand.stake,
+        hand.pending,
+        hand.requester if hand.pending else None,  # requester
+        None if hand.last_raiser < 0 else hand.last_raiser,  # raised_by
+        (score[0], score[1]),
+        (games[0], games[1]),
+        to_act,
+        tuple(match.legal_actions()) if to_act == seat else (),  # legal
+        last_hand(match),
+    )  # positional, in the order of View's fields: a third cheaper than by keyword
 
 
 def last_hand(match: Match) -> SeenHand | None:
     """The latest finished hand, as every seat saw it."""
-    for number in range(len(match.hands) - 1, max(-1, len(match.hands) - 3), -1):
-        if match.hands[number].result is not None:
+    hands = match.hands
+    for number in range(len(hands) - 1, max(-1, len(hands) - 3), -1):
+        seen = hands[number].seen
+        if isinstance(seen, SeenHand):  # kept by seen_hand once the hand is over
+            return seen
+        if hands[number].result is not None:
             return seen_hand(match, number)
     return None
 
@@ -260,6 +268,14 @@ def seen_rounds(hand: Hand) -> tuple[SeenRound, ...]:
     if len(hand.seen_rounds) != len(hand.rounds):  # finished rounds never change: keep them
         hand.seen_rounds = tuple(SeenRound(_seen(r.plays), r.winner) for r in hand.rounds)
     return hand.seen_rounds  # type: ignore[return-value]
+
+
+def seen_table(hand: Hand) -> tuple[SeenPlay, ...]:
+    """The current round's plays as every seat sees them."""
+    key = (len(hand.rounds), len(hand.table))  # within a round the table only grows
+    if hand.seen_table[0] != key:
+        hand.seen_table = (key, _seen(hand.table))
+    return hand.seen_table[1]  # type: ignore[return-value]
 
 
 def _seen(plays: Any) -> tuple[SeenPlay, ...]:
