@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-test: lint proto-check chromium bubblewrap ## run the whole test suite (after the linters and the proto check)
+test: lint proto-check chromium bubblewrap native ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest
 
 # Playwright never downloads a browser here: the browser tests drive the system's Chromium,
@@ -52,8 +52,8 @@ proto: install ## regenerate arena/proto from proto/
 proto-check: install ## fail when the committed arena/proto differs from what proto/ generates
 	$(PY) -m arena.proto.build --check
 
-native: install ## compile the engine with mypyc into build/native (optional, about 2x; used while current)
-	$(PY) -m arena.native
+native: install ## compile the engine with mypyc into build/native (about 2x; used while current; plain Python where it cannot be built)
+	@$(PY) -m arena.native --quiet || echo "the engine stays plain Python (no C compiler or Python headers?)"
 
 bench: native ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm
 	$(PY) -m tests.bench.engine
@@ -71,7 +71,7 @@ faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, fau
 	ARENA_FAULTS=full ARENA_FAULTS_SUMMARY=.faults-summary $(PY) -m pytest -m "hostile or faults" tests; \
 	status=$$?; cat .faults-summary 2>/dev/null; rm -f .faults-summary; exit $$status
 
-demo: install bubblewrap ## the whole service on embedded defaults: a tournament of house bots, standings, ratings, then a minute of the ladder
+demo: install bubblewrap native ## the whole service on embedded defaults: a tournament of house bots, standings, ratings, then a minute of the ladder
 	$(VENV)/bin/arena demo
 
 clean: ## remove the virtual environment, caches and the compiled engine

@@ -61,13 +61,23 @@ def clean(target: Path = engine.NATIVE) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clean", action="store_true", help="remove the compiled engine")
+    parser.add_argument("--quiet", action="store_true", help="leave out mypyc's own output")
     args = parser.parse_args()
     if args.clean:
         clean()
         print(f"removed {engine.NATIVE}")
         return
-    build()
+    if current():
+        print(f"the compiled engine in {engine.NATIVE} is current")
+        return
+    build(quiet=args.quiet)
     print(f"compiled the engine into {engine.NATIVE}")
+
+
+def current(target: Path = engine.NATIVE) -> bool:
+    """Whether ``target`` holds an engine compiled from these sources."""
+    sources = target / "arena" / "engine" / engine.NATIVE_SOURCES
+    return sources.exists() and json.loads(sources.read_text()) == engine.source_digests(MODULES)
 
 
 if __name__ == "__main__":
