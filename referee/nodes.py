@@ -71,10 +71,12 @@ class Node:
     def _presence(self, bot: str, session: Session | None) -> None:
         self._changed[bot] = session
         self._wake.set()
-        if session is None:  # its relays end: the seats they carried are away
-            for (_, relayed), task in list(self._relays.items()):
-                if relayed == bot:
-                    task.cancel()
+        # its relays end: the seats they carried are away, and are opened again (the match
+        # resent as it stands) once it is found connected; a new session of the bot here
+        # too, for its stream has lost what the old one was sent
+        for (_, relayed), task in list(self._relays.items()):
+            if relayed == bot:
+                task.cancel()
 
     async def run(self) -> None:
         """Keep the leases until cancelled: each change written as it comes, every

@@ -254,6 +254,7 @@ class RefereeServer:
             if self._leases is not None:
                 self._leases.cancel()
             await self.node.stop()
+            await self.node.close()
 
 
 def create_server(
