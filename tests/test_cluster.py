@@ -197,3 +197,17 @@ def test_a_node_killed_mid_run_leaves_its_bots_to_the_others(
 
 def _on(arena: Arena, node: str) -> list[Any]:
     return [w for w in arena.store.presence().values() if w.node == node]
+
+
+def test_a_bot_that_connects_to_another_node_leaves_the_first(arena_factory: Any) -> None:
+    # one session per bot across nodes, as on one node: the newest connection takes over,
+    # and the node that held the old one ends it at its next renewal of the leases
+    arena, nodes = cluster(arena_factory, "n2")
+    seat(arena, "ana", "house:random", nodes["n1"])
+    wait_for(arena, "ana on n1", lambda n, b: where(arena) == {"ana": "n1"})
+    first = arena.processes.running["ana"]
+    env = {"ARENA_ADDRESS": nodes["n2"], "ARENA_TOKEN": arena.tokens["ana"]}
+    arena.processes.start("ana-again", "bot", "run", "house:random", env=env)
+    assert first.wait(timeout=WAIT_S) != 0  # ended by n1 with ABORTED: the SDK stops
+    assert "another connection took over" in arena.processes.log("ana")
+    wait_for(arena, "ana on n2", lambda n, b: where(arena) == {"ana": "n2"})
