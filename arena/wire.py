@@ -188,9 +188,9 @@ class ViewEncoder:
     """``view_to_pb`` for the views of one match, several times faster (this runs for
     every decision). What stays the same through a hand (rules, seats, dealer, vira,
     manilhas, score, the last hand) and the finished rounds are encoded once; cards,
-    plays, actions and the turn's scalars come from encodings kept per value. The
-    message is parsed from the joined bytes: protobuf reads concatenated encodings as
-    one message, so the result equals ``view_to_pb(view)``."""
+    plays, actions and the turn's scalars come from encodings kept per value.
+    ``encoded`` joins them: protobuf reads concatenated encodings as one message, so
+    those bytes parse to ``view_to_pb(view)``, and ``encode`` is that message."""
 
     def __init__(self) -> None:
         self._hand_key: tuple[object, ...] = ()
@@ -201,6 +201,11 @@ class ViewEncoder:
     def encode(self, view: View, msg: pb.View | None = None) -> pb.View:
         if msg is None:
             msg = pb.View()
+        msg.MergeFromString(self.encoded(view))
+        return msg
+
+    def encoded(self, view: View) -> bytes:
+        """The view's encoding, ready to send (:func:`decision_bytes`)."""
         key = (
             view.hand_number,
             view.rules,
@@ -246,8 +251,42 @@ class ViewEncoder:
             part = pb.View()
             _partners_into(part, view.partners)
             parts.append(part.SerializeToString())
-        msg.MergeFromString(b"".join(parts))
-        return msg
+        return b"".join(parts)
+
+
+def decision_bytes(
+    match_id: bytes, request_id: int, deadline_ms: int, time_bank_ms: int, view: bytes
+) -> bytes:
+    """A RefereeMessage holding a DecisionRequest, encoded, the view already encoded
+    (``match_id`` too, with its tag: :func:`match_id_bytes`). It parses to what
+    setting the same fields on a message gives, and gRPC sends it as it is."""
+    request = [match_id, b"\x10", _varint(request_id), b"\x1a", _varint(len(view)), view]
+    if deadline_ms:
+        request += (b"\x20", _varint(deadline_ms))
+    if time_bank_ms:
+        request += (b"\x28", _varint(time_bank_ms))
+    body = b"".join(request)
+    return b"".join((b"\x1a", _varint(len(body)), body))  # RefereeMessage.decision
+
+
+def match_id_bytes(match_id: str) -> bytes:
+    """DecisionRequest.match_id encoded (the same for every request of a match)."""
+    return pb.DecisionRequest(match_id=match_id).SerializeToString()
+
+
+def _varint(n: int) -> bytes:
+    """Protobuf's base-128 encoding of an unsigned integer."""
+    if n < 0x80:
+        return _SMALL[n]
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_SMALL = tuple(bytes((n,)) for n in range(0x80))
 
 
 # Encodings of View fields, by value (each table holds at most a few thousand; the hands

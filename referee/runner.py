@@ -25,7 +25,8 @@ from arena.bots.base import Bot
 from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import ViewEncoder, action_from_pb, hand_to_pb
+from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, match_id_bytes
+from referee.sessions import Outgoing
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class Table(Protocol):
 
     def connected(self, to: str) -> bool: ...
 
-    def send(self, to: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+    def send(self, to: str, message: Outgoing, *, asks: bool = False) -> None:
         """If ``to`` is connected; ``asks`` when the message invites a reply."""
 
     def wants_hands(self, to: str) -> bool:
@@ -121,6 +122,7 @@ class MatchRunner:
         self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
         self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
         self._views = ViewEncoder()
+        self._id_bytes = match_id_bytes(match_id)
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
         self._away: dict[str, float] = {}  # bot -> loop time it left
         self._request: _Request | None = None
@@ -347,13 +349,13 @@ class MatchRunner:
 
     def _send_request(self, request: _Request) -> None:
         left = request.deadline - self._running().time()
-        message = pb.RefereeMessage()
-        decision = message.decision  # filled in place: no copies of the view
-        decision.match_id = self.match_id
-        decision.request_id = request.request_id
-        decision.deadline_ms = max(0, int(left * 1000))
-        decision.time_bank_ms = int(self._bank[request.seat] * 1000)
-        self._views.encode(view(self.match, request.seat), decision.view)
+        message = decision_bytes(  # sent as encoded: never a message to parse again
+            self._id_bytes,
+            request.request_id,
+            max(0, int(left * 1000)),
+            int(self._bank[request.seat] * 1000),
+            self._views.encoded(view(self.match, request.seat)),
+        )
         self.hub.send(self._to[self.seat_bots[request.seat]], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
