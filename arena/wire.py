@@ -255,23 +255,25 @@ class ViewEncoder:
 
 
 def decision_bytes(
-    match_id: bytes, request_id: int, deadline_ms: int, time_bank_ms: int, view: bytes
+    match_id: str, request_id: int, deadline_ms: int, time_bank_ms: int, view: bytes
 ) -> bytes:
-    """A RefereeMessage holding a DecisionRequest, encoded, the view already encoded
-    (``match_id`` too, with its tag: :func:`match_id_bytes`). It parses to what
-    setting the same fields on a message gives, and gRPC sends it as it is."""
-    request = [match_id, b"\x10", _varint(request_id), b"\x1a", _varint(len(view)), view]
+    """A RefereeMessage holding a DecisionRequest, encoded, from the view's encoding
+    (:meth:`ViewEncoder.encoded`): it parses to the message with the same fields set."""
+    mid = match_id.encode()
+    request = [b"\n", _varint(len(mid)), mid, b"\x10", _varint(request_id)]
+    request += (b"\x1a", _varint(len(view)), view)
     if deadline_ms:
         request += (b"\x20", _varint(deadline_ms))
     if time_bank_ms:
         request += (b"\x28", _varint(time_bank_ms))
-    body = b"".join(request)
-    return b"".join((b"\x1a", _varint(len(body)), body))  # RefereeMessage.decision
+    return referee_bytes("decision", *request)
 
 
-def match_id_bytes(match_id: str) -> bytes:
-    """DecisionRequest.match_id encoded (the same for every request of a match)."""
-    return pb.DecisionRequest(match_id=match_id).SerializeToString()
+def referee_bytes(kind: str, *parts: bytes) -> bytes:
+    """A RefereeMessage encoded, whose ``kind`` (a field of its oneof) is the message
+    that ``parts`` encode once joined (protobuf reads joined encodings as one message)."""
+    body = b"".join(parts)
+    return b"".join((_KIND_TAGS[kind], _varint(len(body)), body))
 
 
 def _varint(n: int) -> bytes:
@@ -287,6 +289,8 @@ def _varint(n: int) -> bytes:
 
 
 _SMALL = tuple(bytes((n,)) for n in range(0x80))
+# each kind's field tag: its number, and 2 for a length-delimited field
+_KIND_TAGS = {f.name: _varint(f.number << 3 | 2) for f in pb.RefereeMessage.DESCRIPTOR.fields}
 
 
 # Encodings of View fields, by value (each table holds at most a few thousand; the hands

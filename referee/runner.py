@@ -25,7 +25,7 @@ from arena.bots.base import Bot
 from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, match_id_bytes
+from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
 from referee.sessions import Outgoing
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,6 @@ class MatchRunner:
         self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
         self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
         self._views = ViewEncoder()
-        self._id_bytes = match_id_bytes(match_id)
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
         self._away: dict[str, float] = {}  # bot -> loop time it left
         self._request: _Request | None = None
@@ -350,7 +349,7 @@ class MatchRunner:
     def _send_request(self, request: _Request) -> None:
         left = request.deadline - self._running().time()
         message = decision_bytes(  # sent as encoded: never a message to parse again
-            self._id_bytes,
+            self.match_id,
             request.request_id,
             max(0, int(left * 1000)),
             int(self._bank[request.seat] * 1000),
@@ -365,8 +364,9 @@ class MatchRunner:
             seat_names=self.seat_bots,
             resumed=resumed,
         )
-        started.MergeFromString(_match_terms(self.match.rules, self.clock))
-        self.hub.send(self._to[bot], pb.RefereeMessage(match_started=started))
+        terms = _match_terms(self.match.rules, self.clock)  # joined: one MatchStarted
+        message = referee_bytes("match_started", started.SerializeToString(), terms)
+        self.hub.send(self._to[bot], message)
 
     def _announce_hands(self) -> None:
         """A HandEnded message for each finished hand, to the bots that asked for one."""
@@ -386,14 +386,15 @@ class MatchRunner:
         assert outcome is not None
         final = seen_hand(self.match, len(self.match.hands) - 1)
         last = hand_to_pb(final, self.match_id, (self.match.games[0], self.match.games[1]))
+        shared = pb.MatchEnded(  # encoded once; each bot's faults are joined to it
+            match_id=self.match_id,
+            last_hand=last,
+            winner=outcome.winner,
+            score=self.match.score,
+            games=self.match.games,
+            termination=str(outcome.termination),
+        ).SerializeToString()
         for bot in self.bots:
-            ended = pb.MatchEnded(
-                match_id=self.match_id,
-                last_hand=last,
-                winner=outcome.winner,
-                score=self.match.score,
-                games=self.match.games,
-                termination=str(outcome.termination),
-                faults=pb.Faults(**self.faults[bot].counts()),
-            )
-            self.hub.send(self._to[bot], pb.RefereeMessage(match_ended=ended))
+            faults = pb.MatchEnded(faults=pb.Faults(**self.faults[bot].counts()))
+            message = referee_bytes("match_ended", shared, faults.SerializeToString())
+            self.hub.send(self._to[bot], message)

@@ -13,7 +13,6 @@ from arena.wire import (
     action_from_pb,
     action_to_pb,
     decision_bytes,
-    match_id_bytes,
     view_from_pb,
     view_to_pb,
 )
@@ -120,7 +119,5 @@ def test_an_encoded_decision_request_parses_to_the_message(numbers: tuple[int, i
         built.decision.time_bank_ms = bank_ms
         view_to_pb(seen, built.decision.view)
         view_bytes = ViewEncoder().encoded(seen)
-        sent = decision_bytes(
-            match_id_bytes(match_id), request_id, deadline_ms, bank_ms, view_bytes
-        )
+        sent = decision_bytes(match_id, request_id, deadline_ms, bank_ms, view_bytes)
         assert pb.RefereeMessage.FromString(sent) == built
