@@ -270,26 +270,26 @@ def decision_bytes(
 
 
 def referee_bytes(kind: str, *parts: bytes) -> bytes:
-    """A RefereeMessage encoded, whose ``kind`` (a field of its oneof) is the message
-    that ``parts`` encode once joined (protobuf reads joined encodings as one message)."""
+    """A RefereeMessage encoded: its oneof's ``kind`` is the message ``parts`` encode."""
     body = b"".join(parts)
     return b"".join((_KIND_TAGS[kind], _varint(len(body)), body))
 
 
 def _varint(n: int) -> bytes:
-    """Protobuf's base-128 encoding of an unsigned integer."""
-    if n < 0x80:
-        return _SMALL[n]
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    """Protobuf's base-128 encoding of ``n`` (kept when it is two bytes: lengths, ids)."""
+    encoded = _VARINTS.get(n)
+    if encoded is None:
+        out, rest = bytearray(), n
+        while rest >= 0x80:
+            out.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        encoded = bytes((*out, rest))
+        if n < 0x4000:
+            _VARINTS[n] = encoded
+    return encoded
 
 
-_SMALL = tuple(bytes((n,)) for n in range(0x80))
-# each kind's field tag: its number, and 2 for a length-delimited field
+_VARINTS: dict[int, bytes] = {}
 _KIND_TAGS = {f.name: _varint(f.number << 3 | 2) for f in pb.RefereeMessage.DESCRIPTOR.fields}
 
 

@@ -68,7 +68,7 @@ class Faults:
         return dict(vars(self))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Request:
     seat: int
     request_id: int
@@ -137,10 +137,11 @@ class MatchRunner:
 
     def submit(self, bot: str, request_id: int, action: pb.Action) -> None:
         request = self._request
+        now = self._running().time()  # when the answer came: one reading serves it all
         if request is None:
             self._reject(bot, request_id, "no request of this match is open", None)
-        elif self._is_late(request, bot, request_id):
-            late_ms = int((self._running().time() - request.deadline) * 1000)
+        elif self._is_late(request, bot, request_id, now):
+            late_ms = int((now - request.deadline) * 1000)
             self._time_out(request)
             reason = (
                 f"request {request_id} timed out: your answer came {late_ms} ms after its "
@@ -149,15 +150,15 @@ class MatchRunner:
             self._reject(bot, request_id, reason, None)
             self._advance()
         elif self._accept(request, bot, request_id, action):
-            self._settle(request)
+            self._settle(request, now)
             self._advance()
 
-    def _is_late(self, request: _Request, bot: str, request_id: int) -> bool:
+    def _is_late(self, request: _Request, bot: str, request_id: int, now: float) -> bool:
         """The bot answers the open request, but after its deadline."""
         return (
             request_id == request.request_id
             and bot == self.seat_bots[request.seat]
-            and self._running().time() >= request.deadline
+            and now >= request.deadline
         )
 
     def bot_left(self, bot: str) -> None:
@@ -171,7 +172,7 @@ class MatchRunner:
         self._send_start(bot, resumed=True)
         request = self._request
         if request is not None and self.seat_bots[request.seat] == bot:
-            self._send_request(request)
+            self._send_request(request, self._running().time())
 
     def _ring(self) -> None:
         if self._wake is not None and not self._wake.done():
@@ -259,7 +260,7 @@ class MatchRunner:
             # match's task sleeps on (set for the previous request): it must ring in time
             self._arm(self._due(request))
             if left_at is None:
-                self._send_request(request)
+                self._send_request(request, now)
             return
 
     def _due(self, request: _Request) -> float:
@@ -276,7 +277,7 @@ class MatchRunner:
         bot = self.seat_bots[seat]
         left_at = self._away.get(bot)
         if left_at is not None and now >= left_at + self._grace[bot]:
-            self._settle(request)
+            self._settle(request, now)
             self._substitute(seat, bot)
         elif now >= request.deadline:
             self._time_out(request)
@@ -287,15 +288,16 @@ class MatchRunner:
     def _time_out(self, request: _Request) -> None:
         """The deadline has passed: the rules' default action for the seat, a timeout
         counted, and how late the referee was in acting on it."""
-        self.hub.late(self._running().time() - request.deadline)
-        self._settle(request)
+        now = self._running().time()
+        self.hub.late(now - request.deadline)
+        self._settle(request, now)
         self.faults[self.seat_bots[request.seat]].timeouts += 1
         self.match.apply(self.match.default_action(), request.seat)
 
-    def _settle(self, request: _Request) -> None:
+    def _settle(self, request: _Request, now: float) -> None:
         """The request is answered (or its time is up): charge any overrun to the bank."""
         self._request = None
-        overrun = self._running().time() - request.opened - self.clock.decision_ms / 1000
+        overrun = now - request.opened - self.clock.decision_ms / 1000
         if overrun > 0:
             self._bank[request.seat] = max(0.0, self._bank[request.seat] - overrun)
 
@@ -346,8 +348,8 @@ class MatchRunner:
 
     # ---- messages ------------------------------------------------------------------
 
-    def _send_request(self, request: _Request) -> None:
-        left = request.deadline - self._running().time()
+    def _send_request(self, request: _Request, now: float) -> None:
+        left = request.deadline - now
         message = decision_bytes(  # sent as encoded: never a message to parse again
             self.match_id,
             request.request_id,
@@ -364,9 +366,8 @@ class MatchRunner:
             seat_names=self.seat_bots,
             resumed=resumed,
         )
-        terms = _match_terms(self.match.rules, self.clock)  # joined: one MatchStarted
-        message = referee_bytes("match_started", started.SerializeToString(), terms)
-        self.hub.send(self._to[bot], message)
+        started_bytes = started.SerializeToString() + _match_terms(self.match.rules, self.clock)
+        self.hub.send(self._to[bot], referee_bytes("match_started", started_bytes))
 
     def _announce_hands(self) -> None:
         """A HandEnded message for each finished hand, to the bots that asked for one."""
@@ -395,6 +396,5 @@ class MatchRunner:
             termination=str(outcome.termination),
         ).SerializeToString()
         for bot in self.bots:
-            faults = pb.MatchEnded(faults=pb.Faults(**self.faults[bot].counts()))
-            message = referee_bytes("match_ended", shared, faults.SerializeToString())
-            self.hub.send(self._to[bot], message)
+            own = pb.MatchEnded(faults=pb.Faults(**self.faults[bot].counts())).SerializeToString()
+            self.hub.send(self._to[bot], referee_bytes("match_ended", shared, own))
