@@ -31,8 +31,8 @@ DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped within DROP_WINDOW_S:
 DROP_WINDOW_S = 10.0
 NOT_READING = "the bot is not reading its stream"
 
-# What a bot's stream carries: a RefereeMessage, or one already encoded (the referee's
-# decision requests are written as bytes; the stream's writer sends both as they are).
+# What a bot's stream carries: a RefereeMessage (the hub's, a relay's) or one already
+# encoded (a match's requests, starts and ends); the stream's writer sends either as is.
 Outgoing = pb.RefereeMessage | bytes
 
 
