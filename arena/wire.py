@@ -188,9 +188,9 @@ class ViewEncoder:
     """``view_to_pb`` for the views of one match, several times faster (this runs for
     every decision). What stays the same through a hand (rules, seats, dealer, vira,
     manilhas, score, the last hand) and the finished rounds are encoded once; cards,
-    plays, actions and the turn's scalars come from encodings kept per value. The
-    message is parsed from the joined bytes: protobuf reads concatenated encodings as
-    one message, so the result equals ``view_to_pb(view)``."""
+    plays, actions and the turn's scalars come from encodings kept per value.
+    ``encoded`` joins them: protobuf reads concatenated encodings as one message, so
+    those bytes parse to ``view_to_pb(view)``, and ``encode`` is that message."""
 
     def __init__(self) -> None:
         self._hand_key: tuple[object, ...] = ()
@@ -201,6 +201,11 @@ class ViewEncoder:
     def encode(self, view: View, msg: pb.View | None = None) -> pb.View:
         if msg is None:
             msg = pb.View()
+        msg.MergeFromString(self.encoded(view))
+        return msg
+
+    def encoded(self, view: View) -> bytes:
+        """The view's encoding, ready to send (:func:`decision_bytes`)."""
         key = (
             view.hand_number,
             view.rules,
@@ -246,8 +251,46 @@ class ViewEncoder:
             part = pb.View()
             _partners_into(part, view.partners)
             parts.append(part.SerializeToString())
-        msg.MergeFromString(b"".join(parts))
-        return msg
+        return b"".join(parts)
+
+
+def decision_bytes(
+    match_id: str, request_id: int, deadline_ms: int, time_bank_ms: int, view: bytes
+) -> bytes:
+    """A RefereeMessage holding a DecisionRequest, encoded, from the view's encoding
+    (:meth:`ViewEncoder.encoded`): it parses to the message with the same fields set."""
+    mid = match_id.encode()
+    request = [b"\n", _varint(len(mid)), mid, b"\x10", _varint(request_id)]
+    request += (b"\x1a", _varint(len(view)), view)
+    if deadline_ms:
+        request += (b"\x20", _varint(deadline_ms))
+    if time_bank_ms:
+        request += (b"\x28", _varint(time_bank_ms))
+    return referee_bytes("decision", *request)
+
+
+def referee_bytes(kind: str, *parts: bytes) -> bytes:
+    """A RefereeMessage encoded: its oneof's ``kind`` is the message ``parts`` encode."""
+    body = b"".join(parts)
+    return b"".join((_KIND_TAGS[kind], _varint(len(body)), body))
+
+
+def _varint(n: int) -> bytes:
+    """Protobuf's base-128 encoding of ``n`` (kept when it is two bytes: lengths, ids)."""
+    encoded = _VARINTS.get(n)
+    if encoded is None:
+        out, rest = bytearray(), n
+        while rest >= 0x80:
+            out.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        encoded = bytes((*out, rest))
+        if n < 0x4000:
+            _VARINTS[n] = encoded
+    return encoded
+
+
+_VARINTS: dict[int, bytes] = {}
+_KIND_TAGS = {f.name: _varint(f.number << 3 | 2) for f in pb.RefereeMessage.DESCRIPTOR.fields}
 
 
 # Encodings of View fields, by value (each table holds at most a few thousand; the hands

@@ -23,7 +23,7 @@ from arena.engine import quoted
 from arena.hosted.tokens import read_match_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.sessions import Seated, Session, TokenBook, hosted_address
+from referee.sessions import Outgoing, Seated, Session, TokenBook, hosted_address
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ class Hub:
     def late(self, seconds: float) -> None:
         self.lateness.append(seconds)
 
-    def send(self, to: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+    def send(self, to: str, message: Outgoing, *, asks: bool = False) -> None:
         session = self.sessions.get(to)
         if session is not None:
             session.send(message, asks=asks)

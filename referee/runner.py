@@ -25,7 +25,8 @@ from arena.bots.base import Bot
 from arena.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import ViewEncoder, action_from_pb, hand_to_pb
+from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
+from referee.sessions import Outgoing
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class Table(Protocol):
 
     def connected(self, to: str) -> bool: ...
 
-    def send(self, to: str, message: pb.RefereeMessage, *, asks: bool = False) -> None:
+    def send(self, to: str, message: Outgoing, *, asks: bool = False) -> None:
         """If ``to`` is connected; ``asks`` when the message invites a reply."""
 
     def wants_hands(self, to: str) -> bool:
@@ -67,7 +68,7 @@ class Faults:
         return dict(vars(self))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Request:
     seat: int
     request_id: int
@@ -136,10 +137,11 @@ class MatchRunner:
 
     def submit(self, bot: str, request_id: int, action: pb.Action) -> None:
         request = self._request
+        now = self._running().time()  # when the answer came: one reading serves it all
         if request is None:
             self._reject(bot, request_id, "no request of this match is open", None)
-        elif self._is_late(request, bot, request_id):
-            late_ms = int((self._running().time() - request.deadline) * 1000)
+        elif self._is_late(request, bot, request_id, now):
+            late_ms = int((now - request.deadline) * 1000)
             self._time_out(request)
             reason = (
                 f"request {request_id} timed out: your answer came {late_ms} ms after its "
@@ -148,15 +150,15 @@ class MatchRunner:
             self._reject(bot, request_id, reason, None)
             self._advance()
         elif self._accept(request, bot, request_id, action):
-            self._settle(request)
+            self._settle(request, now)
             self._advance()
 
-    def _is_late(self, request: _Request, bot: str, request_id: int) -> bool:
+    def _is_late(self, request: _Request, bot: str, request_id: int, now: float) -> bool:
         """The bot answers the open request, but after its deadline."""
         return (
             request_id == request.request_id
             and bot == self.seat_bots[request.seat]
-            and self._running().time() >= request.deadline
+            and now >= request.deadline
         )
 
     def bot_left(self, bot: str) -> None:
@@ -170,7 +172,7 @@ class MatchRunner:
         self._send_start(bot, resumed=True)
         request = self._request
         if request is not None and self.seat_bots[request.seat] == bot:
-            self._send_request(request)
+            self._send_request(request, self._running().time())
 
     def _ring(self) -> None:
         if self._wake is not None and not self._wake.done():
@@ -258,7 +260,7 @@ class MatchRunner:
             # match's task sleeps on (set for the previous request): it must ring in time
             self._arm(self._due(request))
             if left_at is None:
-                self._send_request(request)
+                self._send_request(request, now)
             return
 
     def _due(self, request: _Request) -> float:
@@ -275,7 +277,7 @@ class MatchRunner:
         bot = self.seat_bots[seat]
         left_at = self._away.get(bot)
         if left_at is not None and now >= left_at + self._grace[bot]:
-            self._settle(request)
+            self._settle(request, now)
             self._substitute(seat, bot)
         elif now >= request.deadline:
             self._time_out(request)
@@ -286,15 +288,16 @@ class MatchRunner:
     def _time_out(self, request: _Request) -> None:
         """The deadline has passed: the rules' default action for the seat, a timeout
         counted, and how late the referee was in acting on it."""
-        self.hub.late(self._running().time() - request.deadline)
-        self._settle(request)
+        now = self._running().time()
+        self.hub.late(now - request.deadline)
+        self._settle(request, now)
         self.faults[self.seat_bots[request.seat]].timeouts += 1
         self.match.apply(self.match.default_action(), request.seat)
 
-    def _settle(self, request: _Request) -> None:
+    def _settle(self, request: _Request, now: float) -> None:
         """The request is answered (or its time is up): charge any overrun to the bank."""
         self._request = None
-        overrun = self._running().time() - request.opened - self.clock.decision_ms / 1000
+        overrun = now - request.opened - self.clock.decision_ms / 1000
         if overrun > 0:
             self._bank[request.seat] = max(0.0, self._bank[request.seat] - overrun)
 
@@ -345,15 +348,15 @@ class MatchRunner:
 
     # ---- messages ------------------------------------------------------------------
 
-    def _send_request(self, request: _Request) -> None:
-        left = request.deadline - self._running().time()
-        message = pb.RefereeMessage()
-        decision = message.decision  # filled in place: no copies of the view
-        decision.match_id = self.match_id
-        decision.request_id = request.request_id
-        decision.deadline_ms = max(0, int(left * 1000))
-        decision.time_bank_ms = int(self._bank[request.seat] * 1000)
-        self._views.encode(view(self.match, request.seat), decision.view)
+    def _send_request(self, request: _Request, now: float) -> None:
+        left = request.deadline - now
+        message = decision_bytes(  # sent as encoded: never a message to parse again
+            self.match_id,
+            request.request_id,
+            max(0, int(left * 1000)),
+            int(self._bank[request.seat] * 1000),
+            self._views.encoded(view(self.match, request.seat)),
+        )
         self.hub.send(self._to[self.seat_bots[request.seat]], message, asks=True)
 
     def _send_start(self, bot: str, resumed: bool) -> None:
@@ -363,8 +366,8 @@ class MatchRunner:
             seat_names=self.seat_bots,
             resumed=resumed,
         )
-        started.MergeFromString(_match_terms(self.match.rules, self.clock))
-        self.hub.send(self._to[bot], pb.RefereeMessage(match_started=started))
+        started_bytes = started.SerializeToString() + _match_terms(self.match.rules, self.clock)
+        self.hub.send(self._to[bot], referee_bytes("match_started", started_bytes))
 
     def _announce_hands(self) -> None:
         """A HandEnded message for each finished hand, to the bots that asked for one."""
@@ -384,14 +387,14 @@ class MatchRunner:
         assert outcome is not None
         final = seen_hand(self.match, len(self.match.hands) - 1)
         last = hand_to_pb(final, self.match_id, (self.match.games[0], self.match.games[1]))
+        shared = pb.MatchEnded(  # encoded once; each bot's faults are joined to it
+            match_id=self.match_id,
+            last_hand=last,
+            winner=outcome.winner,
+            score=self.match.score,
+            games=self.match.games,
+            termination=str(outcome.termination),
+        ).SerializeToString()
         for bot in self.bots:
-            ended = pb.MatchEnded(
-                match_id=self.match_id,
-                last_hand=last,
-                winner=outcome.winner,
-                score=self.match.score,
-                games=self.match.games,
-                termination=str(outcome.termination),
-                faults=pb.Faults(**self.faults[bot].counts()),
-            )
-            self.hub.send(self._to[bot], pb.RefereeMessage(match_ended=ended))
+            own = pb.MatchEnded(faults=pb.Faults(**self.faults[bot].counts())).SerializeToString()
+            self.hub.send(self._to[bot], referee_bytes("match_ended", shared, own))

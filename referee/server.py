@@ -29,7 +29,7 @@ from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
 from referee.hub import Hub
 from referee.nodes import Node
-from referee.sessions import NOT_READING, Session
+from referee.sessions import NOT_READING, Outgoing, Session
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ def create_server(
             ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
         ]
     )
-    bot_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(hub), server)
+    add_referee(RefereeServicer(hub), server)
     services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
     if arena is not None:
         arena.hub = hub
@@ -309,6 +309,24 @@ def create_server(
             named.name or reached, reached, arena.store, hub, arena.admin_token, named.secure
         )
     return made
+
+
+def add_referee(servicer: RefereeServicer, server: grpc.aio.Server) -> None:
+    """The Referee service, as ``add_RefereeServicer_to_server`` adds it but for what it
+    writes: a RefereeMessage or the bytes of one (:data:`~referee.sessions.Outgoing`),
+    so that a message the runner encoded is not parsed only to be encoded again."""
+    play = grpc.stream_stream_rpc_method_handler(
+        servicer.Play,
+        request_deserializer=pb.BotMessage.FromString,
+        response_serializer=encoded,
+    )
+    handlers = {"Play": play}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)
+
+
+def encoded(message: Outgoing) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
 @dataclass(frozen=True)

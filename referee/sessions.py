@@ -31,6 +31,10 @@ DROPS_BEFORE_CUTOFF = 1000  # unsolicited messages dropped within DROP_WINDOW_S:
 DROP_WINDOW_S = 10.0
 NOT_READING = "the bot is not reading its stream"
 
+# What a bot's stream carries: a RefereeMessage (the hub's, a relay's) or one already
+# encoded (a match's requests, starts and ends); the stream's writer sends either as is.
+Outgoing = pb.RefereeMessage | bytes
+
 
 class Seated(Protocol):
     """What the hub needs of a match in progress (a :class:`referee.runner.MatchRunner`):
@@ -103,7 +107,7 @@ class Session:
     concurrency: int
     peer: str
     hand_results: bool  # the bot asked for a HandEnded message after every hand
-    outbox: asyncio.Queue[pb.RefereeMessage | None]
+    outbox: asyncio.Queue[Outgoing | None]
     hello_name: str = ""  # the name the bot gave itself in its Hello (free text)
     match: str = ""  # a hosted version's process: the one match it may play
     close_code: grpc.StatusCode | None = None
@@ -127,7 +131,7 @@ class Session:
         hello_name: str = "",
         match: str = "",
     ) -> Session:
-        outbox: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue(OUTBOX_LIMIT)
+        outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue(OUTBOX_LIMIT)
         return Session(
             bot, concurrency, peer, hand_results, outbox, hello_name, match,
             _refilled=time.monotonic(),
@@ -142,8 +146,9 @@ class Session:
         """Whether this session speaks for its bot in ``match``."""
         return self.bot in match.bots and (not self.match or match.match_id == self.match)
 
-    def send(self, message: pb.RefereeMessage, *, asks: bool = False) -> None:
-        """Queue a message; ``asks`` when it invites a reply (a request, a rejection)."""
+    def send(self, message: Outgoing, *, asks: bool = False) -> None:
+        """Queue a message (or its encoding); ``asks`` when it invites a reply (a
+        request, a rejection)."""
         if self.closed:
             return
         try:

@@ -52,7 +52,8 @@ async def play_in_process(
     async def read(bot: str) -> None:
         outbox = hub.sessions[bot].outbox
         while True:
-            message = await outbox.get()
+            sent = await outbox.get()  # a message, or one encoded (the requests are)
+            message = pb.RefereeMessage.FromString(sent) if isinstance(sent, bytes) else sent
             if message is not None and message.HasField("decision") and bot == "quick":
                 on_request(runner, message.decision)
 

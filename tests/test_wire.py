@@ -8,7 +8,14 @@ import pytest
 
 from arena.engine import PRESETS, Action, Card, MalformedAction, Match, Rules, manilhas, view
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.wire import ViewEncoder, action_from_pb, action_to_pb, view_from_pb, view_to_pb
+from arena.wire import (
+    ViewEncoder,
+    action_from_pb,
+    action_to_pb,
+    decision_bytes,
+    view_from_pb,
+    view_to_pb,
+)
 
 
 @pytest.mark.parametrize("rules", [*PRESETS.values(), Rules.parse("paulista:team_size=3")])
@@ -45,6 +52,7 @@ def test_the_view_encoder_writes_what_view_to_pb_writes(rules: Rules) -> None:
                 encoded = encoder.encode(seen, into.decision.view)
                 assert encoded == fresh
                 assert pb.View.FromString(encoded.SerializeToString()) == fresh
+                assert pb.View.FromString(encoder.encoded(seen)) == fresh
             match.apply(choose.choice(match.legal_actions()))
         for seat in range(match.n):  # the same hand, now over: its score and last hand moved
             assert encoder.encode(view(match, seat)) == view_to_pb(view(match, seat))
@@ -92,3 +100,24 @@ def test_the_manilhas_follow_the_vira_the_deck_and_the_system() -> None:
     assert names("inteligente:deck=sujo52", "7S") == ["8C", "8H", "8S", "8D"]
     assert names("tradicional:deck=short24", "3S") == ["QC", "QH", "QS", "QD"]
     assert names("inteligente:manilha=velha", None) == ["4C", "7H", "AS", "7D"]
+
+
+@pytest.mark.parametrize(
+    "numbers", [(1, 0, 0), (127, 128, 0), (2**40, 10_000, 300), (5, 0, 70_000)]
+)
+def test_an_encoded_decision_request_parses_to_the_message(numbers: tuple[int, int, int]) -> None:
+    """The runner sends decision requests as bytes it joins itself (arena/wire.py): they
+    parse to the message built field by field, a view of any size included."""
+    request_id, deadline_ms, bank_ms = numbers
+    match = Match(Rules(), ["ana", "bia"], seed=3)
+    seen = view(match, match.to_act or 0)
+    for match_id in ("m", "a match id longer than one hundred and twenty-seven bytes " * 3):
+        built = pb.RefereeMessage()
+        built.decision.match_id = match_id
+        built.decision.request_id = request_id
+        built.decision.deadline_ms = deadline_ms
+        built.decision.time_bank_ms = bank_ms
+        view_to_pb(seen, built.decision.view)
+        view_bytes = ViewEncoder().encoded(seen)
+        sent = decision_bytes(match_id, request_id, deadline_ms, bank_ms, view_bytes)
+        assert pb.RefereeMessage.FromString(sent) == built
