@@ -29,7 +29,7 @@ from arena.channel import open_channel
 from arena.errors import ArenaError, Unavailable
 from arena.hosted.tokens import match_token
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.proto.truco.v1 import arena_pb2_grpc, bot_pb2_grpc
+from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.store.nodes import RENEW_S, Held, Where
 from arena.store.store import Store
@@ -40,7 +40,11 @@ from referee.sessions import Session, hosted_address
 log = logging.getLogger(__name__)
 
 RELINK_S = 0.5  # how often a match looks for the bot of an away relayed seat
-ASKING = frozenset({"decision", "rejected"})  # messages that invite a reply
+PLAY = "/truco.v1.Referee/Play"
+# A relay passes the playing node's messages on as the bytes they came in. The first byte
+# of an encoded RefereeMessage is the tag of the one field of its oneof that is set: those
+# of `decision` (3) and `rejected` (4), the messages that invite a reply, are these.
+ASKING = (b"\x1a", b"\x22")
 
 
 class Node:
@@ -222,15 +226,17 @@ class Node:
                 )  # fmt: skip
                 up.put_nowait(pb.BotMessage(hello=hello))
                 route = self.hub.relays[(match_id, bot)] = _forwarding(up)
-                stub = bot_pb2_grpc.RefereeStub(self._channel(request.referee))
-                call = stub.Play(_drained(up))
+                play = self._channel(request.referee).stream_stream(
+                    PLAY, request_serializer=pb.BotMessage.SerializeToString
+                )  # the replies as bytes
+                call = play(_drained(up))
                 first = await call.read()
-                if first is grpc.aio.EOF or first.WhichOneof("kind") != "welcome":
+                if first is grpc.aio.EOF or not pb.RefereeMessage.FromString(first).welcome.bot:
                     raise Unavailable(f"node at {request.referee} did not open the seat")
                 opened.set_result(None)
                 self.relayed += 1
-                while (message := await call.read()) is not grpc.aio.EOF:
-                    self.hub.send(bot, message, asks=message.WhichOneof("kind") in ASKING)
+                while (data := await call.read()) is not grpc.aio.EOF:
+                    self.hub.send(bot, data, asks=data[:1] in ASKING)
         except grpc.RpcError as e:
             if not opened.done():
                 opened.set_exception(Unavailable(f"{e.details()} ({e.code().name})"))
