@@ -136,13 +136,13 @@ class Node:
     # ---- the node that plays a match -------------------------------------------------
 
     async def elsewhere(self, bots: Iterable[str]) -> dict[str, Where]:
-        """The bots among ``bots`` connected to other live nodes, and where."""
-        wanted = list(bots)
+        """The bots among ``bots`` connected to other live nodes, and where (the
+        database is asked only about those not connected here)."""
+        wanted = [b for b in bots if b not in self.hub.sessions]
         if not wanted:
             return {}
         found = await asyncio.to_thread(self.store.presence, wanted)
-        here = self.hub.sessions
-        return {b: w for b, w in found.items() if w.node != self.name and b not in here}
+        return {b: w for b, w in found.items() if w.node != self.name}
 
     async def relay_seat(self, where: Where, match_id: str, *, resume: bool = False) -> None:
         """Have ``where``'s node carry its bot to the match's seat here; returns once the

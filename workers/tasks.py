@@ -89,11 +89,9 @@ def host() -> Host:
     return Host(store(), settings())
 
 
-@once
 def referee() -> RefereeClient:
     """The worker's own referee: the address it was given (or its home's)."""
-    s = settings()
-    return RefereeClient(s.organizer_referee(), s.admin_token(), s.ca_file, s.tls)
+    return referee_at(settings().organizer_referee())
 
 
 _clients: dict[str, RefereeClient] = {}
