@@ -56,7 +56,9 @@ class RefereeClient:
     def node_name(self) -> str:
         """The referee's name as a node (docs/cluster.md)."""
         try:
-            reply = self._arena().ListNodes(api.ListNodesRequest(), timeout=ASK_DEADLINE_S)
+            reply = self._arena().ListNodes(
+                api.ListNodesRequest(), metadata=self._metadata, timeout=ASK_DEADLINE_S
+            )
         except grpc.RpcError as e:
             raise Unreachable(
                 f"referee at {self.address}: {e.details()} ({e.code().name})"

@@ -25,6 +25,15 @@ class Invalid(ArenaError, ValueError):
     """The request itself is wrong: a bad value, a bad name, an impossible combination."""
 
 
+class Exhausted(ArenaError):
+    """Over a limit on what may be asked at once (tests running, uploads): fewer, or the
+    same later, would do."""
+
+
+class Sealed(ArenaError):
+    """Withheld for now: a match whose duplicate twin is not played yet."""
+
+
 class Unavailable(ArenaError):
     """A service the request needs (the database, the referee) cannot be reached now;
     the same request may succeed later."""

@@ -223,7 +223,8 @@ def _session(
                     request = message.decision
                     seen = view_from_pb(request.view)
                     views[(request.match_id, request.request_id)] = seen
-                    outbox.put(_reply(request.match_id, request.request_id, _decide(bot, seen)))
+                    action, error = _decide(bot, seen)
+                    outbox.put(_reply(request.match_id, request.request_id, action, error))
                     stats.decisions += 1
                 elif kind == "rejected":
                     rejected = message.rejected
@@ -267,16 +268,29 @@ def _hook(bot: Bot, name: str, *args: object) -> None:
         log.exception("%s.%s failed", bot.name, name)
 
 
-def _decide(bot: Bot, seen: View) -> Action:
+ERROR_CHARS = 200  # of an exception's description, told to the referee
+
+
+def _decide(bot: Bot, seen: View) -> tuple[Action, str]:
+    """The bot's action, and "" when its ``decide`` worked. When it raised, the first
+    legal action and what went wrong: the referee plays that and counts it against the
+    bot as an error (docs/protocol.md, section 8), so a broken bot is not taken for a
+    bot that chose to play its first card."""
     try:
         action = bot.decide(seen)
-    except Exception:
+    except Exception as e:
         log.exception("%s.decide failed; playing the first legal action", bot.name)
-        return seen.legal[0]
-    return action
+        return seen.legal[0], f"{type(e).__name__}: {e}"[:ERROR_CHARS]
+    if not isinstance(action, Action):
+        log.error("%s.decide returned %r, not an Action; playing the first legal action",
+                  bot.name, action)  # fmt: skip
+        return seen.legal[0], f"decide returned {type(action).__name__}, not an Action"
+    return action, ""
 
 
-def _reply(match_id: str, request_id: int, action: Action) -> pb.BotMessage:
+def _reply(match_id: str, request_id: int, action: Action, error: str = "") -> pb.BotMessage:
     return pb.BotMessage(
-        action=pb.ActionReply(match_id=match_id, request_id=request_id, action=action_to_pb(action))
+        action=pb.ActionReply(
+            match_id=match_id, request_id=request_id, action=action_to_pb(action), error=error
+        )
     )

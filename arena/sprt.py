@@ -41,6 +41,20 @@ Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
 
 
 @dataclass(frozen=True, slots=True)
+class Room:
+    """How much testing one owner may have going at once: tests running, and their
+    matches (each test's most, its max_games) in all."""
+
+    tests: int
+    games: int
+
+
+OWNER_ROOM = Room(tests=2, games=4000)
+"""What a bot's own token may have running (the organizer's tests have no such bound):
+enough to compare two versions while a third waits, not enough to crowd the workers."""
+
+
+@dataclass(frozen=True, slots=True)
 class Sprt:
     """The hypotheses (logistic Elo of NEW over BASE) and the error rates asked for."""
 

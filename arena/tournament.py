@@ -8,12 +8,15 @@ every second one with the seats moved on by one (which exchanges the teams' seat
 
 Every match's seed is a keyed hash of the arena's secret and what names its deals
 (:func:`deal_seed`): knowing a run's seed, or every seed ever shown, tells nothing about
-any other deal. With ``duplicate`` the two matches of each pair share one seed, so every
-deal of the first match comes again in the second with the bots' places exchanged: each
-bot gets the cards its opponent had. That removes most of the luck of the cards, but a
-bot that remembers its cards would know its opponent's whole hand in the twin match, so
-duplicate deals (and a fixed seed, which repeats deals from run to run) need ``trusted``:
-the organizer's word that no bot keeps memory from one match to the next.
+any other deal. With duplicate deals the two matches of each pair share one seed, so
+every deal of the first match comes again in the second (its **twin**) with the bots'
+places exchanged: each bot gets the cards its opponent had. That removes most of the luck
+of the cards, but a bot that remembers its cards would know its opponent's whole hand in
+the twin, so a run's deals are duplicated only where no bot can remember
+(:func:`deal_mode`): every bot hosted (the arena runs each match in a fresh process), or
+the organizer's word (``trusted``) that none keeps memory from one match to the next. A
+fixed seed, which repeats deals from run to run, needs that word too: a new version could
+be written for the deals it has seen.
 """
 
 from __future__ import annotations
@@ -26,19 +29,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
+from arena.absence import DEFAULT_POLICY, check_policy
 from arena.clock import DEFAULT_CLOCK, TimeControl
 from arena.engine import Rules, quoted
 from arena.errors import MAX_ID
+from arena.hosted.tokens import is_version
 from arena.pools import parse_pool
 from arena.rating import bradley_terry, win_counts
 from arena.schedule import check_schedule
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+DEALS = ("secret", "duplicate-hosted", "duplicate-trusted", "fixed-trusted")
+"""What deals a run's matches get: secret, each match its own; duplicate pairs because
+every bot is hosted, or because the organizer trusted them; or, trusted, the deals of a
+fixed seed (the same every run, each match its own)."""
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-UNTRUSTED = (
-    "with bots that may remember their cards (every dial-in bot), {what}: declare the bots "
-    "trusted only if none keeps memory from one match to the next"
-)
+UNTRUSTED = "{what}: declare the bots trusted only if none keeps memory from one match to the next"
 
 
 def deal_seed(key: bytes, *names: object) -> int:
@@ -79,6 +85,7 @@ class Definition:
     seed: int | None = None  # None: each run draws its own; set: the same deals every run
     schedule: str | None = None  # cron, five fields, UTC
     trusted: bool = False  # the organizer says no bot remembers a match in the next one
+    absent: str = DEFAULT_POLICY  # what absence does to a result (arena/absence.py)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -112,15 +119,12 @@ class Definition:
             raise ValueError("duplicate deals come in pairs of matches: give an even number")
         if self.seed is not None and not 0 <= self.seed <= MAX_ID:
             raise ValueError(f"a seed is a whole number from 0 to {MAX_ID}, not {self.seed}")
-        if not self.trusted:
-            if self.duplicate:
-                raise ValueError(UNTRUSTED.format(what="duplicate deals would show each bot "
-                                 "its opponent's cards in the twin match"))  # fmt: skip
-            if self.seed is not None:
-                raise ValueError(UNTRUSTED.format(what="a fixed seed would deal every run "
-                                 "the cards of the last"))  # fmt: skip
+        if self.seed is not None and not self.trusted:
+            what = "a fixed seed would deal every run the cards of the last (a new version "
+            raise ValueError(UNTRUSTED.format(what=what + "could be written for them)"))
         if self.schedule is not None:
             check_schedule(self.schedule)
+        check_policy(self.absent)
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: every field, the clock's three among them."""
@@ -147,14 +151,44 @@ STORED_DEFAULTS: dict[str, Any] = {
 """Every field of a definition's stored form (``to_json``), with its default."""
 
 
+def deal_mode(definition: Definition, seated: Mapping[str, str]) -> str:
+    """The deals (one of :data:`DEALS`) a run of ``definition`` gets, its participants
+    ``seated`` as who plays for each (a hosted version, NAME@N, or the bot itself, which
+    dials in). Duplicate deals come by themselves when every bot is hosted (and the
+    matches per pairing are even); asked for (``duplicate``), they need that or the
+    organizer's trust, and ValueError names the bots that dial in."""
+    hosted = bool(seated) and all(is_version(s) for s in seated.values())
+    if definition.duplicate:
+        if hosted:
+            return "duplicate-hosted"
+        if definition.trusted:
+            return "duplicate-trusted"
+        dial_in = sorted(b for b, s in seated.items() if not is_version(s))
+        listed = ", ".join(map(quoted, dial_in))
+        raise ValueError(
+            UNTRUSTED.format(
+                what=f"duplicate deals need every bot hosted (a fresh process per match): "
+                f"{listed} {'dials' if len(dial_in) == 1 else 'dial'} in and could remember "
+                "its cards for the twin match"
+            )
+        )
+    if definition.seed is not None:
+        return "fixed-trusted"
+    if hosted and definition.matches % 2 == 0:
+        return "duplicate-hosted"
+    return "secret"
+
+
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One match of a run: its number in the run, the pairing, the seats, the seed."""
+    """One match of a run: its number in the run, the pairing, the seats, the seed, and
+    its twin's number when its deals are duplicated."""
 
     number: int
     pairing: tuple[str, str]
     seats: list[str]
     seed: int
+    twin: int | None = None
 
 
 def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[str, str]]:
@@ -172,20 +206,29 @@ def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[
 
 
 def plan(
-    definition: Definition, participants: Sequence[str], seed: int, key: bytes
+    definition: Definition,
+    participants: Sequence[str],
+    seed: int,
+    key: bytes,
+    deals: str | None = None,
 ) -> list[Planned]:
-    """Every match of a run, in a fixed order, its deals keyed by the arena's ``key``."""
+    """Every match of a run, in a fixed order, its deals keyed by the arena's ``key``;
+    ``deals`` (:func:`deal_mode`; None: as the definition asks) says whether each pair of
+    matches shares them."""
     rules = Rules.parse(definition.rules)
     legs = 2 if definition.format == "double-round-robin" else 1
     per_pair = definition.matches
+    duplicate = definition.duplicate if deals is None else deals.startswith("duplicate")
     out: list[Planned] = []
     for p, (a, b) in enumerate(pairings(definition, participants)):
         for leg in range(legs):
             order = [a, b] if leg == 0 else [b, a]
             for k, seats in enumerate(seatings(rules, order, per_pair)):
-                deal = k // 2 if definition.duplicate else k
+                deal = k // 2 if duplicate else k
                 match_seed = deal_seed(key, seed, p, leg, deal)
-                out.append(Planned(len(out) + 1, (a, b), seats, match_seed))
+                number = len(out) + 1
+                twin = (number + 1 if k % 2 == 0 else number - 1) if duplicate else None
+                out.append(Planned(number, (a, b), seats, match_seed, twin))
     return out
 
 
@@ -194,13 +237,15 @@ def plan(
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """A finished match as the standings see it."""
+    """A finished match as the standings see it: ``winner`` is the team credited with it
+    (None: both teams forfeited), ``forfeits`` the teams that lost it by forfeit."""
 
     match_id: str
     seats: Sequence[str]
-    winner: int
+    winner: int | None
     points: tuple[int, int]  # hand points won by each team
     faults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    forfeits: Sequence[int] = ()
 
 
 def hand_points(record: Mapping[str, Any]) -> tuple[int, int]:
@@ -213,8 +258,8 @@ def hand_points(record: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _row(bot: str) -> dict[str, Any]:
-    return {"bot": bot, "played": 0, "wins": 0, "losses": 0, "points": 0, "hand_points": 0,
-            "hand_points_against": 0, "faults": {}}  # fmt: skip
+    return {"bot": bot, "played": 0, "wins": 0, "losses": 0, "forfeits": 0, "points": 0,
+            "hand_points": 0, "hand_points_against": 0, "faults": {}}  # fmt: skip
 
 
 def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[str, Any]:
@@ -222,7 +267,8 @@ def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[st
     then the Bradley-Terry rating; then hand points won minus lost), with the Bradley-Terry
     Elo and its 95% interval, the likelihood that a bot is stronger than the one below it
     (``los_next``), and the crosstable (``crosstable[a][b]`` is a's wins and losses
-    against b)."""
+    against b). A match is counted as credited: a team that forfeited lost it
+    (``forfeits`` counts those losses), and when both did, both lost."""
     rows = {bot: _row(bot) for bot in participants}
     cross: dict[str, dict[str, list[int]]] = {bot: {} for bot in rows}
     pairs: list[tuple[str, str]] = []
@@ -235,12 +281,14 @@ def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[st
                 row["played"] += 1
                 row["wins"] += won
                 row["losses"] += 1 - won
+                row["forfeits"] += int(t in r.forfeits)
                 row["points"] += won
                 row["hand_points"] += r.points[t]
                 row["hand_points_against"] += r.points[1 - t]
                 for other in teams[1 - t]:
                     cross.setdefault(bot, {}).setdefault(other, [0, 0])[1 - won] += 1
-        pairs += [(w, loser) for w in teams[r.winner] for loser in teams[1 - r.winner]]
+        if r.winner is not None:
+            pairs += [(w, loser) for w in teams[r.winner] for loser in teams[1 - r.winner]]
         for bot, counts in r.faults.items():
             if bot in rows:
                 mine = rows[bot]["faults"]

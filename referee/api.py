@@ -122,6 +122,12 @@ class ArenaServicer(Organizing):
         return api.ListBotsResponse(bots=[messages.bot_message(r, seen.get(r.name)) for r in rows])
 
     async def ListNodes(self, request: Any, context: Any) -> api.ListNodesResponse:
+        """The organizer's (the nodes call with it too): others are refused, the nodes'
+        addresses and loads are no one else's business."""
+        if not await self._is_organizer(context):
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED, "ListNodes is the organizer's (and the nodes')"
+            )
         nodes = await asyncio.to_thread(self.store.live_nodes)
         return api.ListNodesResponse(
             nodes=[messages.message(api.Node, _shown(n)) for n in nodes],
@@ -201,16 +207,18 @@ class ArenaServicer(Organizing):
         found = await asyncio.to_thread(self.store.match, request.id)
         if found is None:
             raise NotFound(f"no match {quoted(request.id)}")
-        row, names = found
-        record = row.record
+        row = found[0]
+        (shown,) = await asyncio.to_thread(read.summaries, self.store, [found], organizer=organizer)
+        record = None if shown["sealed"] else row.record
         if record is not None and not organizer:
             record = public_record(record)
         return api.GetMatchResponse(
-            match=messages.summary_message(row, names),
+            match=messages.summary_message(shown),
             record_json="" if record is None else json.dumps(record),
         )
 
     async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
+        organizer = await self._is_organizer(context)
         size = min(request.page_size or 20, 200)
         pool = parse_pool(request.pool) if request.pool else None
         now = datetime.now(UTC)
@@ -228,8 +236,9 @@ class ArenaServicer(Organizing):
         )
         page, more = rows[:size], len(rows) > size
         token = f"{page[-1][0].created_at.isoformat()}|{page[-1][0].id}" if more else ""
+        shown = await asyncio.to_thread(read.summaries, self.store, page, organizer=organizer)
         return api.ListMatchesResponse(
-            matches=[messages.summary_message(r, n) for r, n in page], next_page_token=token
+            matches=[messages.summary_message(m) for m in shown], next_page_token=token
         )
 
     async def RunMatch(self, request: Any, context: Any) -> api.RunMatchResponse:

@@ -217,7 +217,7 @@ class Hub:
             )
             return
         arrived = time.perf_counter()
-        match.submit(session.bot, reply.request_id, reply.action)  # answered in this turn
+        match.submit(session.bot, reply.request_id, reply.action, reply.error)  # in this turn
         us = int((time.perf_counter() - arrived) * 1e6)
         self.latency_us[us if us < LATENCY_MAX_US else LATENCY_MAX_US] += 1
 

@@ -11,12 +11,13 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 
 from arena import read
+from arena.absence import DEFAULT_POLICY
 from arena.clock import TimeControl
 from arena.errors import Invalid
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import tournaments
-from arena.store.rows import BotRow, MatchRow, RunRow
+from arena.store.rows import BotRow, RunRow
 from arena.times import parse_time
 from arena.tournament import Definition
 
@@ -30,8 +31,8 @@ def message(kind: type[M], values: Mapping[str, Any]) -> M:
     return kind(**{k: v for k, v in values.items() if k in known and v is not None})
 
 
-def summary_message(row: MatchRow, names: list[str]) -> api.MatchSummary:
-    return message(api.MatchSummary, read.summary(row, names))
+def summary_message(summary: read.MatchSummary) -> api.MatchSummary:
+    return message(api.MatchSummary, summary)
 
 
 def time_field(name: str, text: str, now: datetime) -> datetime | None:
@@ -97,6 +98,7 @@ def definition_of(msg: Any) -> Definition:
         challenger=msg.challenger or None,
         schedule=msg.schedule or None,
         trusted=msg.trusted,
+        absent=msg.absent or DEFAULT_POLICY,
         clock=clock_of(msg),
         **given(msg, "matches", "duplicate", "seed"),
     )
@@ -143,6 +145,7 @@ def run_message(
         definition=definition_message(row.definition, organizer),
         participants=row.participants,
         first_started=progress["first_started"] or "",
+        deals=row.deals or "",
     )
     for line in (table or {}).get("table", []):
         run.standings.add(**{k: v for k, v in line.items() if v is not None})

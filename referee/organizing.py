@@ -17,7 +17,7 @@ from arena.matchmaking import MAX_CONCURRENCY
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, sprts, tournaments
-from arena.sprt import Sprt
+from arena.sprt import OWNER_ROOM, Sprt
 from arena.store.sprts import MAX_GAMES, Asked
 from referee import messages
 from referee.callers import Callers
@@ -35,9 +35,17 @@ def given_or(request: Any, **defaults: float) -> list[float]:
 class Organizing(Callers):
     async def StartTest(self, request: Any, context: Any) -> api.SprtTest:
         """A sequential test (docs/testing.md): the organizer's, or asked for with the
-        own token of NEW's bot (against any bot)."""
+        own token of NEW's bot (against any bot), unrated and within its owner's room
+        (arena.sprt.OWNER_ROOM). Both bots must be there to play: hosted, or connected."""
         new = request.new_bot
         by = await self._owner(context, bot_of(new) if is_version(new) else new)
+        if request.rated and by != "organizer":
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "a bot's own token starts unrated tests only: rated matches move the "
+                "leaderboard, and who plays them is the organizer's choice",
+            )
+        await self._available([new, request.base_bot], context)
         test = Sprt(request.elo0, request.elo1, *given_or(request, alpha=0.05, beta=0.05))
         max_games = request.max_games if request.HasField("max_games") else MAX_GAMES
         if not 2 <= max_games <= MAX_TEST_GAMES:
@@ -46,8 +54,9 @@ class Organizing(Callers):
             Rules.parse(request.rules or "paulista"), messages.clock_of(request),
             max_games=max_games - max_games % 2, rated=request.rated,
         )  # fmt: skip
+        room = None if by == "organizer" else OWNER_ROOM
         row = await asyncio.to_thread(
-            self.store.create_sprt, new, request.base_bot, test, asked, by
+            self.store.create_sprt, new, request.base_bot, test, asked, by, room
         )
         log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, by)
         if self.dispatch is None:
@@ -57,6 +66,21 @@ class Organizing(Callers):
         assert self.dispatch is not None
         await asyncio.to_thread(self.dispatch.sprt, row.id)
         return await self.GetTest(api.GetTestRequest(id=row.id), context)
+
+    async def _available(self, names: list[str], context: Any) -> None:
+        """FAILED_PRECONDITION unless each bot named can play now: hosted (its process is
+        started for each match), or dialing in and connected to a node. A bot that is
+        not there would have a stand-in play every match for it."""
+        seated = await asyncio.to_thread(self.store.playing_as, names)
+        dial_in = [n for n in names if n in seated and not is_version(seated[n][1])]
+        connected = await self._presence(dial_in) if dial_in else {}
+        for name in dial_in:
+            if name not in connected:
+                await context.abort(
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"bot {quoted(name)} dials in and is not connected: a test plays bots "
+                    "that are hosted or connected now, never a stand-in for one",
+                )
 
     async def GetTest(self, request: Any, context: Any) -> api.SprtTest:
         found = await asyncio.to_thread(sprts.sprt, self.store, request.id)
@@ -134,6 +158,6 @@ class Organizing(Callers):
         row, name = found
         progress = await asyncio.to_thread(tournaments.progress, self.store, row, datetime.now(UTC))
         table = row.standings
-        if table is None and row.status == "running":
-            table = await asyncio.to_thread(self.store.run_standings, row)
+        if table is None and row.status == "running":  # sealed matches for the organizer
+            table = await asyncio.to_thread(self.store.run_standings, row, sealed=organizer)
         return messages.run_message(row, name, progress, table, organizer)

@@ -62,6 +62,7 @@ class Faults:
     rejected: int = 0
     disconnects: int = 0
     substituted: int = 0
+    errors: int = 0  # replies saying the bot's own code failed (its fallback was played)
 
     def counts(self) -> dict[str, int]:
         """Every count by name (what asdict gives, without its deep copy's cost)."""
@@ -112,6 +113,9 @@ class MatchRunner:
         self.seat_bots = tuple(seat_bots)
         self.bots = frozenset(seat_bots)
         self.faults = {bot: Faults() for bot in self.bots}
+        # per bot: the actions applied for its seats, and of them those made while it was
+        # away (the default action at a deadline, or the stand-in): arena/absence.py
+        self.presence = {bot: [0, 0] for bot in self.bots}
         self._to = {bot: hub.address(bot, match_id) for bot in self.bots}
         # a hosted process that is gone never comes back: the stand-in plays at once
         grace = clock.reconnect_grace_ms / 1000
@@ -135,7 +139,11 @@ class MatchRunner:
     # turn of the event loop, and the next request goes out in the same turn: the match's
     # own task wakes only for the clocks (a deadline, a grace running out) and the end.
 
-    def submit(self, bot: str, request_id: int, action: pb.Action) -> None:
+    def submit(self, bot: str, request_id: int, action: pb.Action, error: str = "") -> None:
+        """A bot's reply; ``error``: the bot says its own code failed to decide and
+        ``action`` is its fallback (played as any action, and counted as an error)."""
+        if error:
+            self.faults[bot].errors += 1
         request = self._request
         now = self._running().time()  # when the answer came: one reading serves it all
         if request is None:
@@ -233,6 +241,10 @@ class MatchRunner:
         record["match_id"] = self.match_id
         record["clock"] = asdict(self.clock)
         record["faults"] = {bot: f.counts() for bot, f in sorted(self.faults.items())}
+        record["presence"] = {
+            bot: {"decisions": made, "away": away}
+            for bot, (made, away) in sorted(self.presence.items())
+        }
         return record
 
     def _advance(self) -> None:
@@ -291,8 +303,16 @@ class MatchRunner:
         now = self._running().time()
         self.hub.late(now - request.deadline)
         self._settle(request, now)
-        self.faults[self.seat_bots[request.seat]].timeouts += 1
+        bot = self.seat_bots[request.seat]
+        self.faults[bot].timeouts += 1
+        self._played(bot, away=bot in self._away)
         self.match.apply(self.match.default_action(), request.seat)
+
+    def _played(self, bot: str, *, away: bool) -> None:
+        """An action is applied for one of ``bot``'s seats (``away``: made for it)."""
+        counts = self.presence[bot]
+        counts[0] += 1
+        counts[1] += away
 
     def _settle(self, request: _Request, now: float) -> None:
         """The request is answered (or its time is up): charge any overrun to the bank."""
@@ -311,6 +331,7 @@ class MatchRunner:
         else:
             try:
                 self.match.apply(action_from_pb(payload), request.seat)
+                self._played(bot, away=False)
                 return True
             except TrucoError as e:
                 reason = str(e)
@@ -338,6 +359,7 @@ class MatchRunner:
             log.info("match %s: a house bot stands in for %s", self.match_id, bot)
             stand_in = self._stand_ins[bot] = self._stand_in()
         self.faults[bot].substituted += 1
+        self._played(bot, away=True)
         self.match.apply(stand_in.decide(view(self.match, seat)), seat)
 
     def _running(self) -> asyncio.AbstractEventLoop:

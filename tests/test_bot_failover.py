@@ -17,7 +17,7 @@ import pytest
 from arena.proto.truco.v1 import arena_pb2 as api
 from tests.arenaproc import Arena, arenas
 
-CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0, "errors": 0}
 
 
 def wait_for_line(log: Path, text: str, timeout_s: float = 60.0) -> str:

@@ -97,7 +97,7 @@ def test_an_answer_processed_after_its_deadline_is_refused_even_before_the_alarm
     hub = seated("quick", "mute")
     record = asyncio.run(play_in_process(hub, answer_late_once))
     assert record["faults"]["quick"] == {
-        "timeouts": 1, "rejected": 1, "disconnects": 0, "substituted": 0,
+        "timeouts": 1, "rejected": 1, "disconnects": 0, "substituted": 0, "errors": 0,
     }  # fmt: skip
     assert len(hub.lateness) == record["faults"]["mute"]["timeouts"] + 1
     assert max(hub.lateness) >= 0.01  # the stall, counted as the deadline's lateness

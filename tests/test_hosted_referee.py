@@ -35,7 +35,7 @@ from tests.test_hosting_api import register, submit
 from tests.test_sessions import Client
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0, "errors": 0}
 
 
 def bot_process(address: str, token: str) -> subprocess.Popen[str]:

@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 GOOD = TimeControl(decision_ms=500, time_bank_ms=0, reconnect_grace_ms=5000)
 # the hostile bot's own match: a short grace, so a house bot soon takes over its seats
 HOSTILE = TimeControl(decision_ms=500, time_bank_ms=0, reconnect_grace_ms=300)
-CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0, "errors": 0}
 ATTACK_TIMEOUT_S = 90.0
 
 

@@ -98,6 +98,7 @@ def test_a_version_is_checked_then_plays_challenges_in_its_bots_name(arena_facto
         assert sorted(seats) == ["alpha@1", "beta"]
         assert match.faults["alpha@1"] == {
             "timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0,
+            "errors": 0,
         }  # fmt: skip
     ratings = {r.bot_id for r in arena.store.bot_ratings("alpha@1")}
     assert ratings == {arena.store.version("alpha@1").id}  # the version's own rating

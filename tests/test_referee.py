@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from arena.absence import Credit, credit
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, replay
@@ -26,7 +27,7 @@ from referee.sessions import MemoryTokens
 
 FAKEBOT = Path(__file__).resolve().parent / "fakebot.py"
 FAST = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=5000)
-CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0}
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0, "errors": 0}
 
 
 def fake(kind: str, *extra: str) -> str:
@@ -348,6 +349,46 @@ def test_a_bot_absent_when_its_match_starts_is_held_then_replaced() -> None:
     assert absent["disconnects"] == 1 and absent["timeouts"] == 0
     assert absent["substituted"] == decisions_of(record, "absent") > 0
     assert record["faults"]["fake-plain"] == CLEAN
+    # every one of its decisions was made for it: it was absent, and whatever the score
+    # its team is credited with a loss by forfeit
+    made = decisions_of(record, "absent")
+    assert record["presence"]["absent"] == {"decisions": made, "away": made}
+    playing = decisions_of(record, "fake-plain")
+    assert record["presence"]["fake-plain"] == {"decisions": playing, "away": 0}
+    team = record["seats"].index("absent") % 2
+    assert credit(record) == Credit(1 - team, (team,), ("absent",))
+    assert credit(record, "play-on") == Credit(record["result"]["winner"])
+
+
+def test_a_bot_that_times_out_while_connected_is_present(tmp_path: Path) -> None:
+    clock = TimeControl(decision_ms=150, time_bank_ms=0, reconnect_grace_ms=5000)
+    _, (record,) = play(tmp_path, [fake("sleepy"), "house:random"], clock=clock)
+    made = decisions_of(record, "fake-sleepy")
+    assert record["presence"]["fake-sleepy"] == {"decisions": made, "away": 0}
+    assert credit(record).forfeits == ()  # a bad bot loses at the table, not by forfeit
+
+
+def test_a_bot_whose_own_code_fails_is_counted_errors_not_silence(tmp_path: Path) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text(
+        "from arena.sdk import run\n"
+        "class Broken:\n"
+        "    name = 'broken'\n"
+        "    def __init__(self):\n"
+        "        self.asked = 0\n"
+        "    def decide(self, view):\n"
+        "        self.asked += 1\n"
+        "        if self.asked % 2:\n"
+        "            raise KeyError('my bug')\n"
+        "        return view.legal[-1]\n"
+        "run(Broken(), max_matches=1)\n"
+    )
+    summary, (record,) = play(tmp_path, [f"{sys.executable} {script}", "house:random"])
+    made = decisions_of(record, "broken")
+    assert summary.faults["broken"]["errors"] == (made + 1) // 2 > 0  # the odd ones
+    assert summary.faults["broken"] == CLEAN | {"errors": (made + 1) // 2}
+    assert record["presence"]["broken"] == {"decisions": made, "away": 0}
+    assert summary.faults["random"] == CLEAN
 
 
 def test_the_sdk_hands_results_to_a_bot_that_wants_them(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from arena.engine import Match, Rules
 from arena.errors import Exists, NotFound
 from arena.schedule import due_firing, next_firing
 from arena.store.store import Store
-from arena.tournament import Definition, Result, deal_seed, plan, standings
+from arena.tournament import Definition, Result, deal_mode, deal_seed, plan, standings
 from tests.test_store import played
 
 BOTS = ("ana", "bia", "caio")
@@ -80,6 +80,63 @@ def test_duplicate_pairs_deal_each_bot_the_cards_its_opponent_had(rules: str) ->
 def test_without_duplicate_every_match_has_its_own_deals() -> None:
     matches = plan(Definition("x", bots=BOTS, matches=3, duplicate=False), BOTS, 5, KEY)
     assert len({m.seed for m in matches}) == len(matches)
+    assert {m.twin for m in matches} == {None}
+
+
+def test_duplicate_pairs_name_each_other_as_twins() -> None:
+    matches = plan(Definition("x", bots=BOTS, matches=4), BOTS, 5, KEY, "duplicate-hosted")
+    by_number = {m.number: m for m in matches}
+    for m in matches:
+        assert m.twin is not None
+        twin = by_number[m.twin]
+        assert twin.twin == m.number and twin.seed == m.seed and twin.pairing == m.pairing
+        assert twin.seats != m.seats
+    assert len({m.seed for m in matches}) == len(matches) // 2
+
+
+HOSTED = {"ana": "ana@1", "bia": "bia@3"}
+MIXED = {"ana": "ana@1", "bia": "bia", "caio": "caio"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "seated", "deals"),
+    [
+        ({}, HOSTED, "duplicate-hosted"),  # all hosted: duplicate by themselves
+        ({"matches": 3}, HOSTED, "secret"),  # but only in pairs
+        ({}, MIXED, "secret"),
+        ({"duplicate": True}, HOSTED, "duplicate-hosted"),  # asked, and fair without trust
+        ({"duplicate": True, "trusted": True}, MIXED, "duplicate-trusted"),
+        ({"duplicate": True, "trusted": True}, HOSTED, "duplicate-hosted"),
+        ({"seed": 4, "trusted": True}, HOSTED, "fixed-trusted"),
+        ({"trusted": True}, MIXED, "secret"),
+    ],
+)
+def test_the_deal_mode_says_what_the_matches_get(
+    fields: dict[str, object], seated: dict[str, str], deals: str
+) -> None:
+    definition = Definition("x", bots=tuple(seated), **fields)  # type: ignore[arg-type]
+    assert deal_mode(definition, seated) == deals
+
+
+def test_duplicate_deals_asked_with_dial_in_bots_are_refused_naming_them() -> None:
+    definition = Definition("x", bots=tuple(MIXED), duplicate=True)
+    with pytest.raises(ValueError, match="need every bot hosted") as refused:
+        deal_mode(definition, MIXED)
+    assert "'bia', 'caio' dial in" in str(refused.value)
+    assert "trusted" in str(refused.value)
+
+
+def test_forfeits_count_as_losses_and_a_double_forfeit_as_two() -> None:
+    results = [
+        Result("m1", ["ana", "bia"], 1, (12, 3), forfeits=(0,)),  # ana absent, bia credited
+        Result("m2", ["bia", "caio"], None, (12, 9), forfeits=(0, 1)),  # both absent
+        Result("m3", ["caio", "ana"], 0, (12, 6)),
+    ]
+    table = {r["bot"]: r for r in standings(BOTS, results)["table"]}
+    assert (table["ana"]["wins"], table["ana"]["losses"], table["ana"]["forfeits"]) == (0, 2, 1)
+    assert (table["bia"]["wins"], table["bia"]["losses"], table["bia"]["forfeits"]) == (1, 1, 1)
+    assert (table["caio"]["wins"], table["caio"]["losses"], table["caio"]["forfeits"]) == (1, 1, 1)
+    assert table["ana"]["hand_points"] == 12 + 6  # the score as played stays
 
 
 @pytest.mark.parametrize(
@@ -89,11 +146,11 @@ def test_without_duplicate_every_match_has_its_own_deals() -> None:
         ({"bots": ("a", "a")}, "listed twice"),
         ({"bots": ("a", "b"), "pool": "paulista/1"}, "either as a list of bots or as a pool"),
         ({"bots": ("a", "b"), "matches": 3, "duplicate": True, "trusted": True}, "even number"),
-        ({"bots": ("a", "b"), "duplicate": True}, "opponent's cards in the twin match"),
         ({"bots": ("a", "b"), "seed": 4}, "a fixed seed would deal every run"),
         ({"bots": ("a", "b"), "seed": 2**64 - 1, "trusted": True}, "a seed is a whole number"),
         ({"pool": "nope/1"}, "no pool 'nope/1'"),
         ({"pool": "paulista/9"}, "no pool 'paulista/9'"),
+        ({"bots": ("a", "b"), "absent": "stand-in"}, "absent must be one of forfeit, play-on"),
         ({"pool": "paulista/1", "format": "gauntlet", "challenger": "a b"}, "not a bot name"),
         ({"bots": ("a", "b"), "reconnect_grace_ms": 2**32 - 1}, "reconnect_grace_ms"),
         ({"bots": ("a", "b"), "decision_ms": 2**32 - 1}, "decision_ms"),

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from arena import ladder, read
+from arena.absence import credit
 from arena.client import RefereeClient
 from arena.clock import TimeControl
 from arena.embedded import database_url
@@ -226,7 +227,8 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
     if match.ladder_id is not None:  # its slot is free: the ladder fills it now, here
         ladder_step([match.pool], ended=match_id)
-    done = store().finish_match(match_id, record)
+    # credited as the match's policy says: an absent bot's team loses (arena/absence.py)
+    done = store().finish_match(match_id, record, functools.partial(credit, policy=match.absent))
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
     if match.sprt_id is not None:  # its test counts it, and goes on or stops
         send_matches(store().step_sprt(match.sprt_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from arena.absence import DEFAULT_POLICY, POLICIES
 from arena.cli import engine, hosting, ladder, match, organizer, reader, servers, testing
 from arena.cli.common import (
     CONCURRENCY,
@@ -292,13 +293,21 @@ def _tournaments(sub: Commands) -> None:
     p.add_argument(
         "--duplicate",
         action="store_true",
-        help="each pair of matches on the same deals, seats exchanged (needs --trusted)",
+        help="each pair of matches on the same deals, seats exchanged (needs every bot "
+        "hosted, or --trusted; bots that are all hosted get them anyway)",
     )
     p.add_argument(
         "--trusted",
         action="store_true",
         help="declare that no bot remembers one match in the next (house bots): only then "
-        "may deals be duplicated or fixed by --seed",
+        "may dial-in bots get duplicate deals, or any run deals fixed by --seed",
+    )
+    p.add_argument(
+        "--absent",
+        choices=POLICIES,
+        default=DEFAULT_POLICY,
+        help="a bot away for more than half its decisions: its team loses the match "
+        "(forfeit, the default), or the score stands (play-on, for casual events)",
     )
     clock_options(p)
     p.add_argument(

@@ -57,7 +57,7 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
         else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
         matches=args.matches, duplicate=args.duplicate, trusted=args.trusted,
-        schedule=args.schedule or "", **clock_of(args).to_json(),
+        schedule=args.schedule or "", absent=args.absent, **clock_of(args).to_json(),
     )  # fmt: skip
     if args.seed is not None:
         definition.seed = args.seed

@@ -75,7 +75,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     """The live referee nodes (docs/cluster.md), the one that answered marked."""
     from rich.table import Table
 
-    reply = Arena.from_env().call("ListNodes", api.ListNodesRequest())
+    reply = Arena.from_env().call("ListNodes", api.ListNodesRequest(), organizer=True)
     if args.json:
         from google.protobuf import json_format
 

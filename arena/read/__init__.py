@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from arena.engine import TrucoError, public_record, quoted
-from arena.errors import Invalid, NotFound
+from arena.errors import Invalid, NotFound, Sealed
 from arena.hosted.tokens import version_name
 from arena.pools import DEFAULT_POOL, parse_pool
 from arena.rating import half_intervals, is_provisional, is_wide
@@ -48,7 +48,9 @@ class Standing(TypedDict):
 
 
 class MatchSummary(TypedDict):
-    """What a list of matches shows of one."""
+    """What a list of matches shows of one. A sealed match (its duplicate twin, dealt the
+    same cards, is not played yet) shows neither its score nor its result to anyone but
+    the organizer: they say something of the cards the twin deals."""
 
     id: str
     pool: str
@@ -58,10 +60,16 @@ class MatchSummary(TypedDict):
     run_id: int | None  # the tournament run, when there is one
     seats: list[str]
     teams: list[str]
-    score: list[int] | None
-    winner: int | None
+    score: list[int] | None  # as played at the table
+    winner: int | None  # the team credited with the match (None: nobody, or not yet)
+    forfeit: list[int] | None  # the teams that lost it by forfeit (arena/absence.py)
+    twin: str | None  # its duplicate twin, dealt the same cards with the seats exchanged
+    sealed: bool  # withheld until its twin is played (score, result and record)
     created_at: str
     finished_at: str | None
+
+
+SEALED = "public once its twin, {twin}, is played: the two are dealt the same cards"
 
 
 def check_pool(pool: str) -> str:
@@ -91,9 +99,7 @@ def leaderboard(store: Store, pool: str) -> dict[str, Any]:
         "pools": pools if pool in pools else sorted([*pools, pool]),
         "ladder": ladders.ladder(store, pool),
         "standings": standings(store, pool),
-        "recent_matches": [
-            summary(row, names) for row, names in store.matches(pool=pool, limit=POOL_RECENT)
-        ],
+        "recent_matches": summaries(store, store.matches(pool=pool, limit=POOL_RECENT)),
     }
 
 
@@ -239,7 +245,10 @@ class RatingChange(TypedDict):
 
 def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
     """A bot's rating in a pool, one change per rated match, oldest first: the latest
-    HISTORY_POINTS of them."""
+    HISTORY_POINTS of them, but for those of sealed matches (listed once their twin is
+    played: a change tells the match's result)."""
+    changes = store.rating_history(bot, pool, HISTORY_POINTS)
+    sealed = store.sealed([h["match_id"] for h in changes])
     return [
         RatingChange(
             match_id=h["match_id"],
@@ -247,7 +256,8 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
             after=round(h["after"], 1),
             at=h["created_at"].isoformat(),
         )
-        for h in store.rating_history(bot, pool, HISTORY_POINTS)
+        for h in changes
+        if h["match_id"] not in sealed
     ]
 
 
@@ -255,9 +265,12 @@ def told(
     store: Store, name: str, matches: list[tuple[MatchRow, list[str]]]
 ) -> list[dict[str, Any]]:
     """Matches of a bot (rows and seats) as its page lists them, each from its side with
-    the rating change it made."""
+    the rating change it made (none shown for a sealed match)."""
     changes = store.rating_changes(name, [m.id for m, _ in matches])
-    return [_from_side(summary(m, names), name, changes.get(m.id)) for m, names in matches]
+    return [
+        _from_side(s, name, None if s["sealed"] else changes.get(s["id"]))
+        for s in summaries(store, matches)
+    ]
 
 
 def _from_side(
@@ -269,14 +282,23 @@ def _from_side(
     match["team"] = team
     match["opponents"] = list(dict.fromkeys(match["seats"][1 - team :: 2]))
     match["partners"] = [b for b in dict.fromkeys(match["seats"][team::2]) if b != name]
-    match["result"] = (
-        None if match["winner"] is None else "won" if match["winner"] == team else "lost"
-    )
+    match["result"] = result_from(summary, team)
     match["elo_change"] = None if change is None else round(change[1] - change[0], 1)
     return match
 
 
-def summary(row: MatchRow, names: list[str]) -> MatchSummary:
+def result_from(summary: MatchSummary, team: int) -> str | None:
+    """How a finished match ended for ``team``: won, lost, or lost by forfeit (None while
+    it is not finished, or sealed)."""
+    if summary["status"] != "finished" or summary["sealed"]:
+        return None
+    if team in (summary["forfeit"] or ()):
+        return "forfeit"
+    return "won" if summary["winner"] == team else "lost"
+
+
+def summary(row: MatchRow, names: list[str], *, sealed: bool = False) -> MatchSummary:
+    """A match as lists show it; ``sealed``: its score and result withheld."""
     return MatchSummary(
         id=row.id,
         pool=row.pool,
@@ -286,11 +308,22 @@ def summary(row: MatchRow, names: list[str]) -> MatchSummary:
         run_id=row.run_id,
         seats=names,
         teams=teams(names),
-        score=row.score,
-        winner=row.winner,
+        score=None if sealed else row.score,
+        winner=None if sealed else row.winner,
+        forfeit=None if sealed else row.forfeit,
+        twin=row.twin,
+        sealed=sealed,
         created_at=row.created_at.isoformat(),
         finished_at=stamp(row.finished_at),
     )
+
+
+def summaries(
+    store: Store, rows: list[tuple[MatchRow, list[str]]], *, organizer: bool = False
+) -> list[MatchSummary]:
+    """Matches as lists show them, sealed ones withheld unless for the organizer."""
+    sealed = set() if organizer else store.sealed([m.id for m, _ in rows if m.twin])
+    return [summary(m, names, sealed=m.id in sealed) for m, names in rows]
 
 
 def stamp(at: datetime | None) -> str | None:
@@ -304,17 +337,20 @@ def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dic
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
     row, names = found
+    (shown,) = summaries(store, [(row, names)], organizer=organizer)
     out: dict[str, Any] = {
-        "match": summary(row, names),
+        "match": shown,
         "organizer": organizer,
-        "faults": row.faults,
+        "faults": None if shown["sealed"] else row.faults,
+        "presence": None if shown["sealed"] or row.record is None else row.record.get("presence"),
+        "sealed": SEALED.format(twin=row.twin) if shown["sealed"] else None,
         "hand": None,
         "hands": [],
         "steps": [],
         "error": None,
     }
     record = row.record
-    if record is None:
+    if record is None or shown["sealed"]:
         return out
     if not 0 <= hand < len(record.get("hands", [])):
         raise NotFound(f"match {match_id} has no hand {hand}")
@@ -334,10 +370,14 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
     found = store.match(match_id)
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
-    row, _ = found
+    row, names = found
     if row.record is None:
         raise NotFound(f"match {match_id} has no record yet ({row.status})")
-    return row.record if organizer else public_record(row.record)
+    if organizer:
+        return row.record
+    if summaries(store, [(row, names)])[0]["sealed"]:
+        raise Sealed(f"match {match_id}: its record is " + SEALED.format(twin=row.twin))
+    return public_record(row.record)
 
 
 class VersionRating(TypedDict):

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
 from arena.pools import pool_of
-from arena.read import stamp, summary
+from arena.read import stamp, summaries
 from arena.schedule import next_firing
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
@@ -19,6 +19,14 @@ from arena.tournament import STORED_DEFAULTS
 TOURNAMENT_RUNS = 10  # runs listed under each tournament
 RUN_MATCHES = 100  # matches listed on a run's page
 REFRESH_S = 5  # how often the page of a run being played reloads itself
+DEALS_TEXT = {  # arena.tournament.DEALS, in words
+    "secret": "secret, each match its own",
+    "duplicate-hosted": "duplicate pairs, seats exchanged: every bot is hosted, a fresh "
+    "process per match, so none remembers its cards",
+    "duplicate-trusted": "duplicate pairs, seats exchanged: the organizer trusts the bots "
+    "to keep no memory from one match to the next",
+    "fixed-trusted": "the deals of a fixed seed, the same every run (bots trusted)",
+}
 
 
 class Progress(TypedDict):
@@ -80,6 +88,8 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "fired_for": None if run.fired_for is None else run.fired_for.isoformat(),
         "created_at": run.created_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
+        "deals": run.deals,
+        "deals_text": None if run.deals is None else DEALS_TEXT[run.deals],
     }
     return out if organizer else _without_seed(out)
 
@@ -180,7 +190,7 @@ def run(
         raise NotFound(f"no tournament run {quoted(run_id)}")
     row, name = found
     live = row.standings is None
-    table = store.run_standings(row) if live else row.standings
+    table = store.run_standings(row, sealed=organizer) if live else row.standings
     assert table is not None
     standings_rows = [
         {**r, "faults_total": sum(r.get("faults", {}).values())} for r in table["table"]
@@ -198,5 +208,5 @@ def run(
         "refresh": REFRESH_S if active else None,
         "standings": standings_rows,
         "crosstable": _crosstable(order, table["crosstable"]),
-        "matches": [summary(m, names) for m, names in matches],
+        "matches": summaries(store, matches, organizer=organizer),
     }

@@ -14,8 +14,13 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from arena.absence import DEFAULT_POLICY
 from arena.errors import Exists, Invalid, Unavailable
 from arena.store.sql import QUERIES as Q
+
+MATCH_DEFAULTS = {"run_id": None, "ladder_id": None, "sprt_id": None, "twin": None,
+                  "absent": DEFAULT_POLICY}  # fmt: skip
+"""The columns of a new match that most makers leave as they are."""
 
 
 def _check(conn: psycopg.Connection[Any]) -> None:
@@ -64,10 +69,8 @@ class Connected:
     ) -> None:
         """A match to play (its id again: nothing) and the bot at each seat. ``match``:
         its columns, and its run, ladder or test when it has one (run_id, ladder_id,
-        sprt_id)."""
-        conn.execute(
-            Q["insert_match"], {"run_id": None, "ladder_id": None, "sprt_id": None, **match}
-        )
+        sprt_id), its duplicate twin (twin) and its absence policy (absent)."""
+        conn.execute(Q["insert_match"], {**MATCH_DEFAULTS, **match})
         for seat, bot_id in enumerate(seat_bots):
             conn.execute(
                 Q["insert_seat"], {"match_id": match["id"], "seat": seat, "bot_id": bot_id}

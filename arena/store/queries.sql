@@ -8,10 +8,12 @@ RETURNING *;
 SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
--- A match to play, of a run, a ladder or a test when it is one's (Connected._insert_match).
-INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id)
+-- A match to play, of a run, a ladder or a test when it is one's, with its duplicate twin
+-- when it has one and what absence does to its result (Connected._insert_match).
+INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id, twin,
+                     absent)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
-        %(ladder_id)s, %(sprt_id)s)
+        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: deal_key
@@ -28,8 +30,9 @@ ON CONFLICT DO NOTHING;
 
 -- name: finish_match
 -- The exactly-once path, in one statement (migration 0006).
-SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(score)s::smallint[],
-                           %(points)s::smallint[], %(faults)s, %(k)s, %(scale)s);
+SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s::smallint[],
+                           %(score)s::smallint[], %(points)s::smallint[], %(faults)s, %(k)s,
+                           %(scale)s);
 
 -- name: leaderboard
 -- Every bot rated in the pool, of hosted versions only each bot's active one.
@@ -193,7 +196,8 @@ WHERE b.active AND b.token_hash IS NOT NULL AND b.id IN (
 ORDER BY b.name;
 
 -- name: planned_run
-UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s
+UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s,
+    deals = %(deals)s
 WHERE id = %(id)s;
 
 -- name: run
@@ -213,10 +217,13 @@ SELECT count(*) FILTER (WHERE status = 'finished') AS finished,
 FROM matches WHERE run_id = %(id)s;
 
 -- name: run_results
--- Every finished match of a run, with the hand points each team won.
-SELECT m.id, m.winner, m.faults, m.points,
+-- Every finished match of a run, with the hand points each team won, the teams that
+-- forfeited it, and whether it is sealed (its duplicate twin not played yet).
+SELECT m.id, m.winner, m.faults, m.points, m.forfeit,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
-          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
+    EXISTS (SELECT 1 FROM matches t
+            WHERE t.id = m.twin AND t.status NOT IN ('finished', 'failed')) AS sealed
 FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 
 -- name: run_done
@@ -332,6 +339,11 @@ CROSS JOIN LATERAL (
     WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(name)s) AND e.match_id = m.id
     LIMIT 1
 ) e;
+
+-- name: sealed_matches
+-- Of the matches given, those whose duplicate twin is neither finished nor failed.
+SELECT m.id FROM matches m JOIN matches t ON t.id = m.twin
+WHERE m.id = ANY (%(ids)s) AND t.status NOT IN ('finished', 'failed');
 
 -- name: run_matches
 -- A run's matches, the latest played first (then those not started, by number).
@@ -496,6 +508,22 @@ ORDER BY s.created_at DESC, s.match_id DESC
 LIMIT %(limit)s;
 
 -- ---- sequential tests (migration 0012) ----------------------------------------------
+
+-- name: lock_owner
+-- Tests are added one at a time per owner of %(bot)s (its bots' owner, or itself when it
+-- has none), until the transaction ends.
+SELECT pg_advisory_xact_lock(hashtext('sprt-owner/' || coalesce(
+    (SELECT nullif(owner, '') FROM bots WHERE name = %(bot)s), %(bot)s)));
+
+-- name: owner_tests
+-- The running tests asked for by the bots of the owner of %(bot)s (or by itself when it
+-- has none), and their matches in all.
+WITH me AS (SELECT owner FROM bots WHERE name = %(bot)s)
+SELECT (SELECT owner FROM me) AS owner, count(*) AS tests,
+       coalesce(sum(t.max_games), 0) AS games
+FROM sprt_tests t JOIN bots b ON b.name = t.asked_by
+WHERE t.status = 'running'
+  AND (b.name = %(bot)s OR b.owner <> '' AND b.owner = (SELECT owner FROM me));
 
 -- name: insert_sprt
 INSERT INTO sprt_tests (new_id, base_id, rules, clock, elo0, elo1, alpha, beta, max_games,

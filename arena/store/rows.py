@@ -42,6 +42,9 @@ class MatchRow:
     clock: dict[str, Any] | None  # its TimeControl as JSON (None: the defaults)
     ladder_id: int | None  # the ladder that started it, if one did
     sprt_id: int | None  # the sequential test it is a match of, if any
+    twin: str | None  # its duplicate twin, dealt the same cards (migration 0014)
+    absent: str  # what absence does to its result: forfeit or play-on (arena/absence.py)
+    forfeit: list[int] | None  # the teams that lost it by forfeit; None: none did
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ class RunRow:
     standings: dict[str, Any] | None
     created_at: datetime
     finished_at: datetime | None
+    deals: str | None  # the deals its matches got (arena.tournament.DEALS); None: not planned
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,8 @@ class BotPoolStatsRow:
     rejected: int
     disconnects: int
     substituted: int
+    errors: int
+    forfeits: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -14,12 +13,11 @@ from psycopg.types.json import Jsonb
 
 from arena.engine import Rules, quoted
 from arena.errors import Exists, NotFound, parse_id
-from arena.hosted.tokens import is_version
 from arena.pools import pool_of
-from arena.store.base import Connected
+from arena.store.base import MATCH_DEFAULTS, Connected
 from arena.store.rows import MatchRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import Definition, Result, plan, standings
+from arena.tournament import Definition, Result, deal_mode, plan, standings
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +28,12 @@ class Runs(Connected):
         listed = [*definition.bots, *([definition.challenger] if definition.challenger else [])]
         if listed:
             with self._transaction() as conn:
-                found = conn.execute(Q["active_bots"], {"names": listed})
-                known = {r["name"] for r in found}
-            missing = [b for b in dict.fromkeys(listed) if b not in known]
+                found = conn.execute(Q["active_bots"], {"names": listed}).fetchall()
+            seated = {r["name"]: r["seat"] for r in found}
+            missing = [b for b in dict.fromkeys(listed) if b not in seated]
             if missing:
                 raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
+            deal_mode(definition, seated)  # refused now, with the real reason, if unfair
         params = {
             "name": definition.name,
             "definition": Jsonb(definition.to_json()),
@@ -116,19 +115,19 @@ class Runs(Connected):
         # each bot is seated as who plays for it: its active hosted version, else itself
         ids = {r["name"]: r["id"] for r in found}
         seated = {r["name"]: r["seat"] for r in found}
-        if definition.matches % 2 == 0 and seated and all(map(is_version, seated.values())):
-            # the arena runs every bot itself, a fresh process per match: nothing is
-            # remembered from a match to its twin, so the deals come in duplicate pairs
-            definition = replace(definition, duplicate=True, trusted=True)
-        matches = plan(definition, sorted(ids), run.seed, self.deal_key())
+        deals = deal_mode(definition, seated)
+        matches = plan(definition, sorted(ids), run.seed, self.deal_key(), deals)
         rules = Rules.parse(definition.rules)
         clock = Jsonb(definition.clock.to_json())
         conn.cursor().executemany(
             Q["insert_match"],
             [
-                {"id": run_match_id(run.id, m.number), "pool": pool_of(rules),
-                 "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
-                 "run_id": run.id, "ladder_id": None, "sprt_id": None}
+                MATCH_DEFAULTS | {
+                    "id": run_match_id(run.id, m.number), "pool": pool_of(rules),
+                    "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
+                    "run_id": run.id, "absent": definition.absent,
+                    "twin": None if m.twin is None else run_match_id(run.id, m.twin),
+                }
                 for m in matches
             ],
         )  # fmt: skip
@@ -142,7 +141,8 @@ class Runs(Connected):
         )
         participants = sorted(seated.values())  # as its records and table name them
         conn.execute(
-            Q["planned_run"], {"id": run.id, "total": len(matches), "participants": participants}
+            Q["planned_run"],
+            {"id": run.id, "total": len(matches), "participants": participants, "deals": deals},
         )
 
     def run(self, run_id: int) -> tuple[RunRow, str] | None:
@@ -165,13 +165,23 @@ class Runs(Connected):
         assert row is not None
         return dict(row)
 
-    def run_standings(self, run: RunRow) -> dict[str, Any]:
-        """The run's table from the matches finished so far."""
+    def run_standings(self, run: RunRow, *, sealed: bool = True) -> dict[str, Any]:
+        """The run's table from the matches finished so far; without ``sealed``, leaving
+        out those whose duplicate twin is not played yet (what others than the organizer
+        may see of a run in progress)."""
         with self._transaction() as conn:
             rows = conn.execute(Q["run_results"], {"id": run.id}).fetchall()
         results = [
-            Result(r["id"], r["seat_names"], r["winner"], tuple(r["points"]), r["faults"])
+            Result(
+                r["id"],
+                r["seat_names"],
+                r["winner"],
+                tuple(r["points"]),
+                r["faults"],
+                r["forfeit"] or (),
+            )
             for r in rows
+            if sealed or not r["sealed"]
         ]
         return standings(run.participants, results)
 

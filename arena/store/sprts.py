@@ -18,10 +18,10 @@ from psycopg.types.json import Jsonb
 
 from arena.clock import TimeControl
 from arena.engine import Rules, quoted
-from arena.errors import NotFound
+from arena.errors import Exhausted, NotFound
 from arena.hosted.tokens import is_version
 from arena.pools import pool_of
-from arena.sprt import Sprt
+from arena.sprt import Room, Sprt
 from arena.store.base import Connected
 from arena.store.rows import SprtPairRow, SprtRow
 from arena.store.sql import QUERIES as Q
@@ -46,10 +46,22 @@ def sprt_match_id(test_id: int, number: int) -> str:
 
 
 class Sprts(Connected):
-    def create_sprt(self, new: str, base: str, test: Sprt, asked: Asked, by: str) -> SprtRow:
+    def create_sprt(
+        self,
+        new: str,
+        base: str,
+        test: Sprt,
+        asked: Asked,
+        by: str,
+        room: Room | None = None,
+    ) -> SprtRow:
         """A new test of ``new`` against ``base``, each seated as who plays for it (its
         active hosted version, else itself). The pairs share their deals when both are
-        hosted: each match is a fresh process then, with nothing to remember."""
+        hosted: each match is a fresh process then, with nothing to remember. ``by`` is
+        the organizer or the bot whose token asked; with ``room``, the tests its owner
+        (the bot's owner, or the bot when it has none) has running, this one included,
+        must fit in it: Exhausted says what is over, checked under a lock per owner so
+        that two asked at once cannot both squeeze in."""
         if new == base:
             raise ValueError("a test compares two different bots")
         seated = self.playing_as([new, base])  # type: ignore[attr-defined]
@@ -65,6 +77,8 @@ class Sprts(Connected):
             "asked_by": by,
         }  # fmt: skip
         with self._transaction() as conn:
+            if room is not None:
+                _check_room(conn, by, asked.max_games, room)
             row = conn.execute(Q["insert_sprt"], params).fetchone()
         assert row is not None
         return SprtRow(**row)
@@ -135,24 +149,44 @@ class Sprts(Connected):
     def _pair(self, conn: Any, row: SprtRow, pair: int, key: bytes) -> list[str]:
         """The pair's two matches, NEW on the first team then on the second."""
         rules = Rules.parse(row.rules)
-        ids = []
+        ids = [sprt_match_id(row.id, 2 * pair + k + 1) for k in range(2)]
         for k, seats in enumerate(seatings(rules, [str(row.new_id), str(row.base_id)], 2)):
-            match_id = sprt_match_id(row.id, 2 * pair + k + 1)
+            match_id = ids[k]
             deals = f"sprt{row.id}-pair{pair}" if row.duplicate else match_id
             match = {"id": match_id, "pool": pool_of(rules), "rules": row.rules,
                      "seed": deal_seed(key, deals), "clock": Jsonb(row.clock),
-                     "rated": row.rated, "sprt_id": row.id}  # fmt: skip
+                     "rated": row.rated, "sprt_id": row.id,
+                     "twin": ids[1 - k] if row.duplicate else None}  # fmt: skip
             self._insert_match(conn, match, [int(b) for b in seats])
-            ids.append(match_id)
         return ids
+
+
+def _check_room(conn: Any, bot: str, games: int, room: Room) -> None:
+    """Exhausted when the owner of ``bot`` would have more tests running, or more games
+    in them, than ``room`` allows with one more of ``games``."""
+    conn.execute(Q["lock_owner"], {"bot": bot})
+    found = conn.execute(Q["owner_tests"], {"bot": bot}).fetchone()
+    owner, tests, running = found["owner"], found["tests"], found["games"]
+    who = f"owner {quoted(owner)}" if owner else f"bot {quoted(bot)}"
+    if tests + 1 > room.tests:
+        raise Exhausted(
+            f"{who} has {tests} tests running, the most at once: wait for one to decide "
+            "(arena test show ID), or ask the organizer"
+        )
+    if running + games > room.games:
+        raise Exhausted(
+            f"{who} has tests of {running} matches running; with {games} more that is over "
+            f"the {room.games} allowed at once: ask for fewer (--max-games) or wait"
+        )
 
 
 def _ended_pairs(
     matches: list[dict[str, Any]], new_id: int, counted: set[int]
 ) -> list[tuple[int, int]]:
     """The pairs not yet counted whose two matches are recorded, in the order their
-    second match ended: each with NEW's matches won (0, 1 or 2). A pair with a failed
-    match is never counted."""
+    second match ended: each with NEW's matches won (0, 1 or 2), as credited (a match
+    NEW's bot was absent from is lost: arena/absence.py). A pair with a failed match, or
+    one that both sides forfeited (nobody credited), is never counted."""
     by_pair: dict[int, list[dict[str, Any]]] = {}
     for m in matches:
         number = int(m["id"].rpartition("-")[2])
@@ -160,6 +194,8 @@ def _ended_pairs(
     ended = []
     for pair, both in by_pair.items():
         if pair in counted or len(both) < 2 or any(m["status"] != "finished" for m in both):
+            continue
+        if any(m["winner"] is None for m in both):
             continue
         won = sum(m["winner"] == (0 if m["first"] == new_id else 1) for m in both)
         ended.append((max(m["finished_at"] for m in both), pair, won))

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from arena import rating
+from arena.absence import Credit
 from arena.clock import TimeControl
 from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound
@@ -193,22 +194,34 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes):
         with self._transaction() as conn:
             self._insert_match(conn, params, seat_bots)
 
-    def finish_match(self, match_id: str, record: dict[str, Any] | str) -> Finish:
-        """Write the record and result and apply the Elo change, once per match, and say
-        whether the match's run has any match left to play: one statement, the
-        ``finish_match`` function of migration 0006. The record may come as JSON text, as
-        the referee sends it: it is then written as it is, not decoded and encoded again."""
+    def finish_match(
+        self,
+        match_id: str,
+        record: dict[str, Any] | str,
+        credited: Credit | Callable[[dict[str, Any]], Credit] | None = None,
+    ) -> Finish:
+        """Write the record and the result it is credited with (``credited``, or what
+        makes it from the record: the recording use case's :func:`arena.absence.credit`
+        under the match's policy; None: the result as played) and apply the Elo change,
+        once per match, and say whether the match's run has any match left to play: one
+        statement, the ``finish_match`` function of migration 0014. The record may come
+        as JSON text, as the referee sends it: it is then written as it is, not decoded
+        and encoded again."""
         text = record if isinstance(record, str) else None
         if isinstance(record, str):
             record = json.loads(record)
         assert isinstance(record, dict)
-        winner = record.get("result", {}).get("winner")
-        if winner not in (0, 1):
+        if record.get("result", {}).get("winner") not in (0, 1):
             raise Invalid(f"match {match_id}: the record has no winner")
+        if credited is None:
+            result = Credit(record["result"]["winner"])
+        else:
+            result = credited if isinstance(credited, Credit) else credited(record)
         params = {
             "id": match_id,
             "record": Jsonb(record) if text is None else Jsonb(text, dumps=str),
-            "winner": winner,
+            "winner": result.winner,
+            "forfeit": list(result.forfeits) or None,
             "score": record["result"]["score"],
             "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
@@ -268,6 +281,14 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes):
             names = row.pop("seat_names")
             out.append((MatchRow(**row), names))
         return out
+
+    def sealed(self, match_ids: Sequence[str]) -> set[str]:
+        """Those of the matches whose duplicate twin is neither finished nor failed."""
+        if not match_ids:
+            return set()
+        with self._statement() as conn:
+            rows = conn.execute(Q["sealed_matches"], {"ids": list(match_ids)})
+            return {r["id"] for r in rows}
 
     def set_status(self, match_id: str, status: str) -> None:
         """Mark a match running or failed (a finished one stays finished)."""

@@ -417,7 +417,7 @@ class RequestMatchResponse(_message.Message):
     def __init__(self, match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at")
+    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed")
     ID_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -426,6 +426,9 @@ class MatchSummary(_message.Message):
     WINNER_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    FORFEIT_FIELD_NUMBER: _ClassVar[int]
+    TWIN_FIELD_NUMBER: _ClassVar[int]
+    SEALED_FIELD_NUMBER: _ClassVar[int]
     id: str
     pool: str
     rules: str
@@ -434,7 +437,10 @@ class MatchSummary(_message.Message):
     winner: int
     score: _containers.RepeatedScalarFieldContainer[int]
     finished_at: str
-    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ...) -> None: ...
+    forfeit: _containers.RepeatedScalarFieldContainer[int]
+    twin: str
+    sealed: bool
+    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
     __slots__ = ("id",)
@@ -540,7 +546,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -555,6 +561,7 @@ class TournamentDefinition(_message.Message):
     SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     TRUSTED_FIELD_NUMBER: _ClassVar[int]
+    ABSENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -569,7 +576,8 @@ class TournamentDefinition(_message.Message):
     schedule: str
     reconnect_grace_ms: int
     trusted: bool
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ...) -> None: ...
+    absent: str
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")
@@ -618,7 +626,7 @@ class GetRunRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class RunStanding(_message.Message):
-    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "elo", "elo_low", "elo_high", "los_next", "faults")
+    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "elo", "elo_low", "elo_high", "los_next", "faults", "forfeits")
     class FaultsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -639,6 +647,7 @@ class RunStanding(_message.Message):
     ELO_HIGH_FIELD_NUMBER: _ClassVar[int]
     LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     points: int
@@ -652,7 +661,8 @@ class RunStanding(_message.Message):
     elo_high: float
     los_next: float
     faults: _containers.ScalarMap[str, int]
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    forfeits: int
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class CrossCell(_message.Message):
     __slots__ = ("bot", "opponent", "wins", "losses")
@@ -667,7 +677,7 @@ class CrossCell(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started")
+    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started", "deals")
     ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
@@ -686,6 +696,7 @@ class Run(_message.Message):
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     CROSSTABLE_FIELD_NUMBER: _ClassVar[int]
     FIRST_STARTED_FIELD_NUMBER: _ClassVar[int]
+    DEALS_FIELD_NUMBER: _ClassVar[int]
     id: int
     tournament_id: int
     tournament: str
@@ -704,4 +715,5 @@ class Run(_message.Message):
     standings: _containers.RepeatedCompositeFieldContainer[RunStanding]
     crosstable: _containers.RepeatedCompositeFieldContainer[CrossCell]
     first_started: str
-    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ...) -> None: ...
+    deals: str
+    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ..., deals: _Optional[str] = ...) -> None: ...

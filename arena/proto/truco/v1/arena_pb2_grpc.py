@@ -301,7 +301,9 @@ class ArenaServicer:
         """The organizer, or the own token of new_bot's bot: a sequential test on the arena, is
         new_bot stronger than base_bot? The workers play pairs of matches until it decides
         (docs/testing.md). Either may be a hosted bot (played as its active version) or a
-        version NAME@N.
+        version NAME@N; a dial-in bot must be connected (FAILED_PRECONDITION otherwise). A
+        bot's own token starts unrated tests only (rated ones are the organizer's:
+        PERMISSION_DENIED), and at most a few at once per owner (RESOURCE_EXHAUSTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -314,7 +316,8 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListNodes(self, request, context):
-        """The referee nodes whose lease holds (docs/cluster.md), and the one that answered.
+        """organizer (and the nodes): the referee nodes whose lease holds (docs/cluster.md), and
+        the one that answered.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -69,14 +69,16 @@ class Hello(_message.Message):
     def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., concurrency: _Optional[int] = ..., hand_results: _Optional[bool] = ...) -> None: ...
 
 class ActionReply(_message.Message):
-    __slots__ = ("match_id", "request_id", "action")
+    __slots__ = ("match_id", "request_id", "action", "error")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     action: Action
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    error: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("type", "card", "covered", "slot")
@@ -198,16 +200,18 @@ class HandEnded(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ...) -> None: ...
 
 class Faults(_message.Message):
-    __slots__ = ("timeouts", "rejected", "disconnects", "substituted")
+    __slots__ = ("timeouts", "rejected", "disconnects", "substituted", "errors")
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     REJECTED_FIELD_NUMBER: _ClassVar[int]
     DISCONNECTS_FIELD_NUMBER: _ClassVar[int]
     SUBSTITUTED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
     timeouts: int
     rejected: int
     disconnects: int
     substituted: int
-    def __init__(self, timeouts: _Optional[int] = ..., rejected: _Optional[int] = ..., disconnects: _Optional[int] = ..., substituted: _Optional[int] = ...) -> None: ...
+    errors: int
+    def __init__(self, timeouts: _Optional[int] = ..., rejected: _Optional[int] = ..., disconnects: _Optional[int] = ..., substituted: _Optional[int] = ..., errors: _Optional[int] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
     __slots__ = ("match_id", "last_hand", "winner", "score", "games", "termination", "faults")
