@@ -39,10 +39,15 @@ from arena.rating import bradley_terry, win_counts
 from arena.schedule import check_schedule
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
-DEALS = ("secret", "duplicate-hosted", "duplicate-trusted", "fixed-trusted")
-"""What deals a run's matches get: secret, each match its own; duplicate pairs because
-every bot is hosted, or because the organizer trusted them; or, trusted, the deals of a
-fixed seed (the same every run, each match its own)."""
+DEALS = {
+    "secret": "secret, each match its own",
+    "duplicate-hosted": "duplicate pairs, seats exchanged: every bot is hosted, a fresh "
+    "process per match, so none remembers its cards",
+    "duplicate-trusted": "duplicate pairs, seats exchanged: the organizer trusts the bots "
+    "to keep no memory from one match to the next",
+    "fixed-trusted": "the deals of a fixed seed, the same every run (bots trusted)",
+}
+"""What deals a run's matches get (:func:`deal_mode`), in words."""
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 UNTRUSTED = "{what}: declare the bots trusted only if none keeps memory from one match to the next"
 

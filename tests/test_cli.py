@@ -214,7 +214,7 @@ def test_arena_match_plays_every_preset_with_house_bots(tmp_path: Path, rules: s
         assert low <= elo <= high
     assert set(summary["faults"]) == {"random", "heuristic"}
     for faults in summary["faults"].values():
-        assert set(faults) == {"timeouts", "rejected", "disconnects", "substituted"}
+        assert set(faults) == {"timeouts", "rejected", "disconnects", "substituted", "errors"}
     records = sorted(tmp_path.glob("*.json"))
     assert len(records) == 2
     for path in records:
@@ -238,7 +238,16 @@ def test_arena_match_shows_substitutions_and_a_bot_that_died_mid_run(tmp_path: P
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     header, *rows = [line.split() for line in done.stdout.splitlines() if line][:3]
-    assert header == ["bot", "wins", "points", "timeouts", "rejected", "disconnects", "substituted"]
+    assert header == [
+        "bot",
+        "wins",
+        "points",
+        "timeouts",
+        "rejected",
+        "disconnects",
+        "substituted",
+        "errors",
+    ]
     table = {row[0]: row[1:] for row in rows}
     records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
     for column, fault in ((4, "disconnects"), (5, "substituted")):

@@ -12,17 +12,19 @@ import psycopg
 import pytest
 
 from arena import read
+from arena.absence import Credit
 from arena.engine import Rules
 from arena.rating import half_intervals, win_counts
 from arena.store.store import Store
 from tests.test_store import played
 
 PAIRS = Rules.parse("paulista:team_size=2")
-FAULTS = ("timeouts", "rejected", "disconnects", "substituted")
+FAULTS = ("timeouts", "rejected", "disconnects", "substituted", "errors")
 
 
 def random_history(store: Store, seed: int, matches: int = 40) -> list[str]:
-    """Bots and matches in two pools, some unrated, some never finished; their names."""
+    """Bots and matches in two pools, some unrated, some never finished, some lost by
+    forfeit (by one team, or by both: then nobody won); their names."""
     choose = random.Random(seed)
     names = [f"bot{k}" for k in range(6)]
     ids = {n: store.register_bot(n)[0].id for n in names}
@@ -36,7 +38,11 @@ def random_history(store: Store, seed: int, matches: int = 40) -> list[str]:
         if choose.random() < 0.85:
             record = played(rules, k)
             record["faults"] = {n: {f: choose.randrange(3) for f in FAULTS} for n in set(seats)}
-            store.finish_match(match_id, record)
+            forfeits = choose.choice([(), (), (), (0,), (1,), (0, 1)])
+            winner = record["result"]["winner"] if not forfeits else None
+            if len(forfeits) == 1:
+                winner = 1 - forfeits[0]
+            store.finish_match(match_id, record, Credit(winner, forfeits))
     return names
 
 
@@ -52,6 +58,8 @@ def full_results(database: str, pool: str) -> list[tuple[str, str]]:
         ).fetchall()
     pairs = []
     for winner, seats in rows:
+        if winner is None:  # both forfeited: nobody beat anybody
+            continue
         for w in dict.fromkeys(seats[winner::2]):
             pairs += [(w, lost) for lost in dict.fromkeys(seats[1 - winner :: 2]) if lost != w]
     return pairs
@@ -75,15 +83,17 @@ def full_matches(database: str, bot: str, pool: str) -> list[tuple[str, list[str
 def full_faults(database: str, bot: str, pool: str) -> dict[str, int]:
     with psycopg.connect(database) as conn:
         rows = conn.execute(
-            "SELECT m.faults FROM matches m WHERE m.pool = %s AND m.status = 'finished' AND "
-            "EXISTS (SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id "
-            "WHERE s.match_id = m.id AND b.name = %s)",
-            (pool, bot),
+            "SELECT m.faults, m.forfeit, ARRAY(SELECT b.name FROM match_seats s JOIN bots b "
+            "ON b.id = s.bot_id WHERE s.match_id = m.id ORDER BY s.seat) "
+            "FROM matches m WHERE m.pool = %s AND m.status = 'finished'",
+            (pool,),
         ).fetchall()
-    out = {"matches": len(rows)} | {f: 0 for f in FAULTS}
-    for (faults,) in rows:
+    mine = [(faults, forfeit, seats) for faults, forfeit, seats in rows if bot in seats]
+    out = {"matches": len(mine)} | {f: 0 for f in FAULTS} | {"forfeits": 0}
+    for faults, forfeit, seats in mine:
         for f in FAULTS:
             out[f] += faults.get(bot, {}).get(f, 0)
+        out["forfeits"] += any(i % 2 in (forfeit or ()) for i, n in enumerate(seats) if n == bot)
     return out
 
 

@@ -122,6 +122,8 @@ def test_a_bots_page_has_history_matches_faults_and_head_to_head(
         "rejected": 1,
         "disconnects": 1,
         "substituted": 3,
+        "errors": 0,
+        "forfeits": 0,
     }
     h2h = {h["opponent"]: h for h in data["head_to_head"]}
     assert (h2h["beta"]["games"], h2h["gamma"]["games"]) == (2, 1)

@@ -13,7 +13,7 @@ from arena.cli.common import clock_of, console
 from arena.rating import EloDifference, elo_text
 from arena.sprt import Sequential, estimate, parse_test
 
-FAULTS = ("timeouts", "rejected", "disconnects", "substituted")
+FAULTS = ("timeouts", "rejected", "disconnects", "substituted", "errors")
 MAX_SPRT_GAMES = 20_000  # an SPRT's matches when --games does not say: then it is undecided
 EXIT = {"H1": 0, "H0": 1, None: 2}  # --sprt's exit status by verdict (None: undecided)
 PLAY_FAILED = 3  # --sprt's exit status when the matches could not be played

@@ -15,16 +15,25 @@ from arena.cli.client import Arena
 from arena.cli.common import console
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.rating import is_wide
+from arena.tournament import DEALS
 
 
 def match_line(m: Any) -> str:
+    """One match: its result as credited (a forfeit said so), or why it shows none."""
+    seats = " / ".join(m.seats)
+    if m.sealed:
+        return f"{m.id}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
     if m.status != "finished":
-        return f"{m.id}  {m.status:8}  {m.rules}  {' / '.join(m.seats)}"
-    winners = "+".join(sorted(set(m.seats[m.winner :: 2])))
+        return f"{m.id}  {m.status:8}  {m.rules}  {seats}"
+    team = ["+".join(sorted(set(m.seats[t::2]))) for t in (0, 1)]
     score = "-".join(str(x) for x in m.score)
-    return (
-        f"{m.id}  {m.finished_at[:19]}  {m.rules}  {' / '.join(m.seats)}  {score}  won by {winners}"
-    )
+    if not m.HasField("winner"):
+        result = "both forfeited: nobody won"
+    elif m.forfeit:
+        result = f"won by {team[m.winner]} by forfeit ({team[m.forfeit[0]]} absent)"
+    else:
+        result = f"won by {team[m.winner]}"
+    return f"{m.id}  {m.finished_at[:19]}  {m.rules}  {seats}  {score}  {result}"
 
 
 def cmd_matches(args: argparse.Namespace) -> int:
@@ -173,10 +182,12 @@ def print_run(run: Any) -> None:
 
     out = console()
     d = run.definition
-    deals = ", duplicate deals" if d.duplicate else ""
     trust = ", bots declared trusted by the organizer" if d.trusted else ""
-    kind = f"{d.format}, {d.matches} per pairing{deals}{trust}"
+    absent = ", absent bots play on" if d.absent == "play-on" else ""
+    kind = f"{d.format}, {d.matches} per pairing{trust}{absent}"
     out.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
+    asked = " (duplicate asked)" if d.duplicate and run.deals == "secret" else ""
+    out.print(f"deals: {DEALS.get(run.deals, 'decided when the run is planned')}{asked}")
     out.print(
         f"{run.finished} of {run.total} matches recorded"
         + (f", {run.failed} failed" if run.failed else "")
@@ -184,14 +195,17 @@ def print_run(run: Any) -> None:
     )
     if not run.standings:
         return
-    table = Table("rank", "bot", "pts", "W-L", "hand pts", "Elo", "95%", "LOS", "faults", box=None)
+    table = Table(
+        "rank", "bot", "pts", "W-L", "forfeits", "hand pts", "Elo", "95%", "LOS", "faults",
+        box=None,
+    )  # fmt: skip
     for s in run.standings:
         elo = f"{s.elo:.0f}" if s.HasField("elo") else "-"
         interval = f"{s.elo_low:.0f}-{s.elo_high:.0f}" if s.HasField("elo_low") else "-"
         los = f"{s.los_next:.0%}" if s.HasField("los_next") else ""
         faults = " ".join(f"{k} {v}" for k, v in sorted(s.faults.items()) if v) or "-"
         table.add_row(
-            str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}",
+            str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}", str(s.forfeits or ""),
             f"{s.hand_points}-{s.hand_points_against}", elo, interval, los, faults,
         )  # fmt: skip
     out.print(table)

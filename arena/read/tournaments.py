@@ -14,19 +14,11 @@ from arena.read import stamp, summaries
 from arena.schedule import next_firing
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
-from arena.tournament import STORED_DEFAULTS
+from arena.tournament import DEALS, STORED_DEFAULTS
 
 TOURNAMENT_RUNS = 10  # runs listed under each tournament
 RUN_MATCHES = 100  # matches listed on a run's page
 REFRESH_S = 5  # how often the page of a run being played reloads itself
-DEALS_TEXT = {  # arena.tournament.DEALS, in words
-    "secret": "secret, each match its own",
-    "duplicate-hosted": "duplicate pairs, seats exchanged: every bot is hosted, a fresh "
-    "process per match, so none remembers its cards",
-    "duplicate-trusted": "duplicate pairs, seats exchanged: the organizer trusts the bots "
-    "to keep no memory from one match to the next",
-    "fixed-trusted": "the deals of a fixed seed, the same every run (bots trusted)",
-}
 
 
 class Progress(TypedDict):
@@ -89,7 +81,7 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "created_at": run.created_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
         "deals": run.deals,
-        "deals_text": None if run.deals is None else DEALS_TEXT[run.deals],
+        "deals_text": None if run.deals is None else DEALS[run.deals],
     }
     return out if organizer else _without_seed(out)
 

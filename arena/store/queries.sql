@@ -317,7 +317,8 @@ GROUP BY b.id ORDER BY b.name;
 -- migration 0008).
 SELECT coalesce(max(s.matches), 0) AS matches, coalesce(max(s.timeouts), 0) AS timeouts,
     coalesce(max(s.rejected), 0) AS rejected, coalesce(max(s.disconnects), 0) AS disconnects,
-    coalesce(max(s.substituted), 0) AS substituted
+    coalesce(max(s.substituted), 0) AS substituted, coalesce(max(s.errors), 0) AS errors,
+    coalesce(max(s.forfeits), 0) AS forfeits
 FROM bot_pool_stats s JOIN bots b ON b.id = s.bot_id
 WHERE b.name = %(name)s AND s.pool = %(pool)s;
 
@@ -342,8 +343,10 @@ CROSS JOIN LATERAL (
 
 -- name: sealed_matches
 -- Of the matches given, those whose duplicate twin is neither finished nor failed.
-SELECT m.id FROM matches m JOIN matches t ON t.id = m.twin
-WHERE m.id = ANY (%(ids)s) AND t.status NOT IN ('finished', 'failed');
+-- (each looked up by its key, and its twin by its own: as many rows read as ids given)
+SELECT m.id FROM matches m
+WHERE m.id = ANY (%(ids)s) AND m.twin IS NOT NULL AND EXISTS (
+    SELECT 1 FROM matches t WHERE t.id = m.twin AND t.status NOT IN ('finished', 'failed'));
 
 -- name: run_matches
 -- A run's matches, the latest played first (then those not started, by number).

@@ -159,10 +159,11 @@ CREATE OR REPLACE FUNCTION recount_finished_matches() RETURNS void LANGUAGE sql 
         coalesce(sum((m.faults -> b.name ->> 'disconnects')::int), 0),
         coalesce(sum((m.faults -> b.name ->> 'substituted')::int), 0),
         coalesce(sum((m.faults -> b.name ->> 'errors')::int), 0),
-        count(*) FILTER (WHERE s.team = ANY (coalesce(m.forfeit, '{}')))
+        count(*) FILTER (WHERE EXISTS (
+            SELECT 1 FROM match_seats x WHERE x.match_id = m.id AND x.bot_id = b.id
+            AND x.seat % 2 = ANY (coalesce(m.forfeit, '{}'))))
     FROM matches m
-    JOIN (SELECT match_id, bot_id, min(seat) % 2 AS team FROM match_seats
-          GROUP BY match_id, bot_id) s ON s.match_id = m.id
+    JOIN (SELECT DISTINCT match_id, bot_id FROM match_seats) s ON s.match_id = m.id
     JOIN bots b ON b.id = s.bot_id
     WHERE m.status = 'finished'
     GROUP BY b.id, m.pool;
