@@ -131,3 +131,34 @@ def test_a_version_that_does_not_play_cleanly_is_rejected_and_the_last_stays(
     ]  # fmt: skip
     logs = arena.store.bot_logs(f"check-{arena.store.version('alpha@2').id}-1", "alpha@2")
     assert [x["status"] for x in logs] == [3] and "about to fail" in logs[0]["log"]
+
+
+RAISING_BOT = b"""\
+from arena.sdk import run
+
+class Bot:
+    name = "buggy"
+    def decide(self, view):
+        return view.legal[0] if view.hand_number % 2 else view.cards_of_nobody  # a typo
+
+run(Bot())
+"""
+
+
+@pytest.mark.hostile
+def test_a_version_whose_decide_raises_is_rejected_for_its_errors(arena_factory: Any) -> None:
+    """The SDK plays its first legal action when decide() raises, so the match goes on
+    and nobody else loses anything; but it tells the referee, which counts an error, and
+    a version that errs in its check is not made active."""
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.organizer.bot_token("beta")
+    submit(arena, "beta", {"bot.py": RAISING_BOT})
+    v = judged(arena, "beta@1")
+    assert v.status == "rejected" and "errors in check-" in v.reason, v.reason
+    check = arena.store.match(f"check-{arena.store.version('beta@1').id}-1")
+    assert check is not None
+    faults = check[0].faults["beta@1"]
+    assert faults["errors"] > 0 and faults["timeouts"] == faults["rejected"] == 0
+    (log,) = arena.store.bot_logs(check[0].id, "beta@1")
+    assert "AttributeError" in log["log"] and "cards_of_nobody" in log["log"]

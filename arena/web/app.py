@@ -30,7 +30,7 @@ from starlette.templating import Jinja2Templates
 
 from arena import read
 from arena.engine import quoted
-from arena.errors import ArenaError, Invalid, NotFound, Unavailable, parse_id
+from arena.errors import ArenaError, Exhausted, Invalid, NotFound, Sealed, Unavailable, parse_id
 from arena.guard import FailedTokens
 from arena.rating import WIDE_HALF
 from arena.read import sprts, tournaments
@@ -45,7 +45,8 @@ COOKIE = "arena_organizer"
 
 Builder = Callable[[Store, Request, bool], dict[str, Any]]
 
-STATUS = {NotFound: 404, Invalid: 400, Unavailable: 503}  # the error kinds a page answers
+# the error kinds a page answers
+STATUS = {NotFound: 404, Invalid: 400, Sealed: 403, Exhausted: 429, Unavailable: 503}
 TITLES = {
     400: "Bad request",
     403: "Forbidden",
@@ -166,7 +167,7 @@ def create_app(
             organizer = is_organizer(request)
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
-            except (NotFound, Invalid, Unavailable) as e:
+            except tuple(STATUS) as e:
                 return _refusal(request, template, e)
             headers = {"Cache-Control": "private, no-store"} if organizer else {}
             if template is None:
