@@ -150,3 +150,29 @@ def test_unpacking_writes_the_checked_folder_and_makes_links_last(tmp_path: Path
     assert (root / "util").readlink() == Path("lib/util.py")
     assert (root / "util").read_bytes() == b"X = 1\n"
     assert sorted(m.path for m in members(archive)) == ["bot", "lib/util.py", "util"]
+
+
+PINNED = {  # computed by arena/hosted/archive.py as it was at 54d1860, before it streamed
+    "tar": "3da199e92d13a4fe809f538f485bca5f8ad2c2f5e414ddb243f805bd32c8896a",
+    "zip": "36fd8f632015d4adca510c051b66fbafd7430d5efcdcaeff5cbe90eb213d8645",
+    "house": "91b01d44c59584f0ab167b299a01ff0ae2465587ff76ac38f5924d785b11a002",
+}
+
+
+def test_a_versions_hash_is_what_it_always_was() -> None:
+    """The same folder is the same version as before: a store's versions are found again
+    by these hashes (the house bots' own, in every database, among them)."""
+    from arena.hosted.house import archive
+
+    files = {
+        "bot": b"#!/bin/sh\nexec python3 main.py\n",
+        "main.py": b"print('hi')\n",
+        "lib/util.py": b"X = 1\n",
+        "data/weights.bin": bytes(range(256)) * 1000,
+    }
+    folders = [entry("lib", tarfile.DIRTYPE, mode=0o755), entry("empty", tarfile.DIRTYPE)]
+    link = entry("util", tarfile.SYMTYPE, linkname="lib/util.py")
+    packed = tar(files, extra=[folders[0], link, folders[1]])
+    assert check(packed, Manifest("exec", "./bot --fast")).hash == PINNED["tar"]
+    assert check(zipped(BOT, {"u": "lib/util.py"}), PYTHON).hash == PINNED["zip"]
+    assert check(archive("random"), PYTHON).hash == PINNED["house"]
