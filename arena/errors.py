@@ -30,6 +30,12 @@ class Unavailable(ArenaError):
     the same request may succeed later."""
 
 
+class Exhausted(ArenaError):
+    """A cap is reached: what a bot may keep (its versions, their bytes), or what the
+    arena takes at once (uploads in progress). The same request may succeed once
+    something ends or is freed, or made smaller."""
+
+
 MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints
 
 

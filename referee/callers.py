@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import grpc
 
 from arena.engine import quoted
-from arena.errors import ArenaError, Exists, Invalid, NotFound, Unavailable
+from arena.errors import ArenaError, Exhausted, Exists, Invalid, NotFound, Unavailable
 from arena.guard import FailedTokens, peer_address
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.store.store import Store
@@ -29,6 +29,7 @@ STATUS: dict[type[Exception], grpc.StatusCode] = {
     Exists: grpc.StatusCode.ALREADY_EXISTS,
     Invalid: grpc.StatusCode.INVALID_ARGUMENT,
     Unavailable: grpc.StatusCode.UNAVAILABLE,
+    Exhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
     ValueError: grpc.StatusCode.INVALID_ARGUMENT,  # the engine's and the definitions' checks
 }
 """The status of each kind of error (the first that matches, in this order)."""

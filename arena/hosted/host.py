@@ -194,10 +194,11 @@ class Host:
         folder = root / version.hash
         with self._unpacking:
             if not folder.exists():
-                data = self.store.version_archive(version.id)
                 fresh = Path(tempfile.mkdtemp(dir=root, prefix=".unpacking-"))
                 try:
-                    unpack(data, fresh / "bot")
+                    with (fresh / "archive").open("w+b") as archive:
+                        self.store.version_archive(version.id, archive)
+                        unpack(archive, fresh / "bot")
                     (fresh / "bot").rename(folder)
                 finally:
                     shutil.rmtree(fresh, ignore_errors=True)
