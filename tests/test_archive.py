@@ -270,15 +270,16 @@ def test_a_tree_that_cannot_be_unpacked_as_checked_is_refused(archive: bytes, sa
         check(archive, PYTHON)
 
 
-def zeros(mib: int, files: int = 4) -> bytes:
-    """A tar.gz of bot.py and ``files`` files of zeros, ``mib`` MiB in all: some 100 KB."""
+def zeros(mib: int, files: int = 4, bot: bytes = b"") -> bytes:
+    """A tar.gz of bot.py (``bot``) and ``files`` files of zeros, ``mib`` MiB in all:
+    some 100 KB."""
     size = (mib << 20) // files
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as t:
-        for name, n in [("bot.py", 0)] + [(f"z{k}", size) for k in range(files)]:
+        for name, data in [("bot.py", bot)] + [(f"z{k}", bytes(size)) for k in range(files)]:
             info = tarfile.TarInfo(name)
-            info.size = n
-            t.addfile(info, io.BytesIO(bytes(n)))
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
     return out.getvalue()
 
 
