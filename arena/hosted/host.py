@@ -212,26 +212,25 @@ class Host:
         return Folders(private_folder(self.settings.home / "hosted"))
 
     def _start(self, name: str, version: BotVersionRow, key: str) -> Process:
+        """A process of the version started, its key ``key``. Should any step fail, what
+        the steps before made is undone, the sandbox stopped before its folder is let go."""
         s = self.settings
-        code = self.code(version)
-        try:
-            relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
-        except BaseException:
-            code.release()
-            raise
-        folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
         env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": match_token(self.key, key, name)}
-        box = Sandbox(
-            code.path, version.runtime, version.entry, env=env, socket=relay.path,
-            log=Path(folder.name) / "log", limits=self.limits,
-        )  # fmt: skip
-        process = Process(version, key, box, relay, folder, code)
-        try:
+        with contextlib.ExitStack() as undo:
+            code = self.code(version)
+            undo.callback(code.release)
+            relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
+            undo.callback(relay.close)
+            folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
+            undo.callback(folder.cleanup)
+            box = Sandbox(
+                code.path, version.runtime, version.entry, env=env, socket=relay.path,
+                log=Path(folder.name) / "log", limits=self.limits,
+            )  # fmt: skip
+            undo.callback(box.stop)
             box.start()
-        except BaseException:
-            process.discard()
-            raise
-        return process
+            undo.pop_all()
+        return Process(version, key, box, relay, folder, code)
 
     def code(self, version: BotVersionRow) -> Lease:
         """The version's folder on this machine, held until the lease is released:
