@@ -6,6 +6,7 @@ processes have tests of their own: here the process is a plain child process.)""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -347,6 +348,21 @@ HOSTILE = {  # what each attack runs, in place of a bot
 }
 
 
+def ours_left() -> list[int]:
+    """The processes still running as a sandbox's uid that this test's interpreter runs
+    (other checkouts on the machine run sandboxes of their own at the same time)."""
+    ours = sys.executable.encode() + b"\0"
+    found = []
+    for pid in confine.pids():
+        s = confine.status(pid)
+        if s is None or int(s.get("Uid", "0").split()[0]) < confine.UIDS.start:
+            continue
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(ours):
+                found.append(pid)
+    return found
+
+
 @pytest.mark.hostile
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 @pytest.mark.parametrize("attack", HOSTILE)
@@ -387,9 +403,7 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
     assert records["m-bad"]["faults"][beta] == CLEAN and records["m-bad"]["result"]
     (log,) = ref.store.bot_logs("m-bad", villain)
     assert len(log["log"]) <= limits.log_bytes + 200  # the cap and its note
-    leftovers = [pid for pid in confine.pids() if (s := confine.status(pid))
-                 and int(s.get("Uid", "0").split()[0]) >= confine.UIDS.start]  # fmt: skip
-    assert leftovers == []
+    assert ours_left() == []
     if attack == "reading host files, then playing":
         text = log["log"]
         assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text
