@@ -25,11 +25,6 @@ class Invalid(ArenaError, ValueError):
     """The request itself is wrong: a bad value, a bad name, an impossible combination."""
 
 
-class Exhausted(ArenaError):
-    """Over a limit on what may be asked at once (tests running, uploads): fewer, or the
-    same later, would do."""
-
-
 class Sealed(ArenaError):
     """Withheld for now: a match whose duplicate twin is not played yet."""
 
@@ -37,6 +32,12 @@ class Sealed(ArenaError):
 class Unavailable(ArenaError):
     """A service the request needs (the database, the referee) cannot be reached now;
     the same request may succeed later."""
+
+
+class Exhausted(ArenaError):
+    """A cap is reached: what a bot may keep (its versions, their bytes), or what may be
+    going at once (uploads in progress, an owner's tests). The same request may succeed
+    once something ends or is freed, or made smaller."""
 
 
 MAX_ID = 2**63 - 1  # ids are PostgreSQL bigints

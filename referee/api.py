@@ -8,12 +8,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import tempfile
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import grpc
 
@@ -21,11 +24,13 @@ from arena import read
 from arena.bots import house_bot
 from arena.clock import TimeControl
 from arena.engine import Rules, public_record, quoted
-from arena.errors import Invalid, NotFound, Unavailable
+from arena.errors import Exhausted, Invalid, NotFound, Unavailable
 from arena.hosted.archive import Limits, Manifest, check
 from arena.hosted.tokens import bot_of, is_version, version_name
+from arena.hosted.uploads import KEPT, UPLOAD_S, Uploads
 from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.settings import private_folder
 from arena.store.nodes import Node as NodeRow
 from arena.store.nodes import Where
 from arena.store.store import Store
@@ -41,6 +46,8 @@ log = logging.getLogger(__name__)
 MAX_REQUESTED = 1000  # matches in one RequestMatch
 KEPT_RECORDS = 256  # records of ended RunMatch calls kept for a retried call
 ARCHIVE_LIMITS = Limits()  # how large a submitted bot may be
+STORE_CAPS = KEPT  # what the store keeps of a bot
+ADMITTED = (("arena-upload", "admitted"),)  # SubmitBot's initial metadata, once taken
 HOSTED_START_S = 10.0  # a match waits this long for its hosted bots' processes to connect
 
 
@@ -48,7 +55,8 @@ class ArenaServicer(Organizing):
     """The Arena API: bots, their hosted versions, matches and ratings, and the referee's
     own RunMatch (:class:`Organizing`: tournaments and ladders). ``dispatch`` hands
     work to the workers (by id); without it, StartTournament and RequestMatch are
-    refused."""
+    refused. Uploads are spooled under ``spool`` (a folder made private; default: one of
+    the system's temporary folder), at most as many at once as ``uploads`` takes."""
 
     def __init__(
         self,
@@ -56,14 +64,21 @@ class ArenaServicer(Organizing):
         admin_token: str,
         hub: Hub | None = None,
         dispatch: Dispatch | None = None,
+        spool: Path | None = None,
+        uploads: Uploads | None = None,
     ) -> None:
         super().__init__(store, admin_token, hub, dispatch)
+        self.spool = spool
+        self.uploads = uploads or Uploads()
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     async def SubmitBot(self, requests: Any, context: Any) -> api.SubmitBotResponse:
-        """Reads the manifest, then the archive up to the size limit (refused as soon as
-        it goes over), checks it whole, and keeps it as a version."""
+        """Reads the manifest, takes the upload if the caps allow (else RESOURCE_EXHAUSTED
+        at once, saying which), then spools the archive to a private file up to the size
+        limit (refused as soon as it goes over, or when it takes longer than UPLOAD_S),
+        checks it whole and keeps it as a version. Once taken, the upload is told so by
+        its initial metadata (ADMITTED): a client may wait for it before sending more."""
         first = await anext(aiter(requests), None)
         if first is None or first.WhichOneof("part") != "manifest":
             raise Invalid("the first message must be the manifest")
@@ -73,18 +88,20 @@ class ArenaServicer(Organizing):
         limit = ARCHIVE_LIMITS.archive_bytes
         if m.size > limit:
             raise Invalid(f"archive: {m.size:,} bytes, over the limit of {limit:,}")
-        data = bytearray()
-        async for part in requests:
-            if part.WhichOneof("part") != "chunk":
-                raise Invalid("after the manifest, only chunks of the archive")
-            data += part.chunk
-            if len(data) > limit:
-                raise Invalid(f"archive: over the limit of {limit:,} bytes")
-        archive = bytes(data)
-        checked = await asyncio.to_thread(check, archive, manifest, ARCHIVE_LIMITS)
-        row, new = await asyncio.to_thread(
-            self.store.add_version, m.bot, manifest, archive, checked
-        )
+        with self.uploads.admitted(m.bot), self._spooled() as spooled:
+            await context.send_initial_metadata(ADMITTED)
+            try:
+                async with asyncio.timeout(UPLOAD_S):
+                    await _spool(requests, spooled, limit)
+            except TimeoutError:
+                raise Exhausted(
+                    f"archive: not all sent within {UPLOAD_S:g} s, the time an upload may "
+                    "hold its place; send it again from a faster link"
+                ) from None
+            checked = await asyncio.to_thread(check, spooled, manifest, ARCHIVE_LIMITS)
+            row, new = await asyncio.to_thread(
+                self.store.add_version, m.bot, manifest, spooled, checked, STORE_CAPS
+            )
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
         if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
@@ -92,6 +109,12 @@ class ArenaServicer(Organizing):
         return api.SubmitBotResponse(
             version=messages.message(api.BotVersion, read.version(m.bot, row)), new=new
         )
+
+    def _spooled(self) -> IO[bytes]:
+        """A new file for an upload, with no name (gone when closed, or when the process
+        ends), in a folder only this user may enter."""
+        folder = self.spool or Path(tempfile.gettempdir()) / f"truco-arena-uploads-{os.getuid()}"
+        return tempfile.TemporaryFile(dir=private_folder(folder))
 
     async def ListVersions(self, request: Any, context: Any) -> api.ListVersionsResponse:
         rows = await asyncio.to_thread(read.versions, self.store, request.bot)
@@ -325,6 +348,19 @@ class ArenaServicer(Organizing):
             if self.node is not None:
                 await stack.enter_async_context(self.node.relinking(match_id, remote))
             yield
+
+
+async def _spool(requests: Any, into: IO[bytes], limit: int) -> None:
+    """The archive's chunks written to ``into`` as they come, refused once past
+    ``limit`` bytes."""
+    size = 0
+    async for part in requests:
+        if part.WhichOneof("part") != "chunk":
+            raise Invalid("after the manifest, only chunks of the archive")
+        size += len(part.chunk)
+        if size > limit:
+            raise Invalid(f"archive: over the limit of {limit:,} bytes")
+        into.write(part.chunk)
 
 
 def _shown(node: NodeRow) -> dict[str, Any]:

@@ -6,6 +6,7 @@ processes have tests of their own: here the process is a plain child process.)""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -263,6 +264,48 @@ def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
         host.close()
 
 
+def played(host: Host, stub: Any, ref: Any, match_id: str, seats: list[str]) -> Any:
+    """The match played with the host's processes for its hosted seats; its faults."""
+    with host.seated(match_id, stored(ref, match_id, seats)) as keys:
+        request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
+        reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+    return json.loads(reply.record_json)["faults"]
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_retired_versions_folder_goes_and_comes_back_when_it_is_named(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    """Once its bot's next version is active and no process of it runs, a version's
+    folder is gone from the worker; named to play, it is unpacked again, kept while its
+    process runs, and gone again after."""
+    ref, stub, _ = versions
+    register(stub, "mine")
+    one = hosted(ref, "mine", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    folder = tmp_path / "home/hosted" / ref.store.version(one).hash
+    host = host_for(ref, tmp_path, pool=1)
+    try:
+        assert played(host, stub, ref, "m-8", [one, beta])[one] == CLEAN
+        assert host.wait_ready(one, 1, 60) and folder.is_dir()  # a ready process holds it
+        (tmp_path / "v2").mkdir()
+        (tmp_path / "v2/bot.py").write_bytes((EXAMPLES / "random_bot.py").read_bytes() + b"#\n")
+        two = hosted(ref, "mine", tmp_path / "v2", "bot.py", "python")  # active: one retired
+        assert ref.store.version(one).status == "retired"
+        assert host.prune() == [folder.name]  # its ready process stopped, its folder gone
+        assert not folder.exists()
+        seats = stored(ref, "m-9", [one, beta])
+        with host.seated("m-9", seats) as keys:  # named, the retired version plays
+            assert folder.is_dir()
+            assert host.prune() == []  # its process holds it
+            request = api.RunMatchRequest(match_id="m-9", seats=seats, seed=7, hosted_keys=keys)
+            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+        assert json.loads(reply.record_json)["faults"][one] == CLEAN
+        assert not folder.exists()  # pruned as its match ended: no process of it runs
+        assert two != one and not host.wait_ready(one, 1, 0)  # no ready process of it now
+    finally:
+        host.close()
+
+
 SNOOP = """\
 import socket, sys
 for path in ("/etc/shadow", "{home}/admin-token", "/var/lib/postgresql"):
@@ -305,6 +348,21 @@ HOSTILE = {  # what each attack runs, in place of a bot
 }
 
 
+def ours_left() -> list[int]:
+    """The processes still running as a sandbox's uid that this test's interpreter runs
+    (other checkouts on the machine run sandboxes of their own at the same time)."""
+    ours = sys.executable.encode() + b"\0"
+    found = []
+    for pid in confine.pids():
+        s = confine.status(pid)
+        if s is None or int(s.get("Uid", "0").split()[0]) < confine.UIDS.start:
+            continue
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(ours):
+                found.append(pid)
+    return found
+
+
 @pytest.mark.hostile
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 @pytest.mark.parametrize("attack", HOSTILE)
@@ -345,9 +403,7 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
     assert records["m-bad"]["faults"][beta] == CLEAN and records["m-bad"]["result"]
     (log,) = ref.store.bot_logs("m-bad", villain)
     assert len(log["log"]) <= limits.log_bytes + 200  # the cap and its note
-    leftovers = [pid for pid in confine.pids() if (s := confine.status(pid))
-                 and int(s.get("Uid", "0").split()[0]) >= confine.UIDS.start]  # fmt: skip
-    assert leftovers == []
+    assert ours_left() == []
     if attack == "reading host files, then playing":
         text = log["log"]
         assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text

@@ -9,7 +9,9 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,9 @@ from starlette.testclient import TestClient
 import referee.api
 from arena import read
 from arena.engine import Rules
-from arena.hosted.archive import Limits
+from arena.errors import Exhausted
+from arena.hosted.archive import Limits, Manifest, check
+from arena.hosted.uploads import Caps
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.tournament import Definition
 from arena.web import create_app
@@ -239,3 +243,133 @@ def test_a_tournament_of_hosted_bots_only_gets_duplicate_deals(arena: Any) -> No
     register(stub, "delta")  # a dial-in bot among them: independent deals
     mixed = seeds(("alpha", "delta"))
     assert len(mixed) == 2 and mixed[0] != mixed[1]
+
+
+class Held:
+    """An upload of ``bot`` taken by the server (its initial metadata says so) that sends
+    nothing more until released: it holds its places in the caps meanwhile."""
+
+    def __init__(self, stub: Stub, bot: str, data: bytes = b"") -> None:
+        self.release = threading.Event()
+        manifest = api.BotManifest(bot=bot, runtime="python", entry="bot.py")
+        chunks = [data[k : k + 32768] for k in range(0, len(data), 32768)]
+
+        def parts() -> Iterator[api.SubmitBotRequest]:
+            yield api.SubmitBotRequest(manifest=manifest)
+            self.release.wait(60)
+            for chunk in chunks:
+                yield api.SubmitBotRequest(chunk=chunk)
+
+        self.call = stub.SubmitBot.future(parts(), metadata=ORGANIZER, timeout=120)
+        self.taken = ("arena-upload", "admitted") in (self.call.initial_metadata() or ())
+
+    def result(self) -> Any:
+        self.release.set()
+        return self.call.result()
+
+
+def exhausted(call: Callable[[], Any]) -> str:
+    """What a call refused with RESOURCE_EXHAUSTED said."""
+    with pytest.raises(grpc.RpcError) as refused:
+        call()
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, refused.value.details()
+    return str(refused.value.details())
+
+
+def test_uploads_past_the_caps_are_refused_at_once_and_the_cli_says_why(
+    arena: Any,  # noqa: F811
+    folder: Path,
+) -> None:
+    """One upload of a bot at a time, two in all: a third is refused at once saying which
+    cap, by the API and by `arena bot submit`; once they end, their places are free."""
+    ref, stub = arena
+    token = register(stub, "alpha")
+    for name in ("beta", "gamma"):
+        register(stub, name)
+    first = Held(stub, "alpha", tar(BOT))
+    assert first.taken
+    said = exhausted(lambda: submit(stub, "alpha", tar(BOT), ORGANIZER))
+    assert said == "another upload of bot 'alpha' is in progress; try again when it ends"
+    done = submit_cli(ref.server.address, "alpha", str(folder), ARENA_TOKEN=token)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "another upload of bot 'alpha' is in progress" in done.stderr
+    assert "resource_exhausted" in done.stderr
+    second = Held(stub, "beta", tar(BOT | {"b": b""}))
+    assert second.taken
+    said = exhausted(lambda: submit(stub, "gamma", tar(BOT), ORGANIZER))
+    assert said == "the arena is taking 2 uploads already; try again in a moment"
+    assert (first.result().version.name, second.result().version.name) == ("alpha@1", "beta@1")
+    assert submit(stub, "gamma", tar(BOT), ORGANIZER).version.name == "gamma@1"  # places freed
+    assert kept(ref.store.pool.conninfo)[1] == 3
+
+
+def test_an_upload_that_takes_too_long_gives_its_place_up(
+    arena: Any,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, stub = arena
+    monkeypatch.setattr(referee.api, "UPLOAD_S", 0.5)
+    register(stub, "alpha")
+    slow = Held(stub, "alpha")  # sends its manifest, then nothing
+    assert slow.taken
+    said = exhausted(slow.call.result)
+    assert said.startswith("archive: not all sent within 0.5 s, the time an upload may hold")
+    slow.release.set()
+    assert submit(stub, "alpha", tar(BOT), ORGANIZER).version.name == "alpha@1"
+
+
+def test_what_a_bot_keeps_is_capped_in_versions_and_bytes(
+    arena: Any,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past either cap a new version is refused with RESOURCE_EXHAUSTED saying the cap,
+    the count and what to do, and nothing is kept; the same files again are still the
+    version they were."""
+    ref, stub = arena
+    register(stub, "alpha")
+    register(stub, "beta")
+    monkeypatch.setattr(referee.api, "STORE_CAPS", Caps(versions=2, archive_bytes=10**9))
+    v1, v2 = tar(BOT), tar(BOT | {"two": b"2"})
+    for data in (v1, v2):
+        assert submit(stub, "alpha", data, ORGANIZER).new
+    before = kept(ref.store.pool.conninfo)
+    said = exhausted(lambda: submit(stub, "alpha", tar(BOT | {"three": b"3"}), ORGANIZER))
+    assert said.startswith("bot 'alpha' has 2 versions, the most the arena keeps of a bot (2);")
+    assert "submit this one as a new bot" in said
+    assert kept(ref.store.pool.conninfo) == before
+    assert not submit(stub, "alpha", v1, ORGANIZER).new  # not a new version: no cap
+    weights = random.Random(2).randbytes(30_000)  # incompressible: the archive is as large
+    heavy = [tar(BOT | {"w": weights, "n": bytes([k])}) for k in range(2)]
+    cap = len(heavy[0]) + len(heavy[1]) // 2
+    monkeypatch.setattr(referee.api, "STORE_CAPS", Caps(versions=50, archive_bytes=cap))
+    assert submit(stub, "beta", heavy[0], ORGANIZER).new
+    assert submit(stub, "beta", heavy[0], ORGANIZER, entry="bot.py --again").new  # same archive
+    said = exhausted(lambda: submit(stub, "beta", heavy[1], ORGANIZER))
+    assert said.startswith(
+        f"bot 'beta' keeps {len(heavy[0]):,} bytes of archives and this one has "
+        f"{len(heavy[1]):,}: over the {cap:,} the arena keeps of a bot; leave out"
+    )
+    assert [v.number for v in ref.store.versions("beta")] == [2, 1]
+
+
+def test_the_caps_hold_when_versions_come_at_once(store: Any) -> None:
+    """Two versions of a bot with one place left, added at once: one is kept, the other
+    refused (the count is read under the bot's lock, in the transaction that adds)."""
+    store.register_bot("alpha", "")
+    manifest = Manifest("python", "bot.py")
+    first = tar(BOT)
+    store.add_version("alpha", manifest, first, check(first, manifest))
+    racing = [tar(BOT | {"n": bytes([k])}) for k in range(2)]
+    start = threading.Barrier(2)
+
+    def add(data: bytes) -> str:
+        start.wait()
+        try:
+            store.add_version("alpha", manifest, data, check(data, manifest), Caps(versions=2))
+            return "kept"
+        except Exhausted:
+            return "refused"
+
+    with ThreadPoolExecutor(2) as pool:
+        assert sorted(pool.map(add, racing)) == ["kept", "refused"]
+    assert len(store.versions("alpha")) == 2

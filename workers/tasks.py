@@ -276,8 +276,8 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
 def check_version(self: Any, version: str) -> str:
     """Play the new version CHECK_MATCHES unrated matches against a house bot, each side
     in turn, and judge it: active if it played them cleanly (the one active before it
-    retired), else rejected saying why. Played again after a crash, the matches already
-    recorded are not played twice."""
+    retired), else rejected saying why; then this machine's unpacked folders pruned.
+    Played again after a crash, the matches already recorded are not played twice."""
     s = store()
     row = s.version(version)
     if row.status != "checking":
@@ -307,6 +307,7 @@ def check_version(self: Any, version: str) -> str:
         reason = f"{', '.join(faults)} (arena bot logs {bot_of(version)} MATCH_ID)"
     judged = s.judge_version(row.id, reason)
     log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
+    host().prune()  # the version retired or rejected here: its folder goes, once unused
     return judged.status
 
 

@@ -65,7 +65,12 @@ def arena_server(
     book = MemoryTokens(fallback=StoreTokens(store))
     for bot, token in tokens:
         book.add(bot, token)
-    arena = ArenaServicer(store, settings.admin_token(), dispatch=Dispatcher(settings))
+    arena = ArenaServicer(
+        store,
+        settings.admin_token(),
+        dispatch=Dispatcher(settings),
+        spool=settings.home / "uploads",
+    )
     named = NodeName(
         node or settings.node,
         node_address or settings.node_address,

@@ -6,6 +6,11 @@ unpacked once per machine from the store, with nothing in its environment but th
 out (the relay's socket, :mod:`arena.hosted.relay`) and a token good for its one seat of
 this one match (:mod:`arena.hosted.tokens`). When the match ends, every process of it is
 killed and what it printed is kept in the store, for its owner.
+
+The unpacked folders are removed once no process of theirs runs when their version is
+neither active nor being checked (a retired version named to play is unpacked again),
+and the least recently used go past :data:`KEPT_FOLDERS` (:mod:`arena.hosted.folders`
+says why none goes from under a running sandbox).
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ import contextlib
 import logging
 import queue
 import secrets
-import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.hosted.archive import unpack
+from arena.hosted.folders import Folders, Lease
 from arena.hosted.relay import Relay
 from arena.hosted.sandbox import SOCKET, Limits, Sandbox
 from arena.hosted.tokens import is_version, match_token, token_key
@@ -33,6 +38,8 @@ log = logging.getLogger(__name__)
 
 EXIT_GRACE_S = 2.0  # after its match, a process's time to end by itself before it is killed
 POOL = 2  # ready processes kept per version in use
+KEPT_FOLDERS = 32  # unpacked folders a machine keeps, the least recently used going first
+LIVE = ("active", "checking")  # the statuses whose folders are kept while nothing runs
 
 
 @dataclass
@@ -46,6 +53,7 @@ class Process:
     box: Sandbox
     relay: Relay
     folder: tempfile.TemporaryDirectory[str]
+    code: Lease  # its version's folder, held while it may run
 
     def alive(self) -> bool:
         return self.box.wait(timeout=0) is None
@@ -61,9 +69,12 @@ class Process:
         store.keep_log(match_id, self.version.id, text, status)
 
     def discard(self) -> None:
-        self.box.stop()
-        self.relay.close()
-        self.folder.cleanup()
+        try:
+            self.box.stop()
+            self.relay.close()
+            self.folder.cleanup()
+        finally:
+            self.code.release()
 
 
 class Host:
@@ -116,6 +127,7 @@ class Host:
         finally:
             for process in playing:
                 process.end(self.store, match_id)
+            self.prune()
 
     def wait_ready(self, name: str, count: int, timeout_s: float) -> bool:
         """Whether ``count`` processes of the version are ready within ``timeout_s``."""
@@ -150,7 +162,7 @@ class Host:
             name = self._wanted.get()
             try:
                 version = self.store.version(name)
-                if version.status == "rejected":
+                if version.status not in LIVE:  # named to play: it starts cold
                     continue
                 for _ in range(self.pool):  # a version whose processes die at once: no more
                     with self._lock:
@@ -170,35 +182,65 @@ class Host:
             except Exception:  # the next match starts its process cold
                 log.exception("could not start a ready process of %s", name)
 
-    def _start(self, name: str, version: BotVersionRow, key: str) -> Process:
-        s = self.settings
-        relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
-        folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
-        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": match_token(self.key, key, name)}
-        box = Sandbox(
-            self.code(version), version.runtime, version.entry, env=env, socket=relay.path,
-            log=Path(folder.name) / "log", limits=self.limits,
-        )  # fmt: skip
-        process = Process(version, key, box, relay, folder)
+    def prune(self) -> list[str]:
+        """Stop the ready processes of versions no longer active or being checked (and
+        those that have ended), then remove the folders no process holds whose versions
+        are neither, and the least recently used past KEPT_FOLDERS; the hashes of the
+        folders removed. After every match with hosted seats, and every check: a
+        failure is logged, never the match's."""
         try:
-            box.start()
-        except BaseException:
-            process.discard()
-            raise
-        return process
+            with self._lock:
+                waiting = {p.version.hash for ps in self._ready.values() for p in ps}
+            live = self.store.live_version_hashes(sorted(waiting)) if waiting else set()
+            with self._lock:
+                stale = [
+                    p for ps in self._ready.values() for p in ps
+                    if p.version.hash not in live or not p.alive()
+                ]  # fmt: skip
+                gone = {id(p) for p in stale}
+                for ps in self._ready.values():
+                    ps[:] = [p for p in ps if id(p) not in gone]
+            for p in stale:
+                p.discard()
+            return self.folders.prune(self.store.live_version_hashes, KEPT_FOLDERS)
+        except Exception:
+            log.exception("could not remove unpacked versions")
+            return []
 
-    def code(self, version: BotVersionRow) -> Path:
-        """The version's folder on this machine, unpacked from the store the first time
-        (into a fresh folder, then renamed: a folder that exists is complete)."""
-        root = private_folder(self.settings.home / "hosted")
-        folder = root / version.hash
+    @property
+    def folders(self) -> Folders:
+        return Folders(private_folder(self.settings.home / "hosted"))
+
+    def _start(self, name: str, version: BotVersionRow, key: str) -> Process:
+        """A process of the version started, its key ``key``. Should any step fail, what
+        the steps before made is undone, the sandbox stopped before its folder is let go."""
+        s = self.settings
+        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": match_token(self.key, key, name)}
+        with contextlib.ExitStack() as undo:
+            code = self.code(version)
+            undo.callback(code.release)
+            relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
+            undo.callback(relay.close)
+            folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
+            undo.callback(folder.cleanup)
+            box = Sandbox(
+                code.path, version.runtime, version.entry, env=env, socket=relay.path,
+                log=Path(folder.name) / "log", limits=self.limits,
+            )  # fmt: skip
+            undo.callback(box.stop)
+            box.start()
+            undo.pop_all()
+        return Process(version, key, box, relay, folder, code)
+
+    def code(self, version: BotVersionRow) -> Lease:
+        """The version's folder on this machine, held until the lease is released:
+        unpacked from the store when it is not there (streamed into a file beside it,
+        then unpacked; one unpacking at a time in this process)."""
+
+        def fill(into: Path) -> None:
+            with (into.parent / "archive").open("w+b") as archive:
+                self.store.version_archive(version.id, archive)
+                unpack(archive, into)
+
         with self._unpacking:
-            if not folder.exists():
-                data = self.store.version_archive(version.id)
-                fresh = Path(tempfile.mkdtemp(dir=root, prefix=".unpacking-"))
-                try:
-                    unpack(data, fresh / "bot")
-                    (fresh / "bot").rename(folder)
-                finally:
-                    shutil.rmtree(fresh, ignore_errors=True)
-        return folder
+            return self.folders.lease(version.hash, fill)

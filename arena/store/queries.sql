@@ -356,9 +356,6 @@ FROM matches m WHERE m.run_id = %(id)s
 ORDER BY coalesce(m.finished_at, m.started_at) DESC NULLS LAST, m.id DESC
 LIMIT %(limit)s;
 
--- name: keep_archive
-INSERT INTO bot_archives (hash, data) VALUES (%(hash)s, %(data)s) ON CONFLICT (hash) DO NOTHING;
-
 -- name: lock_bot
 -- The bot a version is submitted for, locked: its versions are numbered one at a time.
 SELECT * FROM bots WHERE name = %(name)s AND token_hash IS NOT NULL AND active FOR UPDATE;
@@ -385,10 +382,6 @@ RETURNING *;
 -- A bot's versions, the latest first.
 SELECT v.* FROM bot_versions v JOIN bots b ON b.id = v.bot_id
 WHERE b.name = %(name)s ORDER BY v.number DESC;
-
--- name: version_archive
-SELECT a.data FROM bot_versions v JOIN bot_archives a ON a.hash = v.archive
-WHERE v.id = %(id)s;
 
 -- name: version_by_name
 -- A version by its own bot row's name (NAME@N).
@@ -609,3 +602,39 @@ FROM presence p JOIN nodes n ON n.name = p.node
 WHERE p.expires_at > now() AND n.expires_at > now()
   AND (%(bots)s::text[] IS NULL OR p.bot = ANY (%(bots)s::text[]))
 ORDER BY p.bot;
+
+-- ---- uploads: archives streamed in and out, what a bot keeps (arena/hosted/uploads.py) ----
+
+-- name: bot_keeps
+-- What the store keeps of a bot (locked by lock_bot): its versions, the bytes of their
+-- archives (each archive once), and whether the archive named is one of them.
+SELECT count(*)::int AS versions,
+       coalesce((SELECT sum(a.size) FROM (SELECT DISTINCT archive, size FROM bot_versions
+                                          WHERE bot_id = %(bot_id)s) a), 0)::bigint AS kept,
+       coalesce(bool_or(archive = %(archive)s), false) AS has_archive
+FROM bot_versions WHERE bot_id = %(bot_id)s;
+
+-- name: lock_archive
+-- One transaction at a time stores an archive of a given hash (two bots may send the
+-- same): held to the end of the transaction. The two-key form, apart from the migrator's.
+SELECT pg_advisory_xact_lock(1634886504, hashtext(%(hash)s));  -- 1634886504: "arch"
+
+-- name: archive_kept
+SELECT 1 AS kept FROM bot_archives WHERE hash = %(hash)s;
+
+-- name: copy_archive
+-- An archive's row, sent in COPY's binary format a chunk at a time (arena/store/versions.py).
+COPY bot_archives (hash, data) FROM STDIN (FORMAT BINARY);
+
+-- name: archive_part
+-- COUNT bytes of an archive from byte FROM (1 the first): it is read a part at a time.
+SELECT substring(data FROM %(from)s FOR %(count)s) AS part FROM bot_archives
+WHERE hash = %(hash)s;
+
+-- name: live_version_hashes
+-- Of the version hashes named, those of a version that is active or being checked.
+SELECT DISTINCT hash FROM bot_versions
+WHERE hash = ANY(%(hashes)s::text[]) AND status IN ('active', 'checking');
+
+-- name: version_by_id
+SELECT * FROM bot_versions WHERE id = %(id)s;

@@ -4,25 +4,43 @@ hash, numbered per bot, with its own bot row ``NAME@N`` for its ratings and seat
 
 from __future__ import annotations
 
-import hashlib
+import io
+import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
+
+import psycopg
 
 from arena.engine import quoted
 from arena.errors import NotFound
 from arena.hosted.archive import Checked, Manifest
+from arena.hosted.uploads import KEPT, Caps
 from arena.store.base import Connected
 from arena.store.rows import BotVersionRow
 from arena.store.sql import QUERIES as Q
 
+CHUNK = 256 * 1024  # bytes of an archive sent to the server at a time
+PART = 1024 * 1024  # bytes of an archive read from the server at a time
+COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\0" + bytes(8)  # binary COPY's header: no flags, no extension
+COPY_TRAILER = b"\xff\xff"
+
 
 class Versions(Connected):
     def add_version(
-        self, bot: str, manifest: Manifest, data: bytes, checked: Checked
+        self,
+        bot: str,
+        manifest: Manifest,
+        archive: IO[bytes] | bytes,
+        checked: Checked,
+        caps: Caps = KEPT,
     ) -> tuple[BotVersionRow, bool]:
-        """The version of ``bot`` that ``data`` (checked: :func:`arena.hosted.archive.check`)
-        is, and whether it is new: the same files and manifest again are the version
-        they were the first time, whatever its status."""
+        """The version of ``bot`` that ``archive`` (checked:
+        :func:`arena.hosted.archive.check`) is, and whether it is new: the same files and
+        manifest again are the version they were the first time, whatever its status. A
+        new one is refused (:class:`arena.errors.Exhausted`) past the bot's ``caps``,
+        counted under the bot's lock, so that two at once cannot both pass the last place.
+        The archive goes to the server a chunk at a time, from its file."""
+        data = io.BytesIO(archive) if isinstance(archive, bytes) else archive
         with self._transaction() as conn:
             owner = conn.execute(Q["lock_bot"], {"name": bot}).fetchone()
             if owner is None:
@@ -32,14 +50,21 @@ class Versions(Connected):
             ).fetchone()
             if row is not None:
                 return BotVersionRow(**row), False
-            archive = hashlib.sha256(data).hexdigest()
-            conn.execute(Q["keep_archive"], {"hash": archive, "data": data})
+            keeps = conn.execute(
+                Q["bot_keeps"], {"bot_id": owner["id"], "archive": checked.archive}
+            ).fetchone()
+            assert keeps is not None  # an aggregate has a row
+            adding = 0 if keeps["has_archive"] else checked.size
+            caps.refuse(owner["name"], keeps["versions"], keeps["kept"], adding)
+            conn.execute(Q["lock_archive"], {"hash": checked.archive})
+            if conn.execute(Q["archive_kept"], {"hash": checked.archive}).fetchone() is None:
+                _copy_archive(conn, checked.archive, data, checked.size)
             params = {
                 "bot_id": owner["id"],
                 "name": owner["name"],
                 "owner": owner["owner"],
                 "hash": checked.hash,
-                "archive": archive,
+                "archive": checked.archive,
                 "runtime": manifest.runtime,
                 "entry": manifest.entry,
                 "size": checked.size,
@@ -103,9 +128,42 @@ class Versions(Connected):
         with self._statement() as conn:
             return list(conn.execute(Q["bot_logs"], {"match_id": match_id, "name": name}))
 
-    def version_archive(self, version_id: int) -> bytes:
+    def version_archive(self, version_id: int, into: IO[bytes]) -> int:
+        """Write the version's archive to ``into``, a part at a time (never the whole in
+        memory); its size."""
+        with self._transaction() as conn:
+            row = conn.execute(Q["version_by_id"], {"id": version_id}).fetchone()
+            if row is None:
+                raise NotFound(f"no version {version_id}")
+            size: int = row["size"]
+            for at in range(0, size, PART):
+                params = {"hash": row["archive"], "from": at + 1, "count": PART}
+                part = conn.execute(Q["archive_part"], params, binary=True).fetchone()
+                assert part is not None  # a version's archive is kept with it
+                into.write(part["part"])
+        return size
+
+    def live_version_hashes(self, hashes: Sequence[str]) -> set[str]:
+        """Of the version hashes named, those of a version active or being checked."""
         with self._statement() as conn:
-            row = conn.execute(Q["version_archive"], {"id": version_id}).fetchone()
-        if row is None:
-            raise NotFound(f"no version {version_id}")
-        return bytes(row["data"])
+            rows = conn.execute(Q["live_version_hashes"], {"hashes": list(hashes)})
+            return {r["hash"] for r in rows}
+
+
+def _copy_archive(conn: psycopg.Connection[Any], hash: str, data: IO[bytes], size: int) -> None:
+    """The archive's row sent by COPY in its binary format (one row: the hash, then the
+    bytes, their length first), read from ``data`` a chunk at a time: the store holds a
+    chunk of it, not the whole (PostgreSQL builds the row on its side)."""
+    key = hash.encode()
+    head = struct.pack("!hi", 2, len(key)) + key + struct.pack("!i", size)
+    data.seek(0)
+    with conn.cursor().copy(Q["copy_archive"]) as copy:
+        copy.write(COPY_SIGNATURE + head)
+        left = size
+        while left:
+            chunk = data.read(min(CHUNK, left))
+            if not chunk:
+                raise ValueError(f"the archive ended {left:,} bytes short of its {size:,}")
+            copy.write(chunk)
+            left -= len(chunk)
+        copy.write(COPY_TRAILER)
