@@ -103,6 +103,7 @@ def asked(new: str, base: str, max_games: int = 100, rated: bool = False) -> api
     )
 
 
+@pytest.mark.hostile
 def test_a_bots_own_token_starts_unrated_tests_of_bots_that_are_there(arena: Any) -> None:
     ref, stub = arena
     token = stub.RegisterBot(
@@ -162,6 +163,7 @@ def test_an_owner_with_no_name_is_its_bot(arena: Any) -> None:
     assert "bot 'solo' has 2 tests running" in third.details()
 
 
+@pytest.mark.hostile
 def test_the_nodes_are_the_organizers_business(arena: Any) -> None:
     ref, stub = arena
     anyone = refused(stub.ListNodes, api.ListNodesRequest())
@@ -226,6 +228,7 @@ def test_deal_modes_tell_the_truth_and_duplicate_needs_hosted_or_trusted(
     assert "deals: duplicate pairs, seats exchanged: every bot is hosted" in capsys.readouterr().out
 
 
+@pytest.mark.hostile
 def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     arena: Any,
 ) -> None:
