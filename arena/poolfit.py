@@ -1,0 +1,211 @@
+"""A pool's ratings: one Bayesian Bradley-Terry fit of every rated result, whose number
+and interval come from the same model (docs/ratings.md).
+
+A bot version never changes, so each of its games is equal evidence of one fixed
+strength: the ratings are the most probable strengths given all of a pool's results at
+once (as chess engine lists compute theirs), not a running sum of match-by-match steps
+whose value depends on the order of the games and keeps wandering.
+
+- **The law.** Team A beats team B with probability ``1 / (1 + 10 ** (-(a - b) / 400))``
+  where ``a`` and ``b`` are the mean ratings of the teams' bots: one bot a team in 1x1,
+  its members' mean in 2x2 to 4x4 (a member's strength is fitted from its teams'
+  results). 400 points are a factor of ten in the odds, as ever.
+- **The prior.** Each bot's rating starts as a normal distribution around the pool's
+  mean, :data:`PRIOR_ELO` wide (a standard deviation): weak enough that a few dozen
+  games outweigh it, strong enough that a clean sweep gives a finite rating. The
+  ratings shown are the posterior's mode (maximum a posteriori); with many games it is
+  the maximum-likelihood fit.
+- **The scale's anchor.** The pool's mean rating is 1500 (:data:`ANCHOR`): a rating reads
+  "this many points above the pool's average", and a bot's interval is that of its
+  distance from the average.
+- **The interval.** From the posterior's curvature at its mode (the Laplace
+  approximation): the covariance of the ratings, their 95% intervals, the standard error
+  of any difference (likelihood of superiority, the ladder's choices).
+- **Duplicate pairs.** The two matches of a duplicate pair share their deals with the
+  seats exchanged, so their results are not independent: the cards that won the first
+  for one bot win the twin for the other. The pool's pairs measure how far their sums
+  vary from what two independent matches would (:attr:`Fit.dispersion`, shrunk towards
+  independence while there are few pairs), and the pairs' share of the covariance is
+  scaled by it (a cluster-robust sandwich estimate, as the sequential test's pair model
+  does with its own variance).
+
+Pure: results in, ratings out (numpy for the algebra).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as arena/rating.py: small matrices
+import numpy as np
+import numpy.typing as npt
+
+ANCHOR = 1500.0  # the pool's mean rating
+SCALE = 400.0  # Elo points for a factor of ten in the odds
+PRIOR_ELO = 400.0  # the prior's standard deviation, in Elo points
+Z95 = 1.959963984540054
+PSEUDO_PAIRS = 10.0  # duplicate pairs' dispersion: the weight of the independent guess
+TOLERANCE = 1e-10  # Newton: the largest step, in natural-log strength
+MAX_ITERATIONS = 100
+_PER_NAT = SCALE / math.log(10.0)  # Elo points per unit of natural-log strength
+
+Team = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """The results of one pairing of teams: ``games`` rated matches, ``wins`` of them
+    won by ``team_a`` (credited wins: a forfeit is a loss), ``pairs`` of them played as
+    the halves of duplicate pairs, whose outcomes for team A (both lost, split, both won)
+    are ``paired``."""
+
+    team_a: Team
+    team_b: Team
+    games: int
+    wins: int
+    paired: tuple[int, int, int] = (0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A bot's rating and its standard deviation, in Elo points."""
+
+    elo: float
+    sd: float
+
+    @property
+    def low(self) -> float:
+        return self.elo - Z95 * self.sd
+
+    @property
+    def high(self) -> float:
+        return self.elo + Z95 * self.sd
+
+    @property
+    def half(self) -> float:
+        """Half its 95% interval."""
+        return Z95 * self.sd
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A pool's ratings, by bot."""
+
+    ratings: Mapping[str, Estimate]
+    dispersion: float = 1.0  # the variance of a duplicate pair's sum over two independent
+    iterations: int = 0
+    covariance: Any = field(default=None, repr=False)  # of the ratings, Elo points squared
+    order: tuple[str, ...] = ()  # the bots, as the covariance's rows
+
+    def difference_sd(self, a: str, b: str) -> float:
+        """The standard deviation of ``rating(a) - rating(b)``, in Elo points."""
+        if a == b:
+            return 0.0
+        i, j = self.order.index(a), self.order.index(b)
+        c = self.covariance
+        return math.sqrt(max(c[i, i] + c[j, j] - 2.0 * c[i, j], 0.0))
+
+    def superiority(self, a: str, b: str) -> float:
+        """The probability that ``a`` is the stronger of the two."""
+        diff = self.ratings[a].elo - self.ratings[b].elo
+        sd = self.difference_sd(a, b)
+        if sd == 0.0:
+            return 0.5 if diff == 0.0 else float(diff > 0.0)
+        return 0.5 * (1.0 + math.erf(diff / (sd * math.sqrt(2.0))))
+
+
+def fit(lineups: Iterable[Lineup], prior_elo: float = PRIOR_ELO) -> Fit:
+    """The pool's ratings from its results."""
+    rows = [r for r in lineups if r.games > 0]
+    names = sorted({b for r in rows for b in (*r.team_a, *r.team_b)})
+    if not names:
+        return Fit({})
+    index = {b: i for i, b in enumerate(names)}
+    n, m = len(names), len(rows)
+    x = np.zeros((m, n))  # +1/k for team A's k members, -1/k for team B's
+    for k, r in enumerate(rows):
+        for b in r.team_a:
+            x[k, index[b]] += 1.0 / len(r.team_a)
+        for b in r.team_b:
+            x[k, index[b]] -= 1.0 / len(r.team_b)
+    games = np.array([r.games for r in rows], dtype=float)
+    wins = np.array([r.wins for r in rows], dtype=float)
+    precision = (_PER_NAT / prior_elo) ** 2  # of natural-log strength
+    theta, iterations = _mode(x, games, wins, precision)
+    p = 1.0 / (1.0 + np.exp(-(x @ theta)))
+    v = p * (1.0 - p)
+    paired = np.array([r.paired for r in rows], dtype=float)  # pairs by outcome
+    pairs = paired.sum(axis=1)
+    dispersion = _dispersion(p, v, paired)
+    hessian = (x.T * (games * v)) @ x + precision * np.eye(n)
+    # the meat: single matches as the law says, pairs as their measured dispersion does
+    weight = (games - 2.0 * pairs) * v + dispersion * 2.0 * pairs * v
+    meat = (x.T * weight) @ x + precision * np.eye(n)
+    inverse = np.linalg.inv(hessian)
+    covariance = inverse @ meat @ inverse
+    centre = np.eye(n) - 1.0 / n  # distances from the pool's mean
+    covariance = centre @ covariance @ centre * _PER_NAT**2
+    theta = theta - theta.mean()
+    ratings = {
+        b: Estimate(ANCHOR + _PER_NAT * float(theta[i]), math.sqrt(max(covariance[i, i], 0.0)))
+        for b, i in index.items()
+    }
+    return Fit(ratings, dispersion, iterations, covariance, tuple(names))
+
+
+def _mode(
+    x: npt.NDArray[Any], games: npt.NDArray[Any], wins: npt.NDArray[Any], precision: float
+) -> tuple[npt.NDArray[Any], int]:
+    """The posterior's mode: Newton's method on a concave objective, from zero."""
+    theta = np.zeros(x.shape[1])
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        p = 1.0 / (1.0 + np.exp(-(x @ theta)))
+        grad = x.T @ (wins - games * p) - precision * theta
+        hessian = (x.T * (games * p * (1.0 - p))) @ x + precision * np.eye(len(theta))
+        step = np.linalg.solve(hessian, grad)
+        theta = theta + step
+        if float(np.max(np.abs(step), initial=0.0)) < TOLERANCE:
+            return theta, iteration
+    raise RuntimeError(f"the pool's ratings did not settle in {MAX_ITERATIONS} iterations")
+
+
+def _dispersion(p: npt.NDArray[Any], v: npt.NDArray[Any], paired: npt.NDArray[Any]) -> float:
+    """How much a duplicate pair's sum of wins varies, over what two independent matches'
+    would: observed squared deviations of the pairs' sums over their variance under
+    independence, with :data:`PSEUDO_PAIRS` pairs at exactly 1 added (so that a few pairs
+    cannot make the intervals of a whole pool narrow by chance)."""
+    pairs = paired.sum(axis=1)
+    if not pairs.any():
+        return 1.0
+    expected = 2.0 * p  # a pair's wins for team A, had its matches been independent
+    squares = sum(paired[:, k] * (k - expected) ** 2 for k in range(3))
+    independent = pairs * 2.0 * v
+    typical = float(independent.sum() / pairs.sum())
+    return float(
+        (squares.sum() + PSEUDO_PAIRS * typical) / (independent.sum() + PSEUDO_PAIRS * typical)
+    )
+
+
+def lineup_of(seats: Sequence[str]) -> tuple[Team, Team]:
+    """The two teams of a match's seats (seat i is on team i mod 2), each a sorted tuple of
+    its bots."""
+    return tuple(sorted(set(seats[0::2]))), tuple(sorted(set(seats[1::2])))
+
+
+def lineups(results: Iterable[tuple[Sequence[str], int]]) -> list[Lineup]:
+    """Lineups from (seats, winning team) of independent matches: a convenience for
+    tests and simulations (the store keeps its own counts)."""
+    counts: dict[tuple[Team, Team], list[int]] = {}
+    for seats, winner in results:
+        a, b = lineup_of(seats)
+        flip = b < a
+        key = (b, a) if flip else (a, b)
+        won = (winner == 0) != flip
+        entry = counts.setdefault(key, [0, 0])
+        entry[0] += 1
+        entry[1] += int(won)
+    return [Lineup(a, b, g, w) for (a, b), (g, w) in sorted(counts.items())]
