@@ -182,7 +182,7 @@ def _dispersion(p: npt.NDArray[Any], v: npt.NDArray[Any], paired: npt.NDArray[An
     if not pairs.any():
         return 1.0
     expected = 2.0 * p  # a pair's wins for team A, had its matches been independent
-    squares = sum(paired[:, k] * (k - expected) ** 2 for k in range(3))
+    squares = np.sum([paired[:, k] * (k - expected) ** 2 for k in range(3)], axis=0)
     independent = pairs * 2.0 * v
     typical = float(independent.sum() / pairs.sum())
     return float(
