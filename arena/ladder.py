@@ -57,11 +57,10 @@ def fill(
     free, its bots too)."""
     bots = available(store.ladder_bots(), connected)
     ratings = {s.name: s.rating for s in store.leaderboard(pool)}
-    # the intervals last fitted: a few matches behind is as good for choosing pairs, and
-    # refitting after every match would cost the ladder a fit (and a write) per match
-    halves = store.pool_fit(pool, None)
-    if halves is None:
-        halves = read.intervals(store, pool)
+    # the intervals last fitted: a few matches behind is as good for choosing pairs (the
+    # worker that records a match refits its pool anyway)
+    kept = store.pool_fit(pool)
+    halves = kept.halves if kept is not None else read.intervals(store, pool)
     rules = pool_rules(pool)
     rng = rng or random.Random()
 

@@ -1,6 +1,7 @@
-"""Rating maths (pure, standard library only): the Elo difference of one pairing, the
-constants of the online Elo the store applies, and maximum-likelihood Bradley-Terry ratings
-for a finished tournament."""
+"""Rating maths: the Elo difference of one pairing (exact, from the binomial), the scale's
+constants, and the maximum-likelihood Bradley-Terry fit of one tournament run's results
+alone (a run's **performance**, shown in its table). A pool's **rating**, shown on the
+leaderboard, is arena/poolfit.py's fit of all the pool's results."""
 
 from __future__ import annotations
 
@@ -112,27 +113,10 @@ def _clopper_pearson(wins: int, games: int) -> tuple[float, float]:
     return low, high
 
 
-# --- Online Elo ---------------------------------------------------------------------------
-#
-# The store applies it as each rated match is recorded, inside the statement that records
-# the match (the finish_match function of migration 0006); its constants live here. A team
-# plays at the mean rating of its members and expects 1 / (1 + 10 ** ((mean_b - mean_a) /
-# SCALE)) of a win; every member gets the team's change, K * (score - expected). Both sides
-# use the same K, so team B's change is exactly minus team A's and, with equal team sizes
-# (always so in truco), the pool's total rating is conserved.
+# --- The scale ------------------------------------------------------------------------------
 
-START = 1500.0  # rating of a bot that has not played
+START = 1500.0  # the rating of a bot that has not played: the pool's mean (arena/poolfit.py)
 SCALE = 400.0  # Elo points for a factor of 10 in the odds
-# K = 24: between FIDE's 20 (established players) and 40 (newcomers). An even match moves each
-# side 12 points and an upset at most 24. Bots do not learn between matches, so a K below the
-# common 32 keeps established ratings steadier; PROVISIONAL_GAMES flags the early, noisy phase.
-K = 24.0
-PROVISIONAL_GAMES = 20  # fewer rated games than this and the rating is provisional
-
-
-def is_provisional(games: int) -> bool:
-    """Whether a rating built on ``games`` rated games is still provisional."""
-    return games < PROVISIONAL_GAMES
 
 
 # A rating whose 95% interval reaches further than this on either side may be off by more
@@ -220,20 +204,6 @@ def win_counts(results: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]
     for winner, loser in results:
         counts[winner, loser] = counts.get((winner, loser), 0) + 1
     return counts
-
-
-def half_intervals(counts: Mapping[tuple[str, str], int]) -> dict[str, float]:
-    """Half the 95% interval of each player's Bradley-Terry strength, from how often each
-    beat each (:func:`win_counts`): the uncertainty shown beside a pool's online Elo. Empty
-    when there are no results, or when the players fall into groups that never met (no
-    common scale)."""
-    if not counts:
-        return {}
-    try:
-        fit = bradley_terry(counts)
-    except (ValueError, RuntimeError):
-        return {}
-    return {r.player: (r.high - r.low) / 2 for r in fit.ratings}
 
 
 def bradley_terry(wins: Mapping[tuple[str, str], int], players: Iterable[str] = ()) -> BradleyTerry:

@@ -269,8 +269,10 @@ def _row(bot: str) -> dict[str, Any]:
 
 def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[str, Any]:
     """The table of a run: one row per bot, best first (match points: one per match won;
-    then the Bradley-Terry rating; then hand points won minus lost), with the Bradley-Terry
-    Elo and its 95% interval, the likelihood that a bot is stronger than the one below it
+    then the run's performance; then hand points won minus lost), with its
+    **performance**: the Bradley-Terry fit of this run's results alone, on the Elo scale,
+    with its 95% interval (apart from the pool's rating, arena/poolfit.py, which counts
+    every rated result of the pool), the likelihood that a bot is stronger than the one below it
     (``los_next``), and the crosstable (``crosstable[a][b]`` is a's wins and losses
     against b). A match is counted as credited: a team that forfeited lost it
     (``forfeits`` counts those losses), and when both did, both lost."""
@@ -308,14 +310,14 @@ def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[st
     rated = {r.player: r for r in fit.ratings} if fit else {}
     for bot, row in rows.items():
         fitted = rated.get(bot)
-        row["elo"] = None if fitted is None else round(fitted.elo, 1)
-        row["elo_low"] = None if fitted is None else round(fitted.low, 1)
-        row["elo_high"] = None if fitted is None else round(fitted.high, 1)
+        row["performance"] = None if fitted is None else round(fitted.elo, 1)
+        row["performance_low"] = None if fitted is None else round(fitted.low, 1)
+        row["performance_high"] = None if fitted is None else round(fitted.high, 1)
     table = sorted(
         rows.values(),
         key=lambda r: (
             -r["points"],
-            -r["elo"] if r["elo"] is not None else 0.0,
+            -r["performance"] if r["performance"] is not None else 0.0,
             r["hand_points_against"] - r["hand_points"],
             r["bot"],
         ),

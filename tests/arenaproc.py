@@ -5,6 +5,7 @@ whether a run lost or double-counted anything."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import socket
 import time
@@ -20,6 +21,7 @@ from celery import Celery
 
 from arena import embedded
 from arena.embedded import stop_embedded_redis
+from arena.poolfit import Lineup, fit
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
@@ -228,7 +230,10 @@ def audit_matches(database: str, match_ids: list[str]) -> dict[str, float]:
 
 
 def bookkeeping(database: str) -> dict[str, float]:
-    """``double`` and ``drift`` of the whole database (see :func:`audit`)."""
+    """``double`` and ``drift`` of the whole database (see :func:`audit`): ``drift`` is
+    the largest gap between a stored rating and a fresh fit of its pool's recorded
+    history (arena/poolfit.py, on lineups counted here from the matches themselves), or
+    between a pool's total and 1500 a bot (the fit's anchor)."""
     with psycopg.connect(database) as conn:
         extra = conn.execute(
             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rating_events"
@@ -238,20 +243,46 @@ def bookkeeping(database: str) -> dict[str, float]:
             "SELECT coalesce(sum(abs(r.games - (SELECT count(*) FROM rating_events e"
             " WHERE e.bot_id = r.bot_id AND e.pool = r.pool))), 0) FROM ratings r"
         ).fetchone()
-        events = conn.execute(
-            "SELECT bot_id, pool, before, after FROM rating_events ORDER BY id"
+        ratings = conn.execute(
+            "SELECT r.pool, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id"
         ).fetchall()
-        ratings = conn.execute("SELECT bot_id, pool, elo FROM ratings").fetchall()
     assert extra is not None and games_off is not None
-    chain: dict[tuple[int, str], float] = {}
     drift = 0.0
-    for bot, pool, before, after in events:
-        drift = max(drift, abs(chain.get((bot, pool), 1500.0) - before))
-        chain[bot, pool] = after
-    pools: dict[str, list[float]] = {}
-    for bot, pool, elo in ratings:
-        drift = max(drift, abs(chain.get((bot, pool), 1500.0) - elo))
-        pools.setdefault(pool, []).append(elo)
-    for elos in pools.values():
-        drift = max(drift, abs(sum(elos) - 1500.0 * len(elos)))
+    pools: dict[str, dict[str, float]] = {}
+    for pool, name, elo in ratings:
+        pools.setdefault(pool, {})[name] = elo
+    for pool, stored in pools.items():
+        fitted = fit(history_lineups(database, pool)).ratings
+        for name, elo in stored.items():
+            drift = max(drift, abs(elo - fitted[name].elo) if name in fitted else abs(elo - 1500))
+        drift = max(drift, abs(math.fsum(stored.values()) - 1500.0 * len(stored)))
     return {"double": int(extra[0]) + int(games_off[0]), "drift": round(drift, 6)}
+
+
+def history_lineups(database: str, pool: str) -> list[Lineup]:
+    """The pool's rated results counted from its matches (the store keeps them as it
+    records: this is the check): a lineup per pairing of teams, with the duplicate pairs
+    whose two matches both count."""
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(
+            "SELECT m.id, m.twin, m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b"
+            " ON b.id = s.bot_id WHERE s.match_id = m.id ORDER BY s.seat) FROM matches m"
+            " WHERE m.pool = %s AND m.status = 'finished' AND m.rated AND m.winner IS NOT NULL",
+            (pool,),
+        ).fetchall()
+    played: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, str | None]] = {}
+    for match_id, twin, winner, seats in rows:
+        t0, t1 = tuple(sorted(set(seats[0::2]))), tuple(sorted(set(seats[1::2])))
+        if set(t0) & set(t1):
+            continue
+        a, b = min(t0, t1), max(t0, t1)
+        played[match_id] = (a, b, (winner == 0) == (a == t0), twin)
+    counts: dict[tuple[Any, Any], list[int]] = {}
+    for match_id, (a, b, a_won, twin) in played.items():
+        entry = counts.setdefault((a, b), [0, 0, 0, 0, 0])
+        entry[0] += 1
+        entry[1] += a_won
+        other = played.get(twin) if twin else None
+        if other is not None and match_id < str(twin) and other[:2] == (a, b):
+            entry[2 + a_won + other[2]] += 1
+    return [Lineup(a, b, g, w, (l0, l1, l2)) for (a, b), (g, w, l0, l1, l2) in counts.items()]

@@ -292,8 +292,9 @@ def test_a_forfeit_shows_wherever_the_result_does(
     ref.store.create_match("m-gone", Rules(), [ana.id, bia.id])
     record = won_by(0)  # ana wins at the table, away for 15 of its 20 decisions
     record["presence"] = {"ana": {"decisions": 20, "away": 15}, "bia": {"decisions": 20, "away": 0}}
-    finished = ref.store.finish_match("m-gone", record, credit)
-    assert finished.changes[ana.id][1] < 1500 < finished.changes[bia.id][1]  # ana won, yet lost
+    ref.store.finish_match("m-gone", record, credit)
+    elo = {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")}
+    assert elo["ana"] < 1500 < elo["bia"]  # ana won at the table, yet lost
     shown = stub.GetMatch(api.GetMatchRequest(id="m-gone"), timeout=10).match
     assert shown.winner == 1 and list(shown.forfeit) == [0] and shown.score[0] == 12
     line = reader.match_line(shown)
@@ -311,7 +312,8 @@ def test_a_forfeit_shows_wherever_the_result_does(
     ref.store.create_match("m-empty", Rules(), [ana.id, bia.id])
     both = won_by(1)
     both["presence"] = {"ana": {"decisions": 9, "away": 9}, "bia": {"decisions": 9, "away": 8}}
-    assert ref.store.finish_match("m-empty", both, credit).changes == {}
+    ref.store.finish_match("m-empty", both, credit)
+    assert {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")} == elo  # no change
     empty = stub.GetMatch(api.GetMatchRequest(id="m-empty"), timeout=10).match
     assert not empty.HasField("winner") and list(empty.forfeit) == [0, 1]
     assert "both forfeited: nobody won" in reader.match_line(empty)

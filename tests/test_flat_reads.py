@@ -14,7 +14,8 @@ import pytest
 from arena import read
 from arena.absence import Credit
 from arena.engine import Rules
-from arena.rating import half_intervals, win_counts
+from arena.poolfit import fit, lineups
+from arena.rating import win_counts
 from arena.store.store import Store
 from tests.test_store import played
 
@@ -63,6 +64,24 @@ def full_results(database: str, pool: str) -> list[tuple[str, str]]:
         for w in dict.fromkeys(seats[winner::2]):
             pairs += [(w, lost) for lost in dict.fromkeys(seats[1 - winner :: 2]) if lost != w]
     return pairs
+
+
+def full_lineups(database: str, pool: str) -> list[Any]:
+    """The pool's rated results as the fit reads them, from the matches themselves: a
+    lineup per pairing of teams, leaving out a match nobody was credited with and one
+    with a bot on both teams (it rates nobody)."""
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(
+            "SELECT m.winner, ARRAY(SELECT b.name FROM match_seats s JOIN bots b "
+            "ON b.id = s.bot_id WHERE s.match_id = m.id ORDER BY s.seat) "
+            "FROM matches m WHERE m.pool = %s AND m.status = 'finished' AND m.rated",
+            (pool,),
+        ).fetchall()
+    return lineups(
+        (seats, winner)
+        for winner, seats in rows
+        if winner is not None and not set(seats[0::2]) & set(seats[1::2])
+    )
 
 
 def full_matches(database: str, bot: str, pool: str) -> list[tuple[str, list[str], int | None]]:
@@ -117,8 +136,11 @@ def test_what_pages_read_equals_a_full_recomputation(
     for pool in ("paulista/1", "paulista/2"):
         results = full_results(database, pool)
         assert store.pool_wins(pool) == win_counts(results)
-        assert read.intervals(store, pool) == half_intervals(win_counts(results))
-        assert read.intervals(store, pool) == half_intervals(win_counts(results))  # kept
+        stored = sorted(store.pool_lineups(pool), key=lambda x: (x.team_a, x.team_b))
+        assert stored == sorted(full_lineups(database, pool), key=lambda x: (x.team_a, x.team_b))
+        expected = {b: e.half for b, e in fit(full_lineups(database, pool)).ratings.items()}
+        assert read.intervals(store, pool) == pytest.approx(expected)
+        assert read.intervals(store, pool) == pytest.approx(expected)  # kept
         for bot in names:
             mine = full_matches(database, bot, pool)
             page = read.bot(store, bot, pool)
@@ -151,11 +173,11 @@ def test_a_changed_pool_is_fitted_again(store: Store) -> None:
         if k == 3:
             before = store.pool_version("paulista/1")
             first = read.intervals(store, "paulista/1")
-            assert store.pool_fit("paulista/1", before) == first and set(first) == {"ana", "bia"}
+            kept = store.pool_fit("paulista/1", before)
+            assert kept is not None and kept.halves == first and set(first) == {"ana", "bia"}
         store.create_match(f"x{k}", Rules(), seats, seed=k)
         store.finish_match(f"x{k}", played(Rules(), k))
     assert store.pool_version("paulista/1") == before + 6  # two bots in each of 3 matches
     again = read.intervals(store, "paulista/1")
-    assert (
-        set(again) == {"ana", "bia", "caio"} and store.pool_fit("paulista/1", before + 6) == again
-    )
+    kept = store.pool_fit("paulista/1", before + 6)
+    assert set(again) == {"ana", "bia", "caio"} and kept is not None and kept.halves == again

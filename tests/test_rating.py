@@ -1,5 +1,5 @@
-"""Rating maths: the Elo difference of a pairing, provisional ratings and hand-computed
-Bradley-Terry cases (the online Elo is applied in SQL: its cases are in test_store.py)."""
+"""Rating maths: the Elo difference of a pairing, what is unsettled, and hand-computed
+Bradley-Terry cases of a run's performance (the pool's ratings: tests/test_poolfit.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import math
 import pytest
 
 from arena.rating import (
-    PROVISIONAL_GAMES,
     START,
+    WIDE_HALF,
     bradley_terry,
     elo_difference,
     elo_text,
-    is_provisional,
+    is_wide,
     win_counts,
 )
 
@@ -81,13 +81,13 @@ def test_an_impossible_count_is_refused() -> None:
             elo_difference(wins, games)
 
 
-# --- online Elo ----------------------------------------------------------------------------
+# --- unsettled ratings ---------------------------------------------------------------------
 
 
-def test_provisional() -> None:
-    assert is_provisional(0)
-    assert is_provisional(PROVISIONAL_GAMES - 1)
-    assert not is_provisional(PROVISIONAL_GAMES)
+def test_a_rating_is_unsettled_without_an_interval_or_with_a_wide_one() -> None:
+    assert is_wide(None)
+    assert is_wide(WIDE_HALF + 0.1)
+    assert not is_wide(WIDE_HALF)
 
 
 # --- Bradley-Terry --------------------------------------------------------------------------

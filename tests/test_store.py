@@ -3,7 +3,6 @@ that lose no update when matches sharing bots finish at the same time."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import multiprocessing
@@ -13,11 +12,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from arena import rating
 from arena.engine import Match, Rules, to_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound
+from arena.poolfit import fit
+from arena.refit import refit
 from arena.store.migrate import migrate
-from arena.store.store import Finish, Store, pool_of
+from arena.store.store import Store, pool_of
 from arena.tournament import deal_seed
 
 
@@ -28,32 +28,6 @@ def played(rules: Rules, seed: int) -> dict[str, Any]:
     while not match.is_over:
         match.apply(choose.choice(match.legal_actions()))
     return to_record(match)
-
-
-def elo_change(team_a: list[float], team_b: list[float], a_won: bool) -> float:
-    """The online Elo's change for each member of team A (README, "Running an arena"): K times the
-    surprise, each team playing at its members' mean rating."""
-    mean_a, mean_b = sum(team_a) / len(team_a), sum(team_b) / len(team_b)
-    return rating.K * (a_won - 1 / (1 + 10 ** ((mean_b - mean_a) / rating.SCALE)))
-
-
-def rated_match(
-    store: Store, database: str, name: str, team_a: list[float], team_b: list[float], winner: int
-) -> tuple[Finish, list[int]]:
-    """A match won by team ``winner`` between new bots rated as given (team A sits in the
-    even seats): what finishing it did, and the bots by seat."""
-    rules = Rules.parse(f"paulista:team_size={len(team_a)}")
-    bots = [store.register_bot(f"{name}-{seat}")[0].id for seat in range(rules.seats)]
-    elos = [(team_a, team_b)[seat % 2][seat // 2] for seat in range(rules.seats)]
-    with psycopg.connect(database) as conn:
-        for bot, elo in zip(bots, elos, strict=True):
-            conn.execute(
-                "INSERT INTO ratings (bot_id, pool, elo) VALUES (%s, %s, %s)",
-                (bot, pool_of(rules), elo),
-            )
-    seed = next(s for s in itertools.count() if played(rules, s)["result"]["winner"] == winner)
-    store.create_match(name, rules, bots, seed=seed)
-    return store.finish_match(name, played(rules, seed)), bots
 
 
 def count(database: str, sql: str) -> int:
@@ -119,18 +93,20 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     record = played(rules, 5)
     first = store.finish_match("m1", record)
     winner, loser = (a, b) if record["result"]["winner"] == 0 else (b, a)
-    half = rating.K / 2  # equal ratings: the winner takes half of K
-    assert first.recorded
-    assert first.changes == {winner.id: (1500, 1500 + half), loser.id: (1500, 1500 - half)}
+    assert (first.recorded, first.rated) == (True, True)
     again = store.finish_match("m1", json.dumps(record))  # as the referee sends it: JSON text
-    assert (again.recorded, again.changes, again.run_done) == (False, {}, False)
+    assert (again.recorded, again.run_done) == (False, False)
+    fitted = refit(store, pool_of(rules))
+    assert refit(store, pool_of(rules)) == fitted  # nothing new: the same fit, kept
     assert count(database, "SELECT count(*) FROM rating_events") == 2
     board = store.leaderboard(pool_of(rules))
-    assert [(s.name, s.rating.elo, s.rating.games) for s in board] == [
-        (winner.name, 1500 + half, 1),
-        (loser.name, 1500 - half, 1),
-    ]
-    assert board[0].provisional
+    assert [(s.name, s.rating.games) for s in board] == [(winner.name, 1), (loser.name, 1)]
+    up, down = (s.rating for s in board)
+    assert up.elo - 1500 == pytest.approx(1500 - down.elo) and up.elo > 1500
+    assert up.deviation == down.deviation and up.deviation is not None
+    assert fitted.halves[winner.name] == pytest.approx(1.96 * up.deviation, rel=1e-3)
+    events = store.rating_history(winner.name, pool_of(rules), 10)
+    assert [(e["match_id"], e["before"], e["after"]) for e in events] == [("m1", 1500, up.elo)]
 
 
 def test_recording_a_match_changes_ratings_in_place(store: Store, database: str) -> None:
@@ -162,43 +138,50 @@ def test_recording_a_match_changes_ratings_in_place(store: Store, database: str)
     assert hot == 2
 
 
-def test_team_members_share_their_teams_change(store: Store) -> None:
+def rated(store: Store, rules: Rules, seats: list[int], name: str, seed: int) -> None:
+    store.create_match(name, rules, seats, seed=seed)
+    store.finish_match(name, played(rules, seed))
+
+
+def test_team_members_are_fitted_from_their_teams_results(store: Store) -> None:
     bots = [store.register_bot(n)[0] for n in ("a1", "b1", "a2", "b2")]
     rules = Rules.parse("paulista:team_size=2")
-    store.create_match("t1", rules, [b.id for b in bots], seed=9)
-    finish = store.finish_match("t1", played(rules, 9))
-    deltas = {bot_id: after - before for bot_id, (before, after) in finish.changes.items()}
-    assert deltas[bots[0].id] == deltas[bots[2].id] == -deltas[bots[1].id] == -deltas[bots[3].id]
-    assert sum(deltas.values()) == pytest.approx(0)
+    rated(store, rules, [b.id for b in bots], "t1", 9)
+    refit(store, pool_of(rules))
+    elo = {s.name: s.rating.elo for s in store.leaderboard(pool_of(rules))}
+    assert elo["a1"] == pytest.approx(elo["a2"]) and elo["b1"] == pytest.approx(elo["b2"])
+    assert elo["a1"] - 1500 == pytest.approx(1500 - elo["b1"])
+    assert (elo["a1"] > 1500) == (played(rules, 9)["result"]["winner"] == 0)
 
 
-def test_the_favourite_that_loses_pays_by_the_elo_formula(store: Store, database: str) -> None:
-    # 1600 against 1400: the favourite expects 1 / (1 + 10 ** -0.5) = 0.7597469 and loses
-    finish, (a, b) = rated_match(store, database, "upset", [1600.0], [1400.0], winner=1)
-    assert finish.changes[a][1] - 1600 == pytest.approx(-24 * 0.7597469266, abs=1e-8)
-    assert finish.changes[a] == (1600, pytest.approx(1600 - 18.23392624, abs=1e-7))
-    assert finish.changes[b] == (1400, pytest.approx(1400 + 18.23392624, abs=1e-7))
-
-
-def test_teams_play_at_their_mean_rating(store: Store, database: str) -> None:
-    # means 1600 and 1400 as above, and team A wins: 24 * (1 - 0.7597469) = +5.7660738 each
-    finish, bots = rated_match(store, database, "pairs", [1700, 1500], [1450, 1350], winner=0)
-    moved = [finish.changes[b][1] - finish.changes[b][0] for b in bots]
-    assert moved == pytest.approx([5.76607376, -5.76607376] * 2, abs=1e-7)
+def test_the_stored_ratings_are_the_fit_of_the_recorded_results(store: Store) -> None:
+    names = ["ana", "bia", "caio", "dani"]
+    ids = {n: store.register_bot(n)[0].id for n in names}
+    draw = random.Random(3)
+    rules = Rules()
+    for k in range(30):
+        a, b = draw.sample(names, 2)
+        rated(store, rules, [ids[a], ids[b]], f"m{k}", k)
+    refit(store, pool_of(rules))
+    expected = fit(store.pool_lineups(pool_of(rules))).ratings
+    board = {s.name: s.rating for s in store.leaderboard(pool_of(rules))}
+    for name in names:
+        assert board[name].elo == pytest.approx(expected[name].elo, abs=1e-9)
+        assert board[name].deviation == pytest.approx(expected[name].sd, abs=1e-9)
+    assert math.fsum(r.elo for r in board.values()) == pytest.approx(1500 * len(names))
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
-def test_every_team_size_conserves_the_pool_total(store: Store, database: str, size: int) -> None:
+def test_every_team_size_keeps_the_pool_mean_at_1500(store: Store, size: int) -> None:
     draw = random.Random(size)
-    team_a = [draw.uniform(800, 2400) for _ in range(size)]
-    team_b = [draw.uniform(800, 2400) for _ in range(size)]
-    winner = draw.randrange(2)
-    finish, bots = rated_match(store, database, f"size{size}", team_a, team_b, winner)
-    change = elo_change(team_a, team_b, winner == 0)
-    moved = [finish.changes[b][1] - finish.changes[b][0] for b in bots]
-    assert moved == pytest.approx([change, -change] * size, abs=1e-9)
-    assert math.fsum(moved) == pytest.approx(0, abs=1e-9)
-    assert 0 < abs(change) < rating.K
+    rules = Rules.parse(f"paulista:team_size={size}")
+    bots = [store.register_bot(f"s{size}-{k}")[0].id for k in range(2 * size + 2)]
+    for k in range(8):
+        rated(store, rules, draw.sample(bots, rules.seats), f"size{size}-{k}", k)
+    refit(store, pool_of(rules))
+    board = store.leaderboard(pool_of(rules))
+    assert math.fsum(s.rating.elo for s in board) == pytest.approx(1500 * len(board))
+    assert all(s.rating.deviation is not None for s in board)
 
 
 def test_a_bot_on_both_teams_moves_no_rating_and_one_seated_twice_counts_once(
@@ -207,15 +190,17 @@ def test_a_bot_on_both_teams_moves_no_rating_and_one_seated_twice_counts_once(
     a, b, c = (store.register_bot(n)[0].id for n in ("a", "b", "c"))
     store.create_match("mirror", Rules(), [a, a], seed=3)
     mirror = store.finish_match("mirror", played(Rules(), 3))
-    assert (mirror.recorded, mirror.changes) == (True, {})
+    assert mirror.recorded
+    refit(store, "paulista/1")
     assert count(database, "SELECT count(*) FROM ratings") == 0
+    assert store.pool_lineups("paulista/1") == []
     pairs = Rules.parse("paulista:team_size=2")
     store.create_match("twice", pairs, [a, b, a, c], seed=4)  # a holds both seats of team 0
-    twice = store.finish_match("twice", played(pairs, 4))
-    moved = {bot: after - before for bot, (before, after) in twice.changes.items()}
-    assert moved[b] == moved[c] == -moved[a]
-    assert abs(moved[a]) == rating.K / 2  # all at 1500: a plays at its own rating
+    store.finish_match("twice", played(pairs, 4))
+    refit(store, "paulista/2")
     assert count(database, "SELECT count(*) FROM rating_events") == 3
+    (lineup,) = store.pool_lineups("paulista/2")
+    assert {lineup.team_a, lineup.team_b} == {("a",), ("b", "c")} and lineup.games == 1
 
 
 def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
@@ -230,11 +215,13 @@ def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
 
 
 def finish_all(database: str, jobs: list[tuple[str, dict[str, Any]]]) -> None:
-    """A worker process: finish these matches through its own store."""
+    """A worker process: finish these matches through its own store, fitting the pool
+    after each as the workers do."""
     store = Store(database, max_size=2)
     try:
         for match_id, record in jobs:
             store.finish_match(match_id, record)
+            refit(store, "paulista/1")
     finally:
         store.close()
 
@@ -261,24 +248,20 @@ def test_racing_processes_record_each_match_once_as_a_serial_replay_would(
     board = {s.rating.bot_id: s.rating for s in store.leaderboard(pool_of(rules))}
     assert sum(r.elo for r in board.values()) == pytest.approx(1500 * len(bots))
     assert all(r.games == 12 and r.wins + r.losses == 12 for r in board.values())
+    # every match counted once, by the first fit that saw it, whoever fitted
     assert count(database, "SELECT count(*) FROM rating_events") == 2 * len(pairs)
     assert count(database, "SELECT count(*) FROM matches WHERE status = 'finished'") == len(pairs)
-
-    # replay the recorded matches one at a time, in the order their events were written
-    with psycopg.connect(database) as conn:
-        order = conn.execute(
-            "SELECT match_id FROM rating_events GROUP BY match_id ORDER BY min(id)"
-        ).fetchall()
-        seats = conn.execute("SELECT match_id, seat, bot_id FROM match_seats").fetchall()
-    seat_of = {(m, seat): bot for m, seat, bot in seats}
-    serial = {b.id: rating.START for b in bots}
-    for (match_id,) in order:
-        a, b = seat_of[(match_id, 0)], seat_of[(match_id, 1)]
-        change = elo_change([serial[a]], [serial[b]], records[match_id]["result"]["winner"] == 0)
-        serial[a] += change
-        serial[b] -= change
-    for bot_id, elo in serial.items():
-        assert board[bot_id].elo == pytest.approx(elo, abs=1e-9)
+    assert count(database, "SELECT count(*) FROM matches WHERE NOT fitted") == 0
+    (lineup,) = [x for x in store.pool_lineups(pool_of(rules)) if x.team_a == ("bot0",)][:1]
+    wins = sum(
+        (records[f"c{k}"]["result"]["winner"] == 0) == (a.name == "bot0")
+        for k, (a, b) in enumerate(pairs)
+        if {a.name, b.name} == {"bot0", lineup.team_b[0]}
+    )
+    assert (lineup.games, lineup.wins) == (4, wins)
+    expected = fit(store.pool_lineups(pool_of(rules))).ratings
+    for bot in bots:
+        assert board[bot.id].elo == pytest.approx(expected[bot.name].elo, abs=1e-9)
 
 
 @pytest.mark.parametrize("again", ["Alpha", "ALPHA", "\uff41\uff4c\uff50\uff48\uff41"])

@@ -212,17 +212,17 @@ def test_standings_match_a_hand_computation() -> None:
     assert (ana["hand_points"], ana["hand_points_against"]) == (12 + 12 + 10 + 12, 5 + 7 + 12 + 3)
     assert ana["faults"] == {"timeouts": 3}
     assert (bia["bot"], bia["points"], bia["wins"], bia["losses"]) == ("bia", 1, 1, 3)
-    assert (caio["bot"], caio["played"], caio["elo"], caio["los_next"]) == ("caio", 0, None, None)
+    assert (caio["bot"], caio["played"], caio["performance"], caio["los_next"]) == ("caio", 0, None, None)
     assert out["crosstable"]["ana"]["bia"] == [3, 1]
     assert out["crosstable"]["bia"]["ana"] == [1, 3]
     # Bradley-Terry with two players is the logit of the score, split around 1500:
     elo_per_nat = 400 / math.log(10)
     diff = 400 * math.log10(3)  # 3 wins in 4
-    assert ana["elo"] == pytest.approx(1500 + diff / 2, abs=0.05)
-    assert bia["elo"] == pytest.approx(1500 - diff / 2, abs=0.05)
+    assert ana["performance"] == pytest.approx(1500 + diff / 2, abs=0.05)
+    assert bia["performance"] == pytest.approx(1500 - diff / 2, abs=0.05)
     var_diff = 1 / (4 * 0.75 * 0.25)  # in natural-log units: 1 / (n p (1 - p))
     half = 1.959964 * elo_per_nat * math.sqrt(var_diff / 4)
-    assert ana["elo_high"] - ana["elo"] == pytest.approx(half, abs=0.1)
+    assert ana["performance_high"] - ana["performance"] == pytest.approx(half, abs=0.1)
     z = diff / (elo_per_nat * math.sqrt(var_diff))
     assert ana["los_next"] == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))), abs=1e-4)
 

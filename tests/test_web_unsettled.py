@@ -46,9 +46,9 @@ def test_arena_ratings_marks_unsettled_ratings(capsys: pytest.CaptureFixture[str
         )
     )
     lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines()[2:]}
-    assert "unsettled" not in lines["settled"] and "provisional" not in lines["settled"]
-    assert "unsettled" in lines["wide"] and "provisional" not in lines["wide"]
-    assert "unsettled, provisional" in lines["unfitted"]
+    assert "unsettled" not in lines["settled"]
+    assert "unsettled" in lines["wide"]
+    assert "unsettled" in lines["unfitted"] and " - " in lines["unfitted"]  # no interval
 
 
 def test_unsettled_ratings_are_marked_until_their_intervals_narrow(

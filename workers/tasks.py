@@ -29,7 +29,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from arena import ladder, read
+from arena import ladder
 from arena.absence import credit
 from arena.client import RefereeClient
 from arena.clock import TimeControl
@@ -40,6 +40,7 @@ from arena.hosted.host import Host
 from arena.hosted.house import house_version
 from arena.hosted.tokens import bot_of, is_version
 from arena.placement import place
+from arena.refit import refit
 from arena.schedule import due_firing
 from arena.settings import Settings
 from arena.store.nodes import Node
@@ -230,6 +231,8 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     # credited as the match's policy says: an absent bot's team loses (arena/absence.py)
     done = store().finish_match(match_id, record, functools.partial(credit, policy=match.absent))
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
+    if done.rated:  # the pool's ratings, fitted again with it (arena/refit.py)
+        refit(store(), match.pool)
     if match.sprt_id is not None:  # its test counts it, and goes on or stops
         send_matches(store().step_sprt(match.sprt_id))
     return match.run_id, done.run_done
@@ -363,5 +366,5 @@ def dispatch(s: Store, now: datetime) -> list[int]:
     for test_id in s.running_sprts():  # a step lost with its worker is taken again
         send_matches(s.step_sprt(test_id))
     for pool in s.pools():  # refit what changed, so that pages seldom have to
-        read.intervals(s, pool)
+        refit(s, pool)
     return started

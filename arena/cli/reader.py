@@ -115,10 +115,10 @@ def print_ratings(reply: Any) -> None:
     its interval is missing or wide (:func:`arena.rating.is_wide`)."""
     from rich.table import Table
 
-    table = Table("rank", "bot", "Elo", "95%", "games", "W-L", "", title=reply.pool, box=None)
+    table = Table("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         half = (s.high - s.low) / 2 if s.HasField("low") else None
-        marks = ["unsettled"] * is_wide(half) + ["provisional"] * s.provisional
+        marks = ["unsettled"] * is_wide(half)
         interval = f"{s.low:.0f}-{s.high:.0f}" if half is not None else "-"
         row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
         table.add_row(*row, ", ".join(marks))
@@ -196,17 +196,20 @@ def print_run(run: Any) -> None:
     if not run.standings:
         return
     table = Table(
-        "rank", "bot", "pts", "W-L", "forfeits", "hand pts", "Elo", "95%", "LOS", "faults",
+        "rank", "bot", "pts", "W-L", "forfeits", "hand pts", "perf", "95%", "LOS", "faults",
         box=None,
     )  # fmt: skip
     for s in run.standings:
-        elo = f"{s.elo:.0f}" if s.HasField("elo") else "-"
-        interval = f"{s.elo_low:.0f}-{s.elo_high:.0f}" if s.HasField("elo_low") else "-"
+        perf = f"{s.performance:.0f}" if s.HasField("performance") else "-"
+        interval = (
+            f"{s.performance_low:.0f}-{s.performance_high:.0f}"
+            if s.HasField("performance_low") else "-"
+        )  # fmt: skip
         los = f"{s.los_next:.0%}" if s.HasField("los_next") else ""
         faults = " ".join(f"{k} {v}" for k, v in sorted(s.faults.items()) if v) or "-"
         table.add_row(
             str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}", str(s.forfeits or ""),
-            f"{s.hand_points}-{s.hand_points_against}", elo, interval, los, faults,
+            f"{s.hand_points}-{s.hand_points_against}", perf, interval, los, faults,
         )  # fmt: skip
     out.print(table)
     names = [s.bot for s in run.standings]

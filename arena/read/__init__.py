@@ -18,8 +18,10 @@ from typing import Any, TypedDict
 from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound, Sealed
 from arena.hosted.tokens import version_name
+from arena.poolfit import Z95
 from arena.pools import DEFAULT_POOL, parse_pool
-from arena.rating import half_intervals, is_provisional, is_wide
+from arena.rating import is_wide
+from arena.refit import refit
 from arena.replay import replay_hand, teams
 from arena.store.rows import BotVersionRow, MatchRow
 from arena.store.store import Store
@@ -31,18 +33,20 @@ POOL_RECENT = 10  # matches listed under a leaderboard
 
 
 class Standing(TypedDict):
-    """A bot's line in a pool's leaderboard."""
+    """A bot's line in a pool's leaderboard: its rating, the pool's fit of all its results
+    (arena/poolfit.py), with that fit's 95% interval."""
 
     rank: int
     bot: str
     elo: float
-    low: float | None  # the 95% interval of its strength (Bradley-Terry over the pool)
-    high: float | None  # None while the pool's results cannot give one
+    low: float | None  # the rating's 95% interval, from the same fit
+    high: float | None  # (None before the pool's first fit)
+    sd: float | None  # the rating's standard deviation
     wide: bool  # no interval, or one wider than WIDE_HALF on a side: not settled yet
     games: int
     wins: int
     losses: int
-    provisional: bool
+    provisional: bool  # as wide: the pages and the API mark it so
     last_played: str | None  # its latest rated match in the pool
     trend: list[float]  # its latest ratings, oldest first (empty when not asked for)
 
@@ -104,25 +108,25 @@ def leaderboard(store: Store, pool: str) -> dict[str, Any]:
 
 
 def intervals(store: Store, pool: str) -> dict[str, float]:
-    """Half the 95% interval of each bot's strength in the pool (a Bradley-Terry fit of
-    its rated results), fitted once per change of the pool and kept: a view reads it,
-    and the scheduler refits a changed pool every minute so that views rarely have to."""
-    version = store.pool_version(pool)
-    halves = store.pool_fit(pool, version)
-    if halves is None:
-        halves = half_intervals(store.pool_wins(pool))
-        store.keep_pool_fit(pool, version, halves)
-    return halves
+    """Half the 95% interval of each bot's rating in the pool, from the pool's fit: the
+    worker refits a pool as it records each rated match, the scheduler every minute, and
+    a reader that finds the pool changed since (a match recorded around the workers, say)
+    fits it first (:func:`arena.refit.refit`: a lookup when nothing changed)."""
+    return refit(store, pool).halves
 
 
 def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]:
     """A pool's leaderboard, best first; with each bot's trend line when ``trends``."""
+    refit(store, pool)
     rows = store.leaderboard(pool)
-    spread = intervals(store, pool)
     lines = store.rating_trends(pool, TREND_POINTS) if trends else {}
     out: list[Standing] = []
     for rank, s in enumerate(rows, 1):
-        half = spread.get(s.name)
+        sd = s.rating.deviation
+        half = None if sd is None else Z95 * sd
+        trend = [round(v, 1) for v in lines.get(s.name, [])]
+        if trend and trend[-1] != round(s.rating.elo, 1):  # moved since by others' games
+            trend.append(round(s.rating.elo, 1))
         out.append(
             Standing(
                 rank=rank,
@@ -130,13 +134,14 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
                 elo=round(s.rating.elo, 1),
                 low=None if half is None else round(s.rating.elo - half, 1),
                 high=None if half is None else round(s.rating.elo + half, 1),
+                sd=None if sd is None else round(sd, 1),
                 wide=is_wide(half),
                 games=s.rating.games,
                 wins=s.rating.wins,
                 losses=s.rating.losses,
-                provisional=is_provisional(s.rating.games),
+                provisional=is_wide(half),
                 last_played=stamp(s.rating.updated_at),
-                trend=[round(v, 1) for v in lines.get(s.name, [])],
+                trend=trend,
             )
         )
     return out
@@ -247,6 +252,7 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
     """A bot's rating in a pool, one change per rated match, oldest first: the latest
     HISTORY_POINTS of them, but for those of sealed matches (listed once their twin is
     played: a change tells the match's result)."""
+    refit(store, pool)  # the matches recorded since the pool's last fit have their events
     changes = store.rating_history(bot, pool, HISTORY_POINTS)
     sealed = store.sealed([h["match_id"] for h in changes])
     return [

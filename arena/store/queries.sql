@@ -31,8 +31,7 @@ ON CONFLICT DO NOTHING;
 -- name: finish_match
 -- The exactly-once path, in one statement (migration 0006).
 SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s::smallint[],
-                           %(score)s::smallint[], %(points)s::smallint[], %(faults)s, %(k)s,
-                           %(scale)s);
+                           %(score)s::smallint[], %(points)s::smallint[], %(faults)s);
 
 -- name: leaderboard
 -- Every bot rated in the pool, of hosted versions only each bot's active one.
@@ -124,20 +123,64 @@ FROM pair_stats p JOIN bots w ON w.id = p.bot_id JOIN bots l ON l.id = p.opponen
 WHERE p.pool = %(pool)s AND p.rated_wins > 0 AND p.bot_id <> p.opponent_id;
 
 -- name: recount
--- Every pool's kept counts again, from the whole history (migration 0008).
-SELECT recount_finished_matches();
+-- Every pool's kept counts again, from the whole history (migrations 0008 and 0015).
+SELECT recount_finished_matches(), recount_lineups();
 
 -- name: pool_version
 -- Changes whenever a match of the pool is recorded: the key of its cached fit.
 SELECT coalesce(sum(matches), 0)::bigint AS version FROM bot_pool_stats WHERE pool = %(pool)s;
 
 -- name: pool_fit
-SELECT halves FROM pool_fits
+SELECT * FROM pool_fits
 WHERE pool = %(pool)s AND (%(version)s::bigint IS NULL OR version = %(version)s);
 
+-- name: lock_pool_fit
+-- One fit of a pool at a time, until the transaction ends.
+SELECT pg_advisory_xact_lock(hashtext('pool-fit/' || %(pool)s));
+
+-- name: pool_lineups
+-- The pool's results as the fit reads them (migration 0015), with the bots' names.
+SELECT l.games, l.wins, l.lost_both, l.split, l.won_both,
+    ARRAY(SELECT b.name FROM unnest(l.team_a) AS t (id) JOIN bots b ON b.id = t.id
+          ORDER BY b.name) AS team_a,
+    ARRAY(SELECT b.name FROM unnest(l.team_b) AS t (id) JOIN bots b ON b.id = t.id
+          ORDER BY b.name) AS team_b
+FROM lineup_stats l WHERE l.pool = %(pool)s;
+
+-- name: matches_to_fit
+-- The pool's rated matches recorded since its last fit, with their bots (through the
+-- partial index matches_to_fit).
+-- (counted: it rates its bots, having a credited winner and no bot on both teams).
+SELECT m.id, ARRAY(SELECT DISTINCT s.bot_id FROM match_seats s WHERE s.match_id = m.id)
+    AS bot_ids, m.winner IS NOT NULL AND EXISTS (SELECT 1 FROM match_lineup(m.id)) AS counted
+FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated AND NOT m.fitted;
+
+-- name: pool_ratings
+SELECT r.bot_id, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id
+WHERE r.pool = %(pool)s;
+
+-- name: set_ratings
+UPDATE ratings r SET elo = v.elo, deviation = v.deviation
+FROM unnest(%(bot_ids)s::bigint[], %(elos)s::float8[], %(deviations)s::float8[])
+    AS v (bot_id, elo, deviation)
+WHERE r.pool = %(pool)s AND r.bot_id = v.bot_id;
+
+-- name: insert_rating_events
+INSERT INTO rating_events (bot_id, match_id, pool, before, after)
+SELECT v.bot_id, v.match_id, %(pool)s, v.before, v.after
+FROM unnest(%(bot_ids)s::bigint[], %(match_ids)s::text[], %(befores)s::float8[],
+            %(afters)s::float8[]) AS v (bot_id, match_id, before, after)
+ORDER BY v.bot_id
+ON CONFLICT (bot_id, match_id) DO NOTHING;
+
+-- name: mark_fitted
+UPDATE matches SET fitted = true WHERE id = ANY (%(ids)s::text[]);
+
 -- name: keep_pool_fit
-INSERT INTO pool_fits (pool, version, halves) VALUES (%(pool)s, %(version)s, %(halves)s)
-ON CONFLICT (pool) DO UPDATE SET version = excluded.version, halves = excluded.halves
+INSERT INTO pool_fits (pool, version, halves, dispersion, fitted_at)
+VALUES (%(pool)s, %(version)s, %(halves)s, %(dispersion)s, now())
+ON CONFLICT (pool) DO UPDATE SET version = excluded.version, halves = excluded.halves,
+    dispersion = excluded.dispersion, fitted_at = excluded.fitted_at
 WHERE pool_fits.version < excluded.version;
 
 -- ---- tournaments --------------------------------------------------------------------

@@ -45,6 +45,7 @@ class MatchRow:
     twin: str | None  # its duplicate twin, dealt the same cards (migration 0014)
     absent: str  # what absence does to its result: forfeit or play-on (arena/absence.py)
     forfeit: list[int] | None  # the teams that lost it by forfeit; None: none did
+    fitted: bool  # a fit of its pool's ratings has counted it (migration 0015)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ class RatingRow:
     wins: int
     losses: int
     updated_at: datetime
+    deviation: float | None  # the fit's standard deviation of elo; None until fitted
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,22 @@ class PoolFitRow:
     pool: str
     version: int
     halves: dict[str, float]
+    dispersion: float
+    fitted_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LineupStatsRow:
+    """The rated results of one pairing of teams in a pool (migration 0015)."""
+
+    pool: str
+    team_a: list[int]
+    team_b: list[int]
+    games: int
+    wins: int
+    lost_both: int
+    split: int
+    won_both: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +281,7 @@ TABLES: dict[str, type] = {
     "pair_stats": PairStatsRow,
     "bot_pool_stats": BotPoolStatsRow,
     "pool_fits": PoolFitRow,
+    "lineup_stats": LineupStatsRow,
     "bot_archives": BotArchiveRow,
     "bot_versions": BotVersionRow,
     "bot_logs": BotLogRow,

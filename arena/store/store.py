@@ -22,13 +22,13 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena import rating
 from arena.absence import Credit
 from arena.clock import TimeControl
 from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.pools import pool_of
+from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
 from arena.store.rows import BotRow, MatchRow, RatingRow
@@ -47,10 +47,11 @@ def token_hash(token: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """What finishing a match did: ``recorded`` is False when it had been recorded before."""
+    """What finishing a match did: ``recorded`` is False when it had been recorded before;
+    ``rated``: it counts for the pool's ratings (a fit moves them: arena/refit.py)."""
 
     recorded: bool
-    changes: dict[int, tuple[float, float]]  # bot id -> (Elo before, after)
+    rated: bool
     run_done: bool  # the match is a run's, and none of its matches is left to play
 
 
@@ -58,10 +59,6 @@ class Finish:
 class Standing:
     name: str
     rating: RatingRow
-
-    @property
-    def provisional(self) -> bool:
-        return rating.is_provisional(self.rating.games)
 
 
 BAD_NAME = (
@@ -81,7 +78,7 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes):
+class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
@@ -139,24 +136,6 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes):
         a history written around the recording path)."""
         with self._statement() as conn:
             conn.execute(Q["recount"])
-
-    def pool_version(self, pool: str) -> int:
-        """A number that grows whenever a match of the pool is recorded."""
-        with self._statement() as conn:
-            row = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
-        return int(row["version"]) if row else 0
-
-    def pool_fit(self, pool: str, version: int | None) -> dict[str, float] | None:
-        """The pool's intervals kept for ``version`` (None: the last kept, whatever was
-        recorded since), or None."""
-        with self._statement() as conn:
-            row = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
-        return None if row is None else dict(row["halves"])
-
-    def keep_pool_fit(self, pool: str, version: int, halves: dict[str, float]) -> None:
-        params = {"pool": pool, "version": version, "halves": Jsonb(halves)}
-        with self._statement() as conn:
-            conn.execute(Q["keep_pool_fit"], params)
 
     def bots(self) -> list[BotRow]:
         with self._transaction() as conn:
@@ -225,8 +204,6 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes):
             "score": record["result"]["score"],
             "points": list(hand_points(record)),
             "faults": Jsonb(record.get("faults", {})),
-            "k": rating.K,
-            "scale": rating.SCALE,
         }
         with self._statement() as conn:
             row = conn.execute(Q["finish_match"], params).fetchone()
@@ -234,11 +211,7 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes):
             raise NotFound(f"no match {quoted(match_id)}")
         if not row["recorded"]:
             log.info("match %s was recorded before; nothing changes", match_id)
-        elif row["rated"] and not row["bot_ids"]:
-            log.warning("match %s: a bot sat on both teams; no rating change", match_id)
-        moves = zip(row["befores"], row["afters"], strict=True)
-        changes = dict(zip(row["bot_ids"], moves, strict=True))
-        return Finish(row["recorded"], changes, row["run_done"])
+        return Finish(row["recorded"], row["rated"], row["run_done"])
 
     def match(self, match_id: str) -> tuple[MatchRow, list[str]] | None:
         """A match and the bot at each seat."""

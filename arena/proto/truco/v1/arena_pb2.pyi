@@ -365,7 +365,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high")
+    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high", "sd")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -375,6 +375,7 @@ class Standing(_message.Message):
     PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     LOW_FIELD_NUMBER: _ClassVar[int]
     HIGH_FIELD_NUMBER: _ClassVar[int]
+    SD_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -384,7 +385,8 @@ class Standing(_message.Message):
     provisional: bool
     low: float
     high: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+    sd: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., sd: _Optional[float] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("pool", "standings")
@@ -626,7 +628,7 @@ class GetRunRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class RunStanding(_message.Message):
-    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "elo", "elo_low", "elo_high", "los_next", "faults", "forfeits")
+    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "performance", "performance_low", "performance_high", "los_next", "faults", "forfeits")
     class FaultsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -642,9 +644,9 @@ class RunStanding(_message.Message):
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     HAND_POINTS_FIELD_NUMBER: _ClassVar[int]
     HAND_POINTS_AGAINST_FIELD_NUMBER: _ClassVar[int]
-    ELO_FIELD_NUMBER: _ClassVar[int]
-    ELO_LOW_FIELD_NUMBER: _ClassVar[int]
-    ELO_HIGH_FIELD_NUMBER: _ClassVar[int]
+    PERFORMANCE_FIELD_NUMBER: _ClassVar[int]
+    PERFORMANCE_LOW_FIELD_NUMBER: _ClassVar[int]
+    PERFORMANCE_HIGH_FIELD_NUMBER: _ClassVar[int]
     LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
@@ -656,13 +658,13 @@ class RunStanding(_message.Message):
     losses: int
     hand_points: int
     hand_points_against: int
-    elo: float
-    elo_low: float
-    elo_high: float
+    performance: float
+    performance_low: float
+    performance_high: float
     los_next: float
     faults: _containers.ScalarMap[str, int]
     forfeits: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., performance: _Optional[float] = ..., performance_low: _Optional[float] = ..., performance_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
 
 class CrossCell(_message.Message):
     __slots__ = ("bot", "opponent", "wins", "losses")
