@@ -3,8 +3,9 @@ before the referee plays it and gone when it ends.
 
 For each version seated, a fresh sandbox (:mod:`arena.hosted.sandbox`) runs its code,
 unpacked once per machine from the store, with nothing in its environment but the way
-out (the relay's socket, :mod:`arena.hosted.relay`) and a token good for its one seat of
-this one match (:mod:`arena.hosted.tokens`). When the match ends, every process of it is
+out (the relay's socket, :mod:`arena.hosted.relay`, which carries that token's Play and
+nothing else) and a token good for its one seat of this one match
+(:mod:`arena.hosted.tokens`). When the match ends, every process of it is
 killed and what it printed is kept in the store, for its owner.
 """
 
@@ -172,9 +173,10 @@ class Host:
 
     def _start(self, name: str, version: BotVersionRow, key: str) -> Process:
         s = self.settings
-        relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
+        token = match_token(self.key, key, name)
+        relay = Relay(s.organizer_referee(), token=token, ca_file=s.ca_file, tls=s.tls)
         folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
-        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": match_token(self.key, key, name)}
+        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": token}
         box = Sandbox(
             self.code(version), version.runtime, version.entry, env=env, socket=relay.path,
             log=Path(folder.name) / "log", limits=self.limits,
