@@ -71,6 +71,7 @@ class Gate:
         self._rest = 0  # bytes of a DATA payload still to stream through...
         self._rest_passes = False  # ...to the referee (else dropped)
         self._block: tuple[int, int, list[bytes]] | None = None  # stream, flags, fragments
+        self._quiet = False  # nothing begun, held or waiting: a read may be one frame
         self._last = 0  # the highest stream the bot opened
         self._held: dict[int, _Held] = {}  # in the order of their ids
         self._passed: dict[int, list[bool]] = {}  # stream: [the bot ended, the referee ended]
@@ -89,6 +90,20 @@ class Gate:
 
     def from_bot(self, data: bytes) -> tuple[bytes, bytes]:
         """What goes to the referee and what goes back to the bot, for ``data``."""
+        if self._quiet and len(data) >= h2.HEAD_BYTES:  # one DATA frame of a passed stream:
+            length, kind, flags, stream = h2.head(data)  # what most reads are
+            whole = len(data) == h2.HEAD_BYTES + length and length <= self._max_frame
+            if kind == h2.DATA and whole and stream in self._passed:
+                if flags & h2.END_STREAM:
+                    self._ended(stream, 0)
+                return data, b""
+        up, down = self._from_bot(data)
+        self._quiet = not (
+            self._preface or self._inbox or self._rest or self._held or self._down or self._block
+        )
+        return up, down
+
+    def _from_bot(self, data: bytes) -> tuple[bytes, bytes]:
         buf = self._inbox + data if self._inbox else data
         end, at = len(buf), 0
         if self._rest:
@@ -110,13 +125,13 @@ class Gate:
             if self._block is not None and (kind != h2.CONTINUATION or stream != self._block[0]):
                 raise Malformed("a frame inside a header block")
             if kind == h2.DATA and self._streams_through(flags, stream, length):
+                taken = min(length, end - at - h2.HEAD_BYTES)
                 if self._rest_passes:
-                    self._up.append(buf[at : at + h2.HEAD_BYTES])
-                at += h2.HEAD_BYTES
-                self._rest = length
-                taken = min(length, end - at)
-                self._stream_through(buf, at, at + taken)
-                at += taken
+                    self._up.append(buf[at : at + h2.HEAD_BYTES + taken])
+                else:
+                    self._given += taken
+                self._rest = length - taken
+                at += h2.HEAD_BYTES + taken
                 continue
             if kind != h2.DATA and length > CONTROL_FRAME_BYTES:
                 raise Malformed(f"a frame of type {kind} of {length} bytes")
@@ -325,6 +340,13 @@ class Gate:
     def from_referee(self, data: bytes) -> bytes:
         """What goes to the bot for ``data`` from the referee: the same bytes, with what
         the relay has for the bot between two of its frames."""
+        idle = self._down_open and not (self._down_rest or self._down_head or self._down)
+        if idle and len(data) >= h2.HEAD_BYTES:  # one DATA frame, as most reads are
+            length, kind, flags, stream = h2.head(data)
+            if kind == h2.DATA and len(data) == h2.HEAD_BYTES + length:
+                if flags & h2.END_STREAM:
+                    self._ended(stream, 1)
+                return data
         out: list[bytes] = []
         end, at, start = len(data), 0, 0
         while True:

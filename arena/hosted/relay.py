@@ -8,8 +8,10 @@ serves the Arena API too: each connection goes through a :class:`~arena.hosted.g
 which lets through the process's own Play and refuses every other call with
 PERMISSION_DENIED before it reaches the referee (docs/sandbox.md, "The relay").
 
-One event loop, in one daemon thread of the process (:func:`_loop`), serves every relay
-the process has: no thread per connection. A relay takes at most MAX_CONNECTIONS
+One asyncio event loop, in one daemon thread of the process (:func:`_loop`), serves every
+relay the process has: no thread per connection. Its sockets are on the loop's readiness
+callbacks (:mod:`arena.hosted.sockets`), a TLS connection to the referee is asyncio's
+own transport. A relay takes at most MAX_CONNECTIONS
 connections at once (more are closed as they come), and reads no more from a side
 while what it wrote to the other is over BUFFER_BYTES.
 """
@@ -25,11 +27,11 @@ import ssl
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
 
 from arena.errors import Invalid
 from arena.hosted.gate import Gate
 from arena.hosted.h2frames import Malformed
+from arena.hosted.sockets import Side
 
 log = logging.getLogger(__name__)
 
@@ -72,18 +74,16 @@ class Relay:
         self._folder = tempfile.TemporaryDirectory(prefix="truco-relay-")
         os.chmod(self._folder.name, 0o700)
         self.path = Path(self._folder.name) / "referee.sock"
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(self.path))
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(str(self.path))
         os.chmod(self.path, 0o666)  # the sandbox's own uid connects
-        listener.listen(BACKLOG)
+        self._listener.listen(BACKLOG)  # connections wait here until the loop takes them
+        self._listener.setblocking(False)
         self._links: set[_Link] = set()
         self._closed = False
         self._crowded = False  # logged that the sandbox opened too many connections
         self._loop = _loop()
-        self._server = asyncio.run_coroutine_threadsafe(
-            self._loop.create_unix_server(lambda: _BotSide(self), sock=listener, backlog=BACKLOG),
-            self._loop,
-        ).result(CLOSE_S)
+        self._loop.call_soon_threadsafe(self._loop.add_reader, self._listener, self._accept)
 
     def __enter__(self) -> Relay:
         return self
@@ -101,7 +101,8 @@ class Relay:
 
         def shut() -> None:
             try:
-                self._server.close()
+                self._loop.remove_reader(self._listener)
+                self._listener.close()
                 for link in list(self._links):
                     link.abort()
             finally:
@@ -114,29 +115,47 @@ class Relay:
             done.wait(CLOSE_S)
         self._folder.cleanup()
 
-    def _admit(self, bot: asyncio.Transport) -> _Link | None:
-        """A link for a connection the sandbox made, or None (closed) past the cap."""
-        if self._closed or len(self._links) >= MAX_CONNECTIONS:
-            if not self._crowded:
-                self._crowded = True
-                log.info("relay: a sandbox opened over %d connections at once", MAX_CONNECTIONS)
-            bot.abort()
-            return None
-        link = _Link(self, bot)
-        self._links.add(link)
-        self._loop.create_task(link.connect())
-        return link
+    def _accept(self) -> None:
+        """Every connection waiting: a link for each, or closed at once past the cap."""
+        while not self._closed:
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:
+                log.warning("relay: cannot accept at %s: %s", self.path, e)
+                return
+            if len(self._links) >= MAX_CONNECTIONS:
+                if not self._crowded:
+                    self._crowded = True
+                    log.info("relay: a sandbox opened over %d connections", MAX_CONNECTIONS)
+                sock.close()
+                continue
+            link = _Link(self, sock)
+            self._links.add(link)
+            self._loop.create_task(link.connect())
 
-    async def _upstream(self, link: _Link) -> asyncio.Transport:
+    async def _upstream(self, link: _Link) -> Side | asyncio.Transport:
+        """A connection to the referee for ``link``."""
         loop, host, port = self._loop, *self._target
-        if port is None:
-            unix, _ = await loop.create_unix_connection(lambda: _RefereeSide(link), host)
-            return unix
-        name = self.address.rpartition(":")[0].strip("[]") if self._tls else None
-        tcp, _ = await loop.create_connection(
-            lambda: _RefereeSide(link), host, port, ssl=self._tls, server_hostname=name
-        )
-        return tcp
+        if self._tls is not None and port is not None:
+            name = self.address.rpartition(":")[0].strip("[]")
+            tls, _ = await loop.create_connection(
+                lambda: _TlsSide(link), host, port, ssl=self._tls, server_hostname=name
+            )
+            tls.set_write_buffer_limits(BUFFER_BYTES, BUFFER_BYTES // 4)
+            return tls
+        family = socket.AF_UNIX if port is None else _family(host)
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, host if port is None else (host, port))
+            if port is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except BaseException:
+            sock.close()
+            raise
+        return Side(loop, sock, link.from_referee, link.end, link.referee_full, BUFFER_BYTES)
 
 
 def _target(address: str) -> tuple[str, int | None]:
@@ -158,6 +177,10 @@ def _target(address: str) -> tuple[str, int | None]:
         return host, number
 
 
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
     with contextlib.suppress(RuntimeError):
         return asyncio.get_running_loop() is loop
@@ -167,29 +190,29 @@ def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
 class _Link:
     """One connection of the sandbox and its connection to the referee, through a gate."""
 
-    def __init__(self, relay: Relay, bot: asyncio.Transport) -> None:
+    def __init__(self, relay: Relay, sock: socket.socket) -> None:
         self.relay = relay
-        self.bot = bot
-        self.referee: asyncio.Transport | None = None
         self.gate = Gate(relay.token, f"the sandbox of {relay.path}")
         self.full = [False, False]  # the bot's side, the referee's: over BUFFER_BYTES
         self.ended = False
-        bot.set_write_buffer_limits(BUFFER_BYTES, BUFFER_BYTES // 4)
-        bot.pause_reading()  # until the referee is reached
+        self.referee: Side | asyncio.Transport | None = None
+        self.bot = Side(
+            relay._loop, sock, self.from_bot, self.end, self.bot_full, BUFFER_BYTES,
+            closed=lambda: relay._links.discard(self),
+        )  # fmt: skip
 
     async def connect(self) -> None:
+        """Reach the referee, then read the bot (not before: nothing to carry it to)."""
         try:
-            transport = await asyncio.wait_for(self.relay._upstream(self), CONNECT_S)
+            referee = await asyncio.wait_for(self.relay._upstream(self), CONNECT_S)
         except (OSError, TimeoutError) as e:
             log.warning("relay: cannot reach the referee at %s: %s", self.relay.address, e)
             self.abort()
             return
         if self.ended:
-            transport.abort()
-
-    def reached(self, referee: asyncio.Transport) -> None:
+            referee.abort()
+            return
         self.referee = referee
-        referee.set_write_buffer_limits(BUFFER_BYTES, BUFFER_BYTES // 4)
         self.flow()
 
     def from_bot(self, data: bytes) -> None:
@@ -199,13 +222,29 @@ class _Link:
             log.info("relay: ended a connection of %s: %s", self.gate.peer, e)
             self.abort()
             return
+        except Exception:  # a flaw of the relay's: it costs that connection only
+            log.exception("relay: ended a connection of %s", self.gate.peer)
+            self.abort()
+            return
         if up and self.referee is not None:
             self.referee.write(up)
         if down:
             self.bot.write(down)
 
     def from_referee(self, data: bytes) -> None:
-        self.bot.write(self.gate.from_referee(data))
+        try:
+            self.bot.write(self.gate.from_referee(data))
+        except Exception:
+            log.exception("relay: ended a connection of %s", self.gate.peer)
+            self.abort()
+
+    def bot_full(self, full: bool) -> None:
+        self.full[0] = full
+        self.flow()
+
+    def referee_full(self, full: bool) -> None:
+        self.full[1] = full
+        self.flow()
 
     def flow(self) -> None:
         """Read from a side only while what was written to the other is taken (the bot's
@@ -223,10 +262,10 @@ class _Link:
             self.referee.resume_reading()
 
     def end(self) -> None:
-        """Either side ended: so does the other (after what is written to it)."""
+        """Either side ended: so does the other, once what is written to it is taken. The
+        link counts against the relay's cap until its bot's socket is closed."""
         if not self.ended:
             self.ended = True
-            self.relay._links.discard(self)
             self.bot.close()
             if self.referee is not None:
                 self.referee.close()
@@ -238,51 +277,20 @@ class _Link:
             self.referee.abort()
 
 
-class _BotSide(asyncio.Protocol):
-    def __init__(self, relay: Relay) -> None:
-        self.relay = relay
-        self.link: _Link | None = None
+class _TlsSide(asyncio.Protocol):
+    """A TLS connection's protocol: asyncio's transport, the link's callbacks."""
 
-    def connection_made(self, transport: Any) -> None:
-        self.link = self.relay._admit(transport)
-
-    def data_received(self, data: bytes) -> None:
-        if self.link is not None:
-            self.link.from_bot(data)
-
-    def pause_writing(self) -> None:
-        self._full(True)
-
-    def resume_writing(self) -> None:
-        self._full(False)
-
-    def _full(self, full: bool) -> None:
-        if self.link is not None:
-            self.link.full[0] = full
-            self.link.flow()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.link is not None:
-            self.link.end()
-
-
-class _RefereeSide(asyncio.Protocol):
     def __init__(self, link: _Link) -> None:
         self.link = link
-
-    def connection_made(self, transport: Any) -> None:
-        self.link.reached(transport)
 
     def data_received(self, data: bytes) -> None:
         self.link.from_referee(data)
 
     def pause_writing(self) -> None:
-        self.link.full[1] = True
-        self.link.flow()
+        self.link.referee_full(True)
 
     def resume_writing(self) -> None:
-        self.link.full[1] = False
-        self.link.flow()
+        self.link.referee_full(False)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.link.end()
