@@ -380,9 +380,15 @@ def test_a_flood_of_connections_holds_a_few_and_costs_no_threads(
         opened = report(flood)
         assert opened == {"live": MAX_CONNECTIONS, "refused": FLOOD - MAX_CONNECTIONS}
         threads, fds = proc_counts(worker.pid)
+        referee_now = proc_counts("self")[1]
+        print(  # the figures docs/sandbox.md quotes (pytest -s shows them)
+            f"flood: worker threads {ready['threads_before']} before its relays, "
+            f"{threads_before} with them, {threads} flooded; its descriptors {worker_fds}, "
+            f"then {fds}; the referee's {referee_fds}, then {referee_now}"
+        )
         assert threads <= ready["threads_before"] + 2 and threads == threads_before
         assert fds - worker_fds <= 2 * MAX_CONNECTIONS + 4, (worker_fds, fds)
-        assert proc_counts("self")[1] - referee_fds <= MAX_CONNECTIONS + 4
+        assert referee_now - referee_fds <= MAX_CONNECTIONS + 4, (referee_fds, referee_now)
         bot = bot_process(f"unix:{ready['paths'][1]}", good)
         record = json.loads(run_match(stub, "m-1", ["alpha@1", beta]).result().record_json)
         assert record["faults"] == {"alpha@1": CLEAN, beta: CLEAN}
