@@ -23,7 +23,10 @@ from typing import Any
 import grpc
 import pytest
 from hpack import Decoder, Encoder
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from arena.channel import server_credentials
 from arena.hosted import gate as gates
 from arena.hosted import h2frames as h2
 from arena.hosted.relay import MAX_CONNECTIONS, Relay
@@ -32,6 +35,8 @@ from arena.hosted.tokens import match_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import action_to_pb, view_from_pb
+from referee.hub import Hub
+from referee.server import RefereeServer, create_server
 from tests import relayprobe
 from tests.test_api import arena  # noqa: F401 (the fixture)
 from tests.test_hosted_referee import (  # noqa: F401 (the fixtures)
@@ -45,6 +50,8 @@ from tests.test_hosted_referee import (  # noqa: F401 (the fixtures)
     versions,
 )
 from tests.test_hosting_api import register
+from tests.test_sessions import Client, Referee
+from tests.test_tls import self_signed
 
 PLAY = relayprobe.PLAY
 WAIT_S = 30.0  # for an event that comes in well under a second; only a failure waits it out
@@ -449,3 +456,73 @@ def test_a_sandboxed_bot_reaches_its_own_play_only(
     methods = len(relayprobe.arena_methods()) + len(relayprobe.OTHERS)
     assert len(found) == 2 * methods + 2
     assert all(refused_here(answer) for answer in found.values()), found
+
+
+class TlsReferee(Referee):
+    """A referee that speaks TLS only, with a self-signed certificate."""
+
+    def __init__(self, cert: Path, key: Path) -> None:
+        self.credentials = server_credentials(str(cert), str(key))
+        super().__init__()
+
+    async def _start(self) -> RefereeServer:
+        self.hub = Hub(self.tokens)
+        server = create_server("127.0.0.1:0", self.hub, credentials=self.credentials)
+        await server.start()
+        return server
+
+
+def test_the_relay_reaches_a_referee_over_tls(tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    ref = TlsReferee(cert, key)
+    try:  # its own token here is a dial-in bot's, which this referee welcomes
+        with Relay(f"localhost:{ref.server.port}", token=ref.token, ca_file=str(cert)) as relay:
+            client = Client(f"unix:{relay.path}")
+            client.hello(ref.token)
+            assert client.next().welcome.bot == "alpha"
+            with grpc.insecure_channel(f"unix:{relay.path}") as channel:
+                health = relayprobe.OTHERS["/grpc.health.v1.Health/Check"]
+                answer = relayprobe.call(channel, "/grpc.health.v1.Health/Check", health, b"", "")
+                assert refused_here(answer), answer
+            client.close()
+    finally:
+        ref.close()
+
+
+PLAY_BLOCK = [(":method", "POST"), (":scheme", "http"), (":path", PLAY), ("te", "trailers")]
+FRAMES = st.tuples(
+    st.integers(0, 10),  # the type (10: one of none)
+    st.integers(0, 255),  # the flags
+    st.sampled_from([0, 1, 2, 3, 5, 7, 1 << 30]),  # the stream
+    st.one_of(
+        st.binary(max_size=40),
+        st.just(b"PLAY"),  # a Play's header block, encoded when the frame is made
+        st.just(b"HELLO"),  # a hello with the gate's token, as a gRPC message
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FRAMES, max_size=12), st.integers(1, 64))
+def test_the_gate_takes_any_frames_and_fails_only_as_malformed(
+    frames: list[tuple[int, int, int, bytes]], cut: int
+) -> None:
+    """Whatever frames the bot sends, in whatever pieces, the gate passes them, refuses
+    them or ends the connection (Malformed): nothing else escapes it."""
+    gate = gates.Gate("match.own")
+    gate.from_referee(h2.frame(h2.SETTINGS, 0, 0))
+    encoder = Encoder()
+    hello = relayprobe.hello("match.own")
+    stream = h2.PREFACE
+    for kind, flags, number, payload in frames:
+        if payload == b"PLAY":
+            payload = encoder.encode(PLAY_BLOCK)
+        elif payload == b"HELLO":
+            payload = bytes(1) + len(hello).to_bytes(4, "big") + hello
+        stream += h2.frame(kind, flags, number, payload)
+    try:
+        for at in range(0, len(stream), cut):
+            gate.from_bot(stream[at : at + cut])
+            gate.from_referee(h2.frame(h2.DATA, 0, 1, b"x"))
+    except h2.Malformed:
+        pass
