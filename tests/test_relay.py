@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.channel import server_credentials
+from arena.hosted import calls
 from arena.hosted import gate as gates
 from arena.hosted import h2frames as h2
 from arena.hosted.relay import MAX_CONNECTIONS, Relay
@@ -155,7 +156,7 @@ class Player:
 
 
 def refused_here(answer: str) -> bool:
-    return answer.startswith("PERMISSION_DENIED: ") and gates.ONLY in answer
+    return answer.startswith("PERMISSION_DENIED: ") and calls.ONLY in answer
 
 
 def test_its_own_play_plays_its_match_through_the_relay(gated: Any, beta: str) -> None:  # noqa: F811
@@ -284,7 +285,7 @@ def test_the_data_of_a_refused_call_is_given_back_to_the_connection_window(gated
     refusal = next(f for f in frames if f[0] == h2.HEADERS)
     assert refusal[1] & h2.END_STREAM and refusal[2] == 1
     fields = raw.status(refusal)
-    assert fields["grpc-status"] == "7" and gates.ONLY in fields["grpc-message"], fields
+    assert fields["grpc-status"] == "7" and calls.ONLY in fields["grpc-message"], fields
     assert given == sent and tap.paths == []
 
 

@@ -22,19 +22,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from google.protobuf.message import DecodeError
-
 from arena.hosted import h2frames as h2
+from arena.hosted.calls import FIRST_MESSAGE_BYTES, ONLY, first_message, headers_refusal
 from arena.hosted.h2frames import Header, Malformed
-from arena.proto.truco.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
 
-PLAY = b"/truco.v1.Referee/Play"
-ONLY = "a hosted bot reaches the bot protocol only"
 MAX_STREAMS = 4  # streams held or passed at once on a connection; beyond: REFUSED_STREAM
 HEADER_BLOCK_BYTES = 16 * 1024  # a header block as sent, and as decoded
-FIRST_MESSAGE_BYTES = 64 * 1024  # a Play's first message (the referee's own limit)
 HELD_BYTES = FIRST_MESSAGE_BYTES + 16 * 1024  # all a held stream's frames, with their padding
 CONTROL_FRAME_BYTES = 16 * 1024  # any other frame but DATA, which streams through
 TABLE_BYTES = 64 * 1024  # the most dynamic table the relay decodes with
@@ -231,7 +226,7 @@ class Gate:
         if stream % 2 == 0:
             raise Malformed(f"a client opened stream {stream}, an even one")
         self._last = stream
-        why = self._refusal(headers)
+        why = headers_refusal(headers, self._bearer)
         if why is not None:
             self._refuse(stream, why)
         elif len(self._held) + len(self._passed) >= MAX_STREAMS:
@@ -241,18 +236,6 @@ class Gate:
         else:
             bearer = any(name.lower() == b"authorization" for name, _ in headers)
             self._held[stream] = _Held(headers, bearer)
-
-    def _refusal(self, headers: list[Header]) -> str | None:
-        """Why a new stream with ``headers`` is refused, or None for the bot's Play."""
-        paths = [value for name, value in headers if name.lower() == b":path"]
-        if len(paths) != 1:
-            return f"{ONLY}: a call with {len(paths)} :path fields"
-        if paths[0] != PLAY:
-            return f"{ONLY}: {paths[0][:200].decode(errors='replace')} is refused"
-        for name, value in headers:
-            if name.lower() == b"authorization" and value != self._bearer:
-                return f"{ONLY}: Play with its own match token, not another authorization"
-        return None
 
     def _held_data(self, stream: int, flags: int, payload: bytes, raw: bytes) -> None:
         held = self._held[stream]
@@ -268,33 +251,14 @@ class Gate:
     def _check(self, stream: int, held: _Held) -> None:
         """A held stream whose first message may be whole: let through once the rest of
         the held before it are (:meth:`_release`), or refused."""
-        message = held.message
         why = None
-        if not held.ready and len(message) >= 5:
-            size = int.from_bytes(message[1:5], "big")
-            if message[0] != 0:
-                why = "its first message must be a hello, not compressed"
-            elif size > FIRST_MESSAGE_BYTES:
-                why = f"its first message must be a hello within {FIRST_MESSAGE_BYTES} bytes"
-            elif len(message) >= 5 + size:
-                why = self._hello(bytes(message[5 : 5 + size]), held.bearer)
-                held.ready = why is None
+        if not held.ready:
+            whole, why = first_message(bytes(held.message), self.token, held.bearer)
+            held.ready = whole and why is None
         if why is None and held.ended and not held.ready:
             why = "a Play ended before its hello"
         if why is not None:
             self._refuse(stream, why)
-
-    def _hello(self, message: bytes, bearer: bool) -> str | None:
-        try:
-            first = bot_pb2.BotMessage.FromString(message)
-        except DecodeError:
-            return f"{ONLY}: its first message is not a BotMessage"
-        if not first.HasField("hello"):
-            return f"{ONLY}: its first message must be a hello"
-        token = first.hello.token or (self.token if bearer else "")
-        if token != self.token:
-            return f"{ONLY}: Play with its own match token, not another"
-        return None
 
     def _release(self) -> None:
         """Held streams whose first message passed, in the order of their ids (the
@@ -317,7 +281,7 @@ class Gate:
         self.refused += 1
         level = logging.INFO if self.refused == 1 else logging.DEBUG
         log.log(level, "relay: refused a call from %s: %s", self.peer, why)
-        self._inject(h2.refusal(stream, why))
+        self._inject(h2.refusal(stream, f"{ONLY}: {why}"))
 
     def _ended(self, stream: int, side: int) -> None:
         """``side`` (0 the bot, 1 the referee) ended a passed stream; gone once both did."""
