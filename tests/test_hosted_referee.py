@@ -6,12 +6,13 @@ processes have tests of their own: here the process is a plain child process.)""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -26,13 +27,14 @@ from arena.engine import Rules
 from arena.hosted import confine
 from arena.hosted.archive import Manifest, check
 from arena.hosted.host import Host
-from arena.hosted.sandbox import Limits, unavailable
+from arena.hosted.sandbox import Limits, Sandbox, unavailable
 from arena.hosted.tokens import match_token, token_key
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import Settings
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
 from tests.test_hosting_api import register, submit
+from tests.test_sandbox import started
 from tests.test_sessions import Client
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -306,6 +308,47 @@ def test_a_retired_versions_folder_goes_and_comes_back_when_it_is_named(
         host.close()
 
 
+class Taken:
+    """The uids that the sandboxes a test starts take (as root, each its own), and the
+    processes of them left once those sandboxes stopped. Only this test's: another arena
+    on the machine runs under other uids, or under one of these once it was given back,
+    which :meth:`leftovers` leaves out by the processes' start times."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.uids: dict[int, float] = {}  # the uid: when its sandbox began to stop (ticks)
+        start, stop = Sandbox.start, Sandbox.stop
+
+        def started(box: Sandbox) -> None:
+            start(box)
+            if box.uid is not None:
+                self.uids[box.uid] = math.inf
+
+        def stopped(box: Sandbox) -> int | None:
+            if box.uid in self.uids:
+                self.uids[box.uid] = min(self.uids[box.uid], boot_ticks())
+            return stop(box)
+
+        monkeypatch.setattr(Sandbox, "start", started)
+        monkeypatch.setattr(Sandbox, "stop", stopped)
+
+    def leftovers(self) -> list[int]:
+        """Processes of those uids that started before their sandbox stopped."""
+        found = []
+        for pid in confine.pids():
+            status, began = confine.status(pid), started(pid)
+            if status is None or began is None:
+                continue
+            uid = int(status.get("Uid", "0").split()[0])
+            if uid in self.uids and int(began) < self.uids[uid]:
+                found.append(pid)
+        return found
+
+
+def boot_ticks() -> float:
+    """Now, in the clock ticks since boot that /proc/PID/stat counts a start time in."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK")
+
+
 SNOOP = """\
 import socket, sys
 for path in ("/etc/shadow", "{home}/admin-token", "/var/lib/postgresql"):
@@ -348,21 +391,6 @@ HOSTILE = {  # what each attack runs, in place of a bot
 }
 
 
-def ours_left() -> list[int]:
-    """The processes still running as a sandbox's uid that this test's interpreter runs
-    (other checkouts on the machine run sandboxes of their own at the same time)."""
-    ours = sys.executable.encode() + b"\0"
-    found = []
-    for pid in confine.pids():
-        s = confine.status(pid)
-        if s is None or int(s.get("Uid", "0").split()[0]) < confine.UIDS.start:
-            continue
-        with contextlib.suppress(OSError):
-            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(ours):
-                found.append(pid)
-    return found
-
-
 @pytest.mark.hostile
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
 @pytest.mark.parametrize("attack", HOSTILE)
@@ -384,6 +412,7 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
     limits = Limits(memory_bytes=256 << 20, processes=32, cpu_s=5, tmp_bytes=8 << 20,
                     log_bytes=16 << 10)  # fmt: skip
     host = host_for(ref, tmp_path, limits=limits)
+    taken = Taken(monkeypatch)
     records: dict[str, Any] = {}
 
     def play(match_id: str, seats: list[str]) -> None:
@@ -403,7 +432,7 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
     assert records["m-bad"]["faults"][beta] == CLEAN and records["m-bad"]["result"]
     (log,) = ref.store.bot_logs("m-bad", villain)
     assert len(log["log"]) <= limits.log_bytes + 200  # the cap and its note
-    assert ours_left() == []
+    assert taken.uids and taken.leftovers() == []
     if attack == "reading host files, then playing":
         text = log["log"]
         assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text

@@ -212,7 +212,12 @@ def test_standings_match_a_hand_computation() -> None:
     assert (ana["hand_points"], ana["hand_points_against"]) == (12 + 12 + 10 + 12, 5 + 7 + 12 + 3)
     assert ana["faults"] == {"timeouts": 3}
     assert (bia["bot"], bia["points"], bia["wins"], bia["losses"]) == ("bia", 1, 1, 3)
-    assert (caio["bot"], caio["played"], caio["performance"], caio["los_next"]) == ("caio", 0, None, None)
+    assert (caio["bot"], caio["played"], caio["performance"], caio["los_next"]) == (
+        "caio",
+        0,
+        None,
+        None,
+    )
     assert out["crosstable"]["ana"]["bia"] == [3, 1]
     assert out["crosstable"]["bia"]["ana"] == [1, 3]
     # Bradley-Terry with two players is the logit of the score, split around 1500:

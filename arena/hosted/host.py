@@ -3,8 +3,9 @@ before the referee plays it and gone when it ends.
 
 For each version seated, a fresh sandbox (:mod:`arena.hosted.sandbox`) runs its code,
 unpacked once per machine from the store, with nothing in its environment but the way
-out (the relay's socket, :mod:`arena.hosted.relay`) and a token good for its one seat of
-this one match (:mod:`arena.hosted.tokens`). When the match ends, every process of it is
+out (the relay's socket, :mod:`arena.hosted.relay`, which carries that token's Play and
+nothing else) and a token good for its one seat of this one match
+(:mod:`arena.hosted.tokens`). When the match ends, every process of it is
 killed and what it printed is kept in the store, for its owner.
 
 The unpacked folders are removed once no process of theirs runs when their version is
@@ -215,11 +216,12 @@ class Host:
         """A process of the version started, its key ``key``. Should any step fail, what
         the steps before made is undone, the sandbox stopped before its folder is let go."""
         s = self.settings
-        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": match_token(self.key, key, name)}
+        token = match_token(self.key, key, name)
+        env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": token}
         with contextlib.ExitStack() as undo:
             code = self.code(version)
             undo.callback(code.release)
-            relay = Relay(s.organizer_referee(), ca_file=s.ca_file, tls=s.tls)
+            relay = Relay(s.organizer_referee(), token=token, ca_file=s.ca_file, tls=s.tls)
             undo.callback(relay.close)
             folder = tempfile.TemporaryDirectory(prefix="truco-hosted-")
             undo.callback(folder.cleanup)

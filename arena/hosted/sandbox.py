@@ -203,6 +203,12 @@ class Sandbox:
                 self._end()
         return None if self._process is None else self._process.returncode
 
+    @property
+    def uid(self) -> int | None:
+        """The uid the sandbox runs under, its own (as root, once started), or None (not
+        as root: the user's own, in a user namespace)."""
+        return self._uid
+
     def pids(self) -> list[int]:
         """The host's pids of the bot's processes now (bwrap's own excluded)."""
         return [pid for pid in confine.pids() if self._owns(pid)]

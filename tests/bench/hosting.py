@@ -79,6 +79,7 @@ def serve(store: Store) -> tuple[Any, TimedHub]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--throughput-rounds", type=int, default=5)
     args = parser.parse_args()
     reason = unavailable()
     if reason is not None:
@@ -88,12 +89,12 @@ def main() -> int:
         migrate(url)
         store = Store(url)
         try:
-            return measure(store, args.rounds)
+            return measure(store, args.rounds, args.throughput_rounds)
         finally:
             store.close()
 
 
-def measure(store: Store, rounds: int) -> int:
+def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
     referee, hub = serve(store)
     address = referee.address
     store.register_bot("mine")
@@ -135,7 +136,7 @@ def measure(store: Store, rounds: int) -> int:
             if k > 0:  # the first warms the machine's caches
                 samples[kind].append((hub.first[match_id] - began) * 1000)
         report(samples)
-        throughput(store, address, warm_host, stub, rounds=5, matches=10)
+        throughput(store, address, warm_host, stub, rounds=throughput_rounds, matches=10)
     finally:
         warm_host.close()
         opponent.kill()
@@ -210,16 +211,32 @@ def throughput(
     print(
         f"\nthe same bot hosted (warm) and dialing in, {matches} matches a round, {rounds} rounds"
     )
-    print(f"{'':9}{'matches/s':>10}{'machine CPU ms/match':>22}")
-    for kind in rates:
-        print(
-            f"{kind:9}{statistics.median(rates[kind]):10.2f}{statistics.median(cpus[kind]):14.1f}"
-        )
+    spread_table(("matches/s", "machine CPU ms/match"), rates, cpus, (".2f", ".1f"))
     ratio = [h / d for h, d in zip(rates["hosted"], rates["dial-in"], strict=True)]
     print(
         f"hosted / dial-in matches/s: {statistics.median(ratio):.2f} "
-        f"({min(ratio):.2f}..{max(ratio):.2f} over the rounds)"
+        f"({spread(ratio, '.2f')} over the rounds)"
     )
+
+
+def spread(values: list[float], form: str) -> str:
+    return f"{min(values):{form}}..{max(values):{form}}"
+
+
+def spread_table(
+    columns: tuple[str, str],
+    rates: dict[str, list[float]],
+    cpus: dict[str, list[float]],
+    forms: tuple[str, str],
+) -> None:
+    """Per kind, the median of each measure over the rounds and its spread (min..max)."""
+    print(f"{'':9}{columns[0]:>10}{'(spread)':>16}{columns[1]:>22}{'(spread)':>16}")
+    for kind in rates:
+        rate, cpu = rates[kind], cpus[kind]
+        print(
+            f"{kind:9}{statistics.median(rate):10{forms[0]}}{spread(rate, forms[0]):>16}"
+            f"{statistics.median(cpu):22{forms[1]}}{spread(cpu, forms[1]):>16}"
+        )
 
 
 if __name__ == "__main__":
