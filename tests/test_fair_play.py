@@ -7,6 +7,7 @@ tests/test_absent_play.py.)"""
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,8 +21,10 @@ from arena.cli import reader
 from arena.engine import Rules
 from arena.hosted.archive import Manifest, check
 from arena.hosted.house import archive
+from arena.poolfit import fit
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.refit import refit
 from arena.store.store import Store
 from arena.web import create_app
 from referee.api import ArenaServicer
@@ -318,3 +321,51 @@ def test_a_forfeit_shows_wherever_the_result_does(
     assert not empty.HasField("winner") and list(empty.forfeit) == [0, 1]
     assert "both forfeited: nobody won" in reader.match_line(empty)
     assert Credit(None, (0, 1), ("ana", "bia")) == credit(both)
+
+
+def finish_each(database: str, jobs: list[tuple[str, dict[str, Any]]]) -> None:
+    """A worker process: record these matches through its own store."""
+    store = Store(database, max_size=2)
+    try:
+        for match_id, record in jobs:
+            store.finish_match(match_id, record)
+    finally:
+        store.close()
+
+
+def test_a_duplicate_pair_counts_once_for_the_ratings_whoever_records_its_twins(
+    arena: Any, database: str
+) -> None:
+    """Twins recorded at once by two processes: each pair's outcome (both lost, split,
+    both won) is counted exactly once, as the whole history recounted says, and the
+    pool's fit reads it."""
+    ref, stub = arena
+    hosted(ref.store, "ana")
+    hosted(ref.store, "bia")
+    run = run_of(ref, stub, "pairs", ["ana", "bia"], matches=16)
+    matches = sorted(ref.store.run_matches(run.id, limit=100), key=lambda x: x[0].id)
+    records = {m.id: played(Rules(), k) for k, (m, _) in enumerate(matches)}
+    firsts = [(m.id, records[m.id]) for m, _ in matches if m.id < (m.twin or "")]
+    seconds = [(m.id, records[m.id]) for m, _ in matches if m.id > (m.twin or "")]
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=finish_each, args=(database, jobs))
+               for jobs in (firsts, seconds)]  # fmt: skip
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert [w.exitcode for w in workers] == [0, 0]
+    (lineup,) = ref.store.pool_lineups("paulista/1")
+    assert lineup.games == 16 and sum(lineup.paired) == 8
+    a_won = {}
+    for m, seats in matches:
+        first = seats[0] == lineup.team_a[0]
+        a_won[m.id] = (records[m.id]["result"]["winner"] == 0) == first
+    both = [a_won[m] + a_won[t] for m, t in ((m.id, m.twin) for m, _ in matches) if m < t]
+    assert lineup.paired == tuple(both.count(k) for k in range(3))
+    assert lineup.wins == sum(a_won.values())
+    running = ref.store.pool_lineups("paulista/1")
+    ref.store.recount()
+    assert ref.store.pool_lineups("paulista/1") == running
+    dispersion = refit(ref.store, "paulista/1").dispersion
+    assert dispersion == pytest.approx(fit(running).dispersion)

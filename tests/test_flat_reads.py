@@ -120,7 +120,7 @@ def kept(database: str) -> list[Any]:
     with psycopg.connect(database) as conn:
         return [
             conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
-            for table in ("pair_stats", "bot_pool_stats")
+            for table in ("pair_stats", "bot_pool_stats", "lineup_stats")
         ]
 
 

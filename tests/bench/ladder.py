@@ -71,8 +71,8 @@ import psycopg
 
 import arena.ladder
 from arena.embedded import stop_embedded_redis
+from arena.poolfit import fit
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.rating import half_intervals
 from arena.service import Organizer, Processes, wait_serving
 from arena.store.ladders import ladder_match_id
 from arena.store.store import Store
@@ -360,7 +360,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
         refits = []
         for _ in range(FILLS):
             began = time.perf_counter()
-            half_intervals(store.pool_wins(POOL))
+            fit(store.pool_lineups(POOL))
             refits.append(time.perf_counter() - began)
     finally:
         vars(arena.ladder)["next_pairs"] = pure

@@ -289,7 +289,7 @@ def _copy_ratings(
     with Progress("rating_events", n) as progress, copying as copy:
         for i, a, b, winner in games(n):
             match_id, _run = _match(i, runs)
-            d = rating.K * ((winner == 0) - 1 / (1 + 10 ** ((elo[b] - elo[a]) / rating.SCALE)))
+            d = 24.0 * ((winner == 0) - 1 / (1 + 10 ** ((elo[b] - elo[a]) / rating.SCALE)))
             at = base + i * STEP + timedelta(seconds=20)
             moves = sorted([(ids[a], a, d), (ids[b], b, -d)])
             for bot_id, k, delta in moves:
