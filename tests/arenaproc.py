@@ -23,6 +23,7 @@ from arena import embedded
 from arena.embedded import stop_embedded_redis
 from arena.poolfit import Lineup, fit
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.refit import refit
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
 from arena.store.store import Store
@@ -233,7 +234,15 @@ def bookkeeping(database: str) -> dict[str, float]:
     """``double`` and ``drift`` of the whole database (see :func:`audit`): ``drift`` is
     the largest gap between a stored rating and a fresh fit of its pool's recorded
     history (arena/poolfit.py, on lineups counted here from the matches themselves), or
-    between a pool's total and 1500 a bot (the fit's anchor)."""
+    between a pool's total and 1500 a bot (the fit's anchor). The pools are fitted first,
+    as a reader fits them (the workers fit a busy pool a few times a second, not after
+    every match)."""
+    store = Store(database, max_size=1)
+    try:
+        for pool in store.pools():
+            refit(store, pool)
+    finally:
+        store.close()
     with psycopg.connect(database) as conn:
         extra = conn.execute(
             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rating_events"

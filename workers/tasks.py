@@ -40,6 +40,7 @@ from arena.hosted.host import Host
 from arena.hosted.house import house_version
 from arena.hosted.tokens import bot_of, is_version
 from arena.placement import place
+from arena.pools import pool_of
 from arena.refit import refit
 from arena.schedule import due_firing
 from arena.settings import Settings
@@ -54,6 +55,7 @@ MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
 CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot
 NODES_S = 1.0  # how long a worker's view of the live nodes serves it
+REFIT_S = 0.5  # a worker fits a pool's ratings at most this often as it records matches
 
 
 T = TypeVar("T")
@@ -232,7 +234,7 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     done = store().finish_match(match_id, record, functools.partial(credit, policy=match.absent))
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
     if done.rated:  # the pool's ratings, fitted again with it (arena/refit.py)
-        refit(store(), match.pool)
+        refit_soon(match.pool)
     if match.sprt_id is not None:  # its test counts it, and goes on or stops
         send_matches(store().step_sprt(match.sprt_id))
     return match.run_id, done.run_done
@@ -324,8 +326,29 @@ def send_matches(ids: list[str]) -> None:
             play_match.apply_async((match_id,), producer=producer)
 
 
+_fitted: dict[str, float] = {}  # pool: when this worker last fitted it (monotonic)
+_fitted_lock = threading.Lock()
+
+
+def refit_soon(pool: str) -> None:
+    """Fit the pool's ratings again after a rated match is recorded, unless this worker
+    did so less than REFIT_S ago: a busy pool is fitted a few times a second, not after
+    each of its dozens of matches a second, and the matches recorded in between are
+    counted together by the next fit (a reader, the run's end or the minute's sweep fits
+    what is left)."""
+    now = time.monotonic()
+    with _fitted_lock:
+        if now - _fitted.get(pool, -REFIT_S) < REFIT_S:
+            return
+        _fitted[pool] = now
+    refit(store(), pool)
+
+
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
+    found = store().run(run_id)
+    if found is not None and found[0].status == "running":  # its last matches counted
+        refit(store(), pool_of(Rules.parse(found[0].definition.get("rules", "paulista"))))
     finished = store().finish_run(run_id)
     if finished:
         log.info("run %d finished", run_id)

@@ -217,6 +217,8 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "ladder_default": row.ladder is None,
         "ladder_matches": [],
     }
+    if pool is not None:  # its matches' rating changes are the fit's: fitted first
+        refit(store, pool)
     out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
     out["versions"] = versions(store, name, known=True)
     if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
