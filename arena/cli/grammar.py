@@ -137,7 +137,7 @@ def _reading(sub: Commands) -> None:
         "challenge",
         help="rated matches between connected bots, played by the workers (organizer)",
         description="Rated matches between registered bots connected now, played by the "
-        "workers (arena worker) through the referee and recorded with their Elo change. "
+        "workers (arena worker) through the referee and recorded for the ratings. "
         "Every match is dealt its own secret cards: bots that dial in may remember what "
         "they saw, so no two matches share deals.",
     )

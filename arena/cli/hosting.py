@@ -152,7 +152,7 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
         for r in v.ratings:
             half = f" ± {r.half:.0f}" if r.HasField("half") else ""
             unsettled = " (unsettled)" if r.wide else ""
-            print(f"{v.name} in {r.pool}: Elo {r.elo:.0f}{half}{unsettled}, {r.games} games")
+            print(f"{v.name} in {r.pool}: rating {r.elo:.0f}{half}{unsettled}, {r.games} games")
     return 0
 
 
