@@ -12,9 +12,12 @@ whose value depends on the order of the games and keeps wandering.
   results). 400 points are a factor of ten in the odds, as ever.
 - **The prior.** Each bot's rating starts as a normal distribution around the pool's
   mean, :data:`PRIOR_ELO` wide (a standard deviation): weak enough that a few dozen
-  games outweigh it, strong enough that a clean sweep gives a finite rating. The
-  ratings shown are the posterior's mode (maximum a posteriori); with many games it is
-  the maximum-likelihood fit.
+  games outweigh it, strong enough that a clean sweep gives a finite rating, and wide
+  enough for the bots a pool really holds: the house bots alone span some 800 points (random
+  to heuristic), and a narrower prior pulled such outliers in so far, with 10 games
+  each, that their intervals missed (docs/ratings-calibration.md). The ratings shown
+  are the posterior's mode (maximum a posteriori); with many games it is the
+  maximum-likelihood fit.
 - **The scale's anchor.** The pool's mean rating is 1500 (:data:`ANCHOR`): a rating reads
   "this many points above the pool's average", and a bot's interval is that of its
   distance from the average.
@@ -46,7 +49,7 @@ import numpy.typing as npt
 
 ANCHOR = 1500.0  # the pool's mean rating
 SCALE = 400.0  # Elo points for a factor of ten in the odds
-PRIOR_ELO = 400.0  # the prior's standard deviation, in Elo points
+PRIOR_ELO = 600.0  # the prior's standard deviation, in Elo points (400 under-covered outliers)
 Z95 = 1.959963984540054
 PSEUDO_PAIRS = 10.0  # duplicate pairs' dispersion: the weight of the independent guess
 TOLERANCE = 1e-10  # Newton: the largest step, in natural-log strength
