@@ -546,6 +546,7 @@ class Coverage:
     model_pairs: Tally = field(default_factory=Tally)  # the pairs' against pseudo-truths
     old_bots: Tally = field(default_factory=Tally)
     old_pairs: Tally = field(default_factory=Tally)
+    groups: dict[int, Tally] = field(default_factory=dict)  # the bots', by Bank variant
     pools: int = 0
     unshown: int = 0  # pools where the old interval could not be computed
     disconnected: int = 0  # pools of groups that never met: no truth on one scale, skipped
@@ -559,6 +560,8 @@ class Coverage:
         self.old_pairs += other.old_pairs
         self.pools += other.pools
         self.unshown += other.unshown
+        for group, tally in other.groups.items():
+            self.groups.setdefault(group, Tally()).__iadd__(tally)
         self.disconnected += other.disconnected
         return self
 
@@ -566,17 +569,30 @@ class Coverage:
 FAR = 300.0  # Elo points: pairs at least this far apart are also counted apart
 
 
-def fit_coverage(result: Fit, n: int, truth: Array, pairs: Array, widen: float = 1.0) -> Coverage:
+def fit_coverage(
+    result: Fit,
+    n: int,
+    truth: Array,
+    pairs: Array,
+    widen: float = 1.0,
+    groups: Array | None = None,
+) -> Coverage:
     """Coverage of a fit's intervals, each ``widen`` times as wide as it says: of the
     bots' (against their pseudo-truth), of every two bots' differences (against the
     head-to-head truth; apart, those of pairs :data:`FAR` apart or more), and of the same
-    differences against the difference of the two bots' pseudo-truths."""
+    differences against the difference of the two bots' pseudo-truths; with ``groups``
+    (a group for every bot), the bots' by group too."""
     out = Coverage(pools=1)
     names = [name(i) for i in range(n)]
     present = np.array([i for i, b in enumerate(names) if b in result.ratings])
     est = np.array([result.ratings[names[i]].elo - 1500.0 for i in present])
     half = np.array([result.ratings[names[i]].half for i in present]) * widen
     out.bots.add(est, half, truth[present])
+    if groups is not None:
+        for group in np.unique(groups[present]):
+            mine = groups[present] == group
+            tally = out.groups.setdefault(int(group), Tally())
+            tally.add(est[mine], half[mine], truth[present][mine])
     i, j = np.triu_indices(len(present), 1)
     bot = [names[k] for k in present]
     sd = [result.difference_sd(bot[p], bot[q]) for p, q in zip(i, j, strict=True)]
@@ -669,7 +685,8 @@ def pool_coverage(
         return Coverage(disconnected=1)
     truth = pseudo_truth(world, rows)
     pairs = pair_truth(world)
-    out = fit_coverage(fit(rows), world.n, truth, pairs, widen)
+    groups = world.variant if isinstance(world, Bank) else None
+    out = fit_coverage(fit(rows), world.n, truth, pairs, widen, groups)
     if old:
         shown = old_coverage(results, world.n, truth, pairs)
         if shown is None:
