@@ -12,9 +12,12 @@ whose value depends on the order of the games and keeps wandering.
   results). 400 points are a factor of ten in the odds, as ever.
 - **The prior.** Each bot's rating starts as a normal distribution around the pool's
   mean, :data:`PRIOR_ELO` wide (a standard deviation): weak enough that a few dozen
-  games outweigh it, strong enough that a clean sweep gives a finite rating. The
-  ratings shown are the posterior's mode (maximum a posteriori); with many games it is
-  the maximum-likelihood fit.
+  games outweigh it, strong enough that a clean sweep gives a finite rating, and wide
+  enough for the bots a pool really holds: the house bots alone span some 800 points (random
+  to heuristic), and a narrower prior pulled such outliers in so far, with 10 games
+  each, that their intervals missed (docs/ratings-calibration.md). The ratings shown
+  are the posterior's mode (maximum a posteriori); with many games it is the
+  maximum-likelihood fit.
 - **The scale's anchor.** The pool's mean rating is 1500 (:data:`ANCHOR`): a rating reads
   "this many points above the pool's average", and a bot's interval is that of its
   distance from the average.
@@ -46,7 +49,7 @@ import numpy.typing as npt
 
 ANCHOR = 1500.0  # the pool's mean rating
 SCALE = 400.0  # Elo points for a factor of ten in the odds
-PRIOR_ELO = 400.0  # the prior's standard deviation, in Elo points
+PRIOR_ELO = 600.0  # the prior's standard deviation, in Elo points (400 under-covered outliers)
 Z95 = 1.959963984540054
 PSEUDO_PAIRS = 10.0  # duplicate pairs' dispersion: the weight of the independent guess
 TOLERANCE = 1e-10  # Newton: the largest step, in natural-log strength
@@ -125,30 +128,26 @@ def fit(lineups: Iterable[Lineup], prior_elo: float = PRIOR_ELO) -> Fit:
     if not names:
         return Fit({})
     index = {b: i for i, b in enumerate(names)}
-    n, m = len(names), len(rows)
-    x = np.zeros((m, n))  # +1/k for team A's k members, -1/k for team B's
-    for k, r in enumerate(rows):
-        for b in r.team_a:
-            x[k, index[b]] += 1.0 / len(r.team_a)
-        for b in r.team_b:
-            x[k, index[b]] -= 1.0 / len(r.team_b)
+    n = len(names)
+    x = _Design(rows, index)
     games = np.array([r.games for r in rows], dtype=float)
     wins = np.array([r.wins for r in rows], dtype=float)
     precision = (_PER_NAT / prior_elo) ** 2  # of natural-log strength
     theta, iterations = _mode(x, games, wins, precision)
-    p = 1.0 / (1.0 + np.exp(-(x @ theta)))
+    p = 1.0 / (1.0 + np.exp(-x.times(theta)))
     v = p * (1.0 - p)
     paired = np.array([r.paired for r in rows], dtype=float)  # pairs by outcome
     pairs = paired.sum(axis=1)
     dispersion = _dispersion(p, v, paired)
-    hessian = (x.T * (games * v)) @ x + precision * np.eye(n)
+    hessian = x.gram(games * v) + precision * np.eye(n)
     # the meat: single matches as the law says, pairs as their measured dispersion does
     weight = (games - 2.0 * pairs) * v + dispersion * 2.0 * pairs * v
-    meat = (x.T * weight) @ x + precision * np.eye(n)
+    meat = x.gram(weight) + precision * np.eye(n)
     inverse = np.linalg.inv(hessian)
     covariance = inverse @ meat @ inverse
-    centre = np.eye(n) - 1.0 / n  # distances from the pool's mean
-    covariance = centre @ covariance @ centre * _PER_NAT**2
+    # distances from the pool's mean: C S C for C = I - J/n, without the two products
+    means = covariance.mean(axis=0)
+    covariance = (covariance - means[:, None] - means[None, :] + means.mean()) * _PER_NAT**2
     theta = theta - theta.mean()
     ratings = {
         b: Estimate(ANCHOR + _PER_NAT * float(theta[i]), math.sqrt(max(covariance[i, i], 0.0)))
@@ -157,15 +156,54 @@ def fit(lineups: Iterable[Lineup], prior_elo: float = PRIOR_ELO) -> Fit:
     return Fit(ratings, dispersion, iterations, covariance, tuple(names))
 
 
+class _Design:
+    """The lineups' design matrix, +1/k for team A's k members and -1/k for team B's,
+    kept by its nonzero entries (a lineup has at most twice a team's size of them, the
+    matrix as many columns as bots): its products cost the lineups' entries, not
+    lineups times bots."""
+
+    def __init__(self, rows: Sequence[Lineup], index: Mapping[str, int]) -> None:
+        width = max(len(r.team_a) + len(r.team_b) for r in rows)
+        self.n = len(index)
+        self.bots = np.zeros((len(rows), width), dtype=np.intp)  # padding: bot 0, weight 0
+        self.weights = np.zeros((len(rows), width))
+        for k, r in enumerate(rows):
+            for j, b in enumerate(r.team_a):
+                self.bots[k, j], self.weights[k, j] = index[b], 1.0 / len(r.team_a)
+            for j, b in enumerate(r.team_b, start=len(r.team_a)):
+                self.bots[k, j], self.weights[k, j] = index[b], -1.0 / len(r.team_b)
+        self._cells = (self.bots[:, :, None] * self.n + self.bots[:, None, :]).reshape(-1)
+        self._products = (self.weights[:, :, None] * self.weights[:, None, :]).reshape(
+            len(rows), -1
+        )
+
+    def times(self, theta: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``X @ theta``: each lineup's difference of strengths."""
+        return np.asarray((self.weights * theta[self.bots]).sum(axis=1))
+
+    def transposed_times(self, r: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``X.T @ r``: by bot, the sum over its lineups."""
+        return np.bincount(
+            self.bots.reshape(-1), (self.weights * r[:, None]).reshape(-1), minlength=self.n
+        )
+
+    def gram(self, w: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``X.T @ diag(w) @ X``."""
+        cells = np.bincount(
+            self._cells, (self._products * w[:, None]).reshape(-1), minlength=self.n * self.n
+        )
+        return cells.reshape(self.n, self.n)
+
+
 def _mode(
-    x: npt.NDArray[Any], games: npt.NDArray[Any], wins: npt.NDArray[Any], precision: float
+    x: _Design, games: npt.NDArray[Any], wins: npt.NDArray[Any], precision: float
 ) -> tuple[npt.NDArray[Any], int]:
     """The posterior's mode: Newton's method on a concave objective, from zero."""
-    theta = np.zeros(x.shape[1])
+    theta = np.zeros(x.n)
     for iteration in range(1, MAX_ITERATIONS + 1):
-        p = 1.0 / (1.0 + np.exp(-(x @ theta)))
-        grad = x.T @ (wins - games * p) - precision * theta
-        hessian = (x.T * (games * p * (1.0 - p))) @ x + precision * np.eye(len(theta))
+        p = 1.0 / (1.0 + np.exp(-x.times(theta)))
+        grad = x.transposed_times(wins - games * p) - precision * theta
+        hessian = x.gram(games * p * (1.0 - p)) + precision * np.eye(x.n)
         step = np.linalg.solve(hessian, grad)
         theta = theta + step
         if float(np.max(np.abs(step), initial=0.0)) < TOLERANCE:

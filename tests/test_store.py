@@ -103,7 +103,7 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     assert [(s.name, s.rating.games) for s in board] == [(winner.name, 1), (loser.name, 1)]
     up, down = (s.rating for s in board)
     assert up.elo - 1500 == pytest.approx(1500 - down.elo) and up.elo > 1500
-    assert up.deviation == down.deviation and up.deviation is not None
+    assert up.deviation is not None and up.deviation == pytest.approx(down.deviation)
     assert fitted.halves[winner.name] == pytest.approx(1.96 * up.deviation, rel=1e-3)
     events = store.rating_history(winner.name, pool_of(rules), 10)
     assert [(e["match_id"], e["before"], e["after"]) for e in events] == [("m1", 1500, up.elo)]
