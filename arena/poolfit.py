@@ -37,6 +37,7 @@ Pure: results in, ratings out (numpy for the algebra).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -104,11 +105,16 @@ class Fit:
     covariance: Any = field(default=None, repr=False)  # of the ratings, Elo points squared
     order: tuple[str, ...] = ()  # the bots, as the covariance's rows
 
+    @functools.cached_property
+    def _rows(self) -> dict[str, int]:
+        return {b: i for i, b in enumerate(self.order)}
+
     def difference_sd(self, a: str, b: str) -> float:
         """The standard deviation of ``rating(a) - rating(b)``, in Elo points."""
         if a == b:
             return 0.0
-        i, j = self.order.index(a), self.order.index(b)
+        rows = self._rows
+        i, j = rows[a], rows[b]
         c = self.covariance
         return math.sqrt(max(c[i, i] + c[j, j] - 2.0 * c[i, j], 0.0))
 
