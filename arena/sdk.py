@@ -44,8 +44,8 @@ import grpc
 
 from arena.bots.base import Bot
 from arena.channel import addresses, open_channel, tls_from_env
+from arena.domain.identity import is_match_token
 from arena.engine import Action, View
-from arena.hosted.tokens import PREFIX as MATCH_TOKEN
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import PROTOCOL_VERSION, action_to_pb, hand_from_pb, view_from_pb
@@ -151,7 +151,7 @@ def run(
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not targets or not token:
         raise ValueError("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
-    if token.startswith(MATCH_TOKEN) and max_matches is None:
+    if is_match_token(token) and max_matches is None:
         max_matches = 1  # a hosted process: its token seats it in one match, then it is done
     env_ca_file, env_tls = tls_from_env()
     secure = (ca_file or env_ca_file, env_tls if tls is None else tls)

@@ -22,19 +22,20 @@ import grpc
 
 from arena import read
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.identity import BotRef, is_version, owner_bot
+from arena.domain.nodes import Node as NodeRow
+from arena.domain.nodes import Where
+from arena.domain.pools import parse_pool
+from arena.domain.tournament import seatings
+from arena.domain.versions import KEPT, Manifest
 from arena.engine import Rules, public_record, quoted
 from arena.errors import Exhausted, Invalid, NotFound, Unavailable
-from arena.hosted.archive import Limits, Manifest, check
-from arena.hosted.tokens import bot_of, is_version, version_name
-from arena.hosted.uploads import KEPT, UPLOAD_S, Uploads
-from arena.pools import parse_pool
+from arena.hosted.archive import Limits, check
+from arena.hosted.uploads import UPLOAD_S, Uploads
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import private_folder
-from arena.store.nodes import Node as NodeRow
-from arena.store.nodes import Where
 from arena.store.store import Store
-from arena.tournament import seatings
 from referee import messages
 from referee.callers import Dispatch, translating
 from referee.hub import Hub
@@ -105,7 +106,7 @@ class ArenaServicer(Organizing):
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
         if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
-            self.dispatch.check(version_name(m.bot, row.number))
+            self.dispatch.check(str(BotRef(m.bot, row.number)))
         return api.SubmitBotResponse(
             version=messages.message(api.BotVersion, read.version(m.bot, row)), new=new
         )
@@ -123,8 +124,7 @@ class ArenaServicer(Organizing):
         )
 
     async def GetBotLogs(self, request: Any, context: Any) -> api.GetBotLogsResponse:
-        owner = bot_of(request.bot) if is_version(request.bot) else request.bot
-        await self._owner(context, owner)
+        await self._owner(context, owner_bot(request.bot))
         logs = await asyncio.to_thread(self.store.bot_logs, request.match_id, request.bot)
         if not logs:
             raise NotFound(

@@ -19,11 +19,12 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 import grpc
 
+from arena.domain.identity import HostedSeat
 from arena.engine import quoted
 from arena.hosted.tokens import read_match_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.sessions import Outgoing, Seated, Session, TokenBook, hosted_address
+from referee.sessions import Outgoing, Seated, Session, TokenBook
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ class Hub:
         del self.matches[match.match_id]
 
     def address(self, bot: str, match_id: str) -> str:
-        return hosted_address(bot, match_id) if bot in self.expected.get(match_id, ()) else bot
+        return str(HostedSeat(bot, match_id)) if bot in self.expected.get(match_id, ()) else bot
 
     def connected(self, to: str) -> bool:
         return to in self.sessions
@@ -279,7 +280,7 @@ class Hub:
             self._expecting.notify_all()
         try:
             try:
-                await self.wait_for([hosted_address(b, match_id) for b in hosted], timeout_s)
+                await self.wait_for([str(HostedSeat(b, match_id)) for b in hosted], timeout_s)
             except TimeoutError as e:
                 log.warning("match %s: a hosted bot is %s", match_id, e)
             yield
@@ -290,7 +291,7 @@ class Hub:
                 if len(self._over) > OVER_KEPT:
                     del self._over[next(iter(self._over))]
             for bot in self.expected.pop(match_id):
-                session = self.sessions.get(hosted_address(bot, match_id))
+                session = self.sessions.get(str(HostedSeat(bot, match_id)))
                 if session is not None:
                     session.close()
 

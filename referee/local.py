@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.rating import EloDifference, elo_difference
+from arena.domain.tournament import seatings
 from arena.engine import Rules
-from arena.rating import EloDifference, elo_difference
-from arena.tournament import seatings
 from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import create_server

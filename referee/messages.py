@@ -11,15 +11,15 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 
 from arena import read
-from arena.absence import DEFAULT_POLICY
-from arena.clock import TimeControl
+from arena.domain.absence import DEFAULT_POLICY
+from arena.domain.clock import TimeControl
+from arena.domain.pools import DEFAULT_POOL, parse_pool
+from arena.domain.times import parse_time
+from arena.domain.tournament import Definition
 from arena.errors import Invalid
-from arena.pools import DEFAULT_POOL, parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import tournaments
 from arena.store.rows import BotRow, RunRow
-from arena.times import parse_time
-from arena.tournament import Definition
 
 M = TypeVar("M", bound=Message)
 
@@ -36,7 +36,7 @@ def summary_message(summary: read.MatchSummary) -> api.MatchSummary:
 
 
 def time_field(name: str, text: str, now: datetime) -> datetime | None:
-    """An optional time of a request (:func:`arena.times.parse_time`, ages reckoned from
+    """An optional time of a request (:func:`arena.domain.times.parse_time`, ages reckoned from
     ``now``); Invalid naming the field when it is not a time."""
     if not text:
         return None

@@ -26,16 +26,17 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel
+from arena.domain.identity import HostedSeat
+from arena.domain.nodes import RENEW_S, Held, Where
 from arena.errors import ArenaError, Unavailable
 from arena.hosted.tokens import match_token
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.store.nodes import RENEW_S, Held, Where
 from arena.store.store import Store
 from arena.wire import PROTOCOL_VERSION
 from referee.hub import Hub
-from referee.sessions import Session, hosted_address
+from referee.sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ class Node:
     async def _relink(self, match_id: str, bots: list[str]) -> None:
         while True:
             await asyncio.sleep(RELINK_S)
-            away = [b for b in bots if not self.hub.connected(hosted_address(b, match_id))]
+            away = [b for b in bots if not self.hub.connected(str(HostedSeat(b, match_id)))]
             if not away:
                 continue
             try:

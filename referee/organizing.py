@@ -10,14 +10,14 @@ from typing import Any
 
 import grpc
 
+from arena.domain.identity import is_version, owner_bot
+from arena.domain.matchmaking import MAX_CONCURRENCY
+from arena.domain.pools import parse_pool
+from arena.domain.sprt import OWNER_ROOM, Sprt
 from arena.engine import Rules, quoted
 from arena.errors import Invalid, NotFound
-from arena.hosted.tokens import bot_of, is_version
-from arena.matchmaking import MAX_CONCURRENCY
-from arena.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, sprts, tournaments
-from arena.sprt import OWNER_ROOM, Sprt
 from arena.store.sprts import MAX_GAMES, Asked
 from referee import messages
 from referee.callers import Callers
@@ -36,9 +36,9 @@ class Organizing(Callers):
     async def StartTest(self, request: Any, context: Any) -> api.SprtTest:
         """A sequential test (docs/testing.md): the organizer's, or asked for with the
         own token of NEW's bot (against any bot), unrated and within its owner's room
-        (arena.sprt.OWNER_ROOM). Both bots must be there to play: hosted, or connected."""
+        (arena.domain.sprt.OWNER_ROOM). Both bots must be there to play: hosted, or connected."""
         new = request.new_bot
-        by = await self._owner(context, bot_of(new) if is_version(new) else new)
+        by = await self._owner(context, owner_bot(new))
         if request.rated and by != "organizer":
             await context.abort(
                 grpc.StatusCode.PERMISSION_DENIED,

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from arena.bots.base import Bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes

@@ -21,8 +21,8 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
+from arena.domain.identity import is_match_token
 from arena.guard import FailedTokens, peer_address
-from arena.hosted.tokens import PREFIX as MATCH_TOKEN
 from arena.hosted.tokens import token_key
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
@@ -123,7 +123,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
             )
         token = hello.token or bearer(context)
-        if token.startswith(MATCH_TOKEN):  # a hosted process: one seat of one match
+        if is_match_token(token):  # a hosted process: one seat of one match
             seat = await self.hub.hosted_seat(token, HOSTED_HELLO_S)
             if isinstance(seat, str):
                 await self._refuse(context, address, seat)

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import grpc
 
+from arena.domain.identity import HostedSeat
 from arena.guard import new_token
 from arena.proto.truco.v1 import bot_pb2 as pb
 
@@ -90,11 +91,6 @@ class MemoryTokens:
         return found
 
 
-def hosted_address(bot: str, match_id: str) -> str:
-    """A hosted process's address at the hub (no bot name holds a space)."""
-    return f"{bot} in {match_id}"
-
-
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -140,7 +136,7 @@ class Session:
     @property
     def key(self) -> str:
         """What the hub knows it by: the bot, or a hosted process's bot and match."""
-        return hosted_address(self.bot, self.match) if self.match else self.bot
+        return str(HostedSeat(self.bot, self.match)) if self.match else self.bot
 
     def plays(self, match: Seated) -> bool:
         """Whether this session speaks for its bot in ``match``."""

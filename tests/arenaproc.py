@@ -20,13 +20,13 @@ import pytest
 from celery import Celery
 
 from arena import embedded
+from arena.domain.poolfit import Lineup, fit
 from arena.embedded import stop_embedded_redis
-from arena.poolfit import Lineup, fit
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.refit import refit
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
 from arena.store.store import Store
+from arena.usecases.ratings import refit
 
 ADMIN = "organizer-secret"
 MACHINE_REDIS = ("127.0.0.1", 6379)

@@ -1,6 +1,6 @@
 """Whether a rating's interval means what it says: synthetic and real pools, their truth,
 and the measures of coverage, games to settle and wander, for the pool fit
-(:mod:`arena.poolfit`) and for the online Elo it replaces (:mod:`arena.rating`).
+(:mod:`arena.domain.poolfit`) and for the online Elo it replaces (:mod:`arena.domain.rating`).
 
 Used by tests/test_rating_calibration.py (fixed seeds, a few hundred pools) and by
 tests/bench/ratings.py (more pools, the house bots, the timings). docs/ratings-calibration.md
@@ -35,13 +35,13 @@ bank's own win shares.
   true strength minus the pool's mean exactly.
 
 **Coverage** is the share of 95% intervals that contain the truth, counted over many
-pools (:class:`Tally`). **Settled** is a half interval (:attr:`arena.poolfit.Estimate.half`,
+pools (:class:`Tally`). **Settled** is a half interval (:attr:`arena.domain.poolfit.Estimate.half`,
 or the Bradley-Terry half printed beside the online Elo) of at most 50 Elo points.
 
 **Today's online Elo** (:func:`online_elo`) is applied match by match from 1500 with
 K = 24, as migration 0006 does: each team plays at its members' mean, every member gets
 the team's change. The leaderboard printed it with ``+/-`` half of a separate
-Bradley-Terry interval (of arena.rating.bradley_terry) of how often each bot's team
+Bradley-Terry interval (of arena.domain.rating.bradley_terry) of how often each bot's team
 beat each other bot's (every winner against every loser of a team match, as the store's
 ``pair_stats`` counts them); its interval of a difference is taken as the online
 difference ``+/- 1.96`` times that fit's standard error of the difference.
@@ -61,8 +61,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 import numpy.typing as npt
 
-from arena.poolfit import Fit, Lineup, fit
-from arena.rating import SCALE, START, bradley_terry
+from arena.domain.poolfit import Fit, Lineup, fit
+from arena.domain.rating import SCALE, START, bradley_terry
 
 Array = npt.NDArray[Any]
 Rng = np.random.Generator
@@ -350,7 +350,7 @@ def name(i: int) -> str:
 
 
 def lineups_of(results: Results, as_independent: bool = False) -> list[Lineup]:
-    """The fit's input: one :class:`arena.poolfit.Lineup` per pairing of teams, team A
+    """The fit's input: one :class:`arena.domain.poolfit.Lineup` per pairing of teams, team A
     the one whose sorted names come first, with its duplicate pairs' outcomes
     (``as_independent``: the pairs' matches counted as if they were independent)."""
     counts: dict[tuple[tuple[str, ...], tuple[str, ...]], list[int]] = {}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arena.absence import SHARE, Credit, absent_bots, credit, is_absent
+from arena.domain.absence import SHARE, Credit, absent_bots, credit, is_absent
 
 
 def record(winner: int, presence: dict[str, tuple[int, int]], seats: list[str]) -> dict[str, Any]:

@@ -28,9 +28,9 @@ from arena.embedded import stop_embedded_postgres, stop_embedded_redis
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.refit import refit
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
+from arena.usecases.matches import record as record_match
 from arena.web import create_app
 from referee.api import ArenaServicer
 from referee.hub import Hub
@@ -149,7 +149,7 @@ def test_the_leaderboard_shows_recorded_matches(arena: Any) -> None:
     b, _ = ref.store.register_bot("beta")
     ref.store.create_match("m", Rules(), [a.id, b.id], seed=3)
     record = played(Rules(), 3)
-    ref.store.finish_match("m", record)
+    record_match(ref.store, "m", record)
     board = stub.GetLeaderboard(api.GetLeaderboardRequest(pool="paulista/1"), timeout=10)
     winner = ["alpha", "beta"][record["result"]["winner"]]
     top = board.standings[0]
@@ -341,8 +341,7 @@ def test_rating_history_and_intervals_follow_the_recorded_matches(arena: Any) ->
     for k in range(6):
         seats = [a.id, b.id] if k % 2 == 0 else [b.id, a.id]
         ref.store.create_match(f"h{k}", Rules(), seats, seed=k)
-        ref.store.finish_match(f"h{k}", played(Rules(), k))
-        refit(ref.store, "paulista/1")  # as the worker that records a match does
+        record_match(ref.store, f"h{k}", played(Rules(), k))
     history = stub.GetRatingHistory(api.GetRatingHistoryRequest(bot="alpha"), timeout=10).changes
     assert [c.match_id for c in history] == [f"h{k}" for k in range(6)]
     assert all(x.after == y.before for x, y in itertools.pairwise(history))  # one bot pair
@@ -435,7 +434,7 @@ def test_the_api_and_the_pages_show_one_read_model(arena: Any) -> None:
     b, _ = ref.store.register_bot("beta")
     for k in range(3):
         ref.store.create_match(f"r{k}", Rules(), [a.id, b.id], seed=k)
-        ref.store.finish_match(f"r{k}", played(Rules(), k))
+        record_match(ref.store, f"r{k}", played(Rules(), k))
     ref.store.register_bot("gamma")
     definition = api.TournamentDefinition(
         name="weekly", bots=["alpha", "gamma"], reconnect_grace_ms=5000, schedule="0 3 * * *"

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from arena.domain.versions import Manifest
 from arena.errors import Invalid
-from arena.hosted.archive import Limits, Manifest, MiB, check, members, unpack
+from arena.hosted.archive import Limits, MiB, check, members, unpack
 
 BOT = {"bot.py": b"print('hi')\n", "lib/util.py": b"X = 1\n"}
 PYTHON = Manifest("python", "bot.py")

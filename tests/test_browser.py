@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from arena.domain.tournament import Definition
 from arena.store.migrate import migrate
 from arena.store.store import Store
-from arena.tournament import Definition
 from arena.web import create_app
 from tests.webdata import ORGANIZER, fill, play_run, start_run
 

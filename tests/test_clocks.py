@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.engine import Rules
 from arena.proto.truco.v1 import bot_pb2 as pb
 from referee.hub import Hub

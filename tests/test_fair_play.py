@@ -16,16 +16,18 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena import read
-from arena.absence import Credit, credit
 from arena.cli import reader
+from arena.domain.absence import Credit, credit
+from arena.domain.poolfit import fit
+from arena.domain.versions import Manifest
 from arena.engine import Rules
-from arena.hosted.archive import Manifest, check
+from arena.hosted.archive import check
 from arena.hosted.house import archive
-from arena.poolfit import fit
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
-from arena.refit import refit
 from arena.store.store import Store
+from arena.usecases.matches import record as record_match
+from arena.usecases.ratings import refit
 from arena.web import create_app
 from referee.api import ArenaServicer
 from referee.hub import Hub
@@ -241,7 +243,7 @@ def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     run = run_of(ref, stub, "dup", ["ana", "bia"], matches=2)
     first, second = f"r{run.id}-0001", f"r{run.id}-0002"
     assert ref.store.match(first)[0].twin == second
-    ref.store.finish_match(first, played(Rules(), 1))
+    record_match(ref.store, first, played(Rules(), 1))
     web = TestClient(create_app(ref.store, organizer_token="organizer-secret"))
     boss = {"authorization": "Bearer organizer-secret"}
 
@@ -270,7 +272,7 @@ def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     assert [m["elo_change"] for m in bot_page["recent_matches"]] == [None, None]
     assert reader.match_line(anyone.match).split()[1] == "sealed"
 
-    ref.store.finish_match(second, played(Rules(), 2))  # both played: all of it public
+    record_match(ref.store, second, played(Rules(), 2))  # both played: all of it public
     anyone = stub.GetMatch(api.GetMatchRequest(id=first), timeout=10)
     assert not anyone.match.sealed and anyone.record_json
     assert web.get(f"/api/matches/{first}/record").status_code == 200
@@ -295,7 +297,7 @@ def test_a_forfeit_shows_wherever_the_result_does(
     ref.store.create_match("m-gone", Rules(), [ana.id, bia.id])
     record = won_by(0)  # ana wins at the table, away for 15 of its 20 decisions
     record["presence"] = {"ana": {"decisions": 20, "away": 15}, "bia": {"decisions": 20, "away": 0}}
-    ref.store.finish_match("m-gone", record, credit)
+    record_match(ref.store, "m-gone", record, credit)
     elo = {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")}
     assert elo["ana"] < 1500 < elo["bia"]  # ana won at the table, yet lost
     shown = stub.GetMatch(api.GetMatchRequest(id="m-gone"), timeout=10).match
@@ -315,7 +317,7 @@ def test_a_forfeit_shows_wherever_the_result_does(
     ref.store.create_match("m-empty", Rules(), [ana.id, bia.id])
     both = won_by(1)
     both["presence"] = {"ana": {"decisions": 9, "away": 9}, "bia": {"decisions": 9, "away": 8}}
-    ref.store.finish_match("m-empty", both, credit)
+    record_match(ref.store, "m-empty", both, credit)
     assert {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")} == elo  # no change
     empty = stub.GetMatch(api.GetMatchRequest(id="m-empty"), timeout=10).match
     assert not empty.HasField("winner") and list(empty.forfeit) == [0, 1]

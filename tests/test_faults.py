@@ -27,7 +27,7 @@ import psycopg
 import pytest
 
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.embedded import embedded_redis, stop_embedded_redis
 from arena.engine import Rules
 from arena.service import wait_serving
@@ -61,7 +61,7 @@ def survive(arena: Arena, database: str, run_id: int) -> Any:
 def start(arena: Arena, **fields: Any) -> int:
     arena.worker()
     arena.bots(**BOTS)
-    arena.tournament("t", list(BOTS), matches=MATCHES, **fields)
+    arena.domain.tournament("t", list(BOTS), matches=MATCHES, **fields)
     return arena.start("t")
 
 

@@ -23,9 +23,10 @@ import pytest
 
 import referee.api
 from arena.cli.hosting import packed
+from arena.domain.versions import Manifest
 from arena.engine import Rules
 from arena.hosted import confine
-from arena.hosted.archive import Manifest, check
+from arena.hosted.archive import check
 from arena.hosted.host import Host
 from arena.hosted.sandbox import Limits, Sandbox, unavailable
 from arena.hosted.tokens import match_token, token_key

@@ -23,7 +23,7 @@ import pytest
 
 from arena import guard
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.engine import Rules
 from arena.guard import FailedTokens, peer_address
 from referee import server

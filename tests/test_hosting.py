@@ -103,7 +103,7 @@ def test_a_version_is_checked_then_plays_challenges_in_its_bots_name(arena_facto
     ratings = {r.bot_id for r in arena.store.bot_ratings("alpha@1")}
     assert ratings == {arena.store.version("alpha@1").id}  # the version's own rating
     # a tournament: alpha is seated as its active version
-    arena.tournament("cup", ["alpha", "beta"], matches=2)
+    arena.domain.tournament("cup", ["alpha", "beta"], matches=2)
     run = arena.wait_run(arena.start("cup"))
     assert (run.status, run.finished, sorted(run.participants)) == (
         "finished", 2, ["alpha@1", "beta"],

@@ -22,12 +22,13 @@ from starlette.testclient import TestClient
 
 import referee.api
 from arena import read
+from arena.domain.tournament import Definition
+from arena.domain.versions import Caps, Manifest
 from arena.engine import Rules
 from arena.errors import Exhausted
-from arena.hosted.archive import Limits, Manifest, check
-from arena.hosted.uploads import Caps
+from arena.hosted.archive import Limits, check
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.tournament import Definition
+from arena.usecases.matches import record as record_match
 from arena.web import create_app
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
@@ -205,7 +206,7 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     rules = Rules()
     for k, version in enumerate([one, one, two]):
         store.create_match(f"m{k}", rules, [version.id, beta.id])
-        store.finish_match(f"m{k}", played(rules, k))
+        record_match(store, f"m{k}", played(rules, k))
     assert {s["bot"] for s in read.standings(store, "paulista/1")} == {"alpha@1", "beta"}
     store.judge_version(two.id)  # alpha@2 becomes active, alpha@1 is retired
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")

@@ -10,9 +10,10 @@ import threading
 from pathlib import Path
 
 from arena.cli.hosting import packed
-from arena.hosted.archive import Manifest, check
-from arena.ladder import HOSTED_CONCURRENCY, fill
+from arena.domain.versions import Manifest
+from arena.hosted.archive import check
 from arena.store.store import Store
+from arena.usecases.ladder import HOSTED_CONCURRENCY, fill
 
 POOL = "paulista/1"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "highest_card_bot.py"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from arena.domain.matchmaking import Policy, pair_key, repeat_cap
 from arena.hosted.sandbox import unavailable
-from arena.matchmaking import Policy, pair_key, repeat_cap
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import wait_serving
 from tests import faultlog

@@ -1,10 +1,18 @@
-"""The allowed imports between the project's packages, as the README's folder table gives
-them: a violation fails here, not in review.
+"""The layers of the code, as the README's folder table gives them, and a check that no
+import goes back up or round in a circle: a violation fails here, not in review.
 
-Arrows point one way: the engine <- the rest of ``arena`` <- ``referee``, ``workers``.
-The engine imports the standard library only, and code outside it uses its public names
-(``arena.engine``), never its modules. The CLI is the one composition root: it starts the
-referee and the workers, so it alone may import them. Nothing imports ``tests``.
+From the bottom: the engine (the rules, the standard library only); the kernel (errors,
+the generated protobuf code, and what every layer may use: settings, connections, the
+wire's conversions, the house bots); the domain (no I/O); the store (SQL and rows) and
+hosted bots (archives, the sandbox, the relay), side by side and blind to each other; the
+use cases (each write the arena does) and the read model; and the edges (the referee,
+the workers, the web, the CLI, the SDK), which call the layers below and never each
+other, but for the CLI: the one composition root, which starts the referee, the
+workers and the web. Outside the engine, code uses the engine's public names
+(``arena.engine``), never its modules. Nothing imports ``tests``.
+
+Any cycle of imports between modules fails too, lazy imports (inside a function, or
+only for the type checker) included: a cycle of those is a knot all the same.
 """
 
 from __future__ import annotations
@@ -14,22 +22,65 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("arena", "referee", "workers", "tests")
-MAY_IMPORT = {  # layer -> the layers of ours it may import besides itself
-    "arena.engine": set(),
-    "arena": {"arena.engine"},
-    "referee": {"arena", "arena.engine"},
-    "workers": {"arena", "arena.engine"},
+
+LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by prefix
+    "engine": ("arena.engine",),
+    "kernel": (
+        "arena.errors",
+        "arena.proto",
+        "arena.wire",
+        "arena.channel",
+        "arena.guard",
+        "arena.settings",
+        "arena.embedded",
+        "arena.native",
+        "arena.service",
+    ),
+    "domain": ("arena.domain",),
+    "bots": ("arena.bots",),
+    "store": ("arena.store",),
+    "hosted": ("arena.hosted",),
+    "usecases": ("arena.usecases",),
+    "read": ("arena.read",),
+    "sdk": ("arena.sdk",),
+    "web": ("arena.web",),
+    "referee": ("referee",),
+    "workers": ("workers",),
+    "cli": ("arena.cli",),
 }
-COMPOSITION_ROOTS = {"arena.cli": {"referee", "workers"}}
+MAY_IMPORT: dict[str, set[str]] = {  # layer -> the layers below it that it may use
+    "engine": set(),
+    "kernel": {"engine"},
+    "domain": {"engine", "kernel"},
+    "bots": {"engine", "kernel", "domain"},
+    "store": {"engine", "kernel", "domain"},
+    "hosted": {"engine", "kernel", "domain"},
+    "usecases": {"engine", "kernel", "domain", "store", "hosted"},
+    "read": {"engine", "kernel", "domain", "store"},
+    "sdk": {"engine", "kernel", "domain", "bots"},
+    "web": {"engine", "kernel", "domain", "store", "read"},
+    "referee": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read"},
+    "workers": {"engine", "kernel", "domain", "store", "hosted", "usecases", "read"},
+    "cli": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read", "sdk",
+            "web", "referee", "workers"},
+}  # fmt: skip
+OURS = ("arena", "referee", "workers", "tests")
+TOP = {"arena": "kernel"}  # a package's own __init__, in the layer of what it holds
 
 
 def layer(module: str) -> str | None:
-    """The layer a module of ours belongs to; None for everything else."""
-    if module == "arena.engine" or module.startswith("arena.engine."):
-        return "arena.engine"
-    top = module.split(".")[0]
-    return top if top in OURS else None
+    """The layer a module of ours belongs to; ``tests`` for the tests; None otherwise."""
+    if module == "tests" or module.startswith("tests."):
+        return "tests"
+    if module in TOP:
+        return TOP[module]
+    best = None
+    for name, prefixes in LAYERS.items():
+        for prefix in prefixes:
+            inside = module == prefix or module.startswith(prefix + ".")
+            if inside and (best is None or len(prefix) > len(best[1])):
+                best = (name, prefix)
+    return None if best is None else best[0]
 
 
 def modules(root: Path = ROOT) -> list[tuple[str, Path]]:
@@ -43,35 +94,72 @@ def modules(root: Path = ROOT) -> list[tuple[str, Path]]:
     return found
 
 
-def imports(path: Path) -> set[str]:
+def imports(path: Path, known: set[str] | None = None) -> set[str]:
+    """The modules a module imports; with ``known`` (every module of ours), also those
+    that a ``from PACKAGE import NAME`` names (``from arena.hosted import house``)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
+            if known is not None and node.module != "arena.engine":  # its names are its API
+                for alias in node.names:
+                    if (named := f"{node.module}.{alias.name}") in known:
+                        names.add(named)
     return names
 
 
 def violations(found: list[tuple[str, Path]]) -> list[str]:
+    known = {name for name, _ in found}
     out = []
     for name, path in found:
         own = layer(name)
-        assert own is not None
+        if own is None:
+            out.append(f"{name}: in no layer (tests/test_layers.py's LAYERS)")
+            continue
         allowed = MAY_IMPORT[own] | {own}
-        for root, extra in COMPOSITION_ROOTS.items():
-            if name == root or name.startswith(root + "."):
-                allowed = allowed | extra
-        for imported in sorted(imports(path)):
+        for imported in sorted(imports(path, known)):
+            top = imported.split(".")[0]
+            if top not in OURS:
+                if own == "engine" and top not in sys.stdlib_module_names:
+                    out.append(f"{name} imports {imported}: the engine has the stdlib only")
+                continue
             target = layer(imported)
             if target is None:
-                if own == "arena.engine" and imported.split(".")[0] not in sys.stdlib_module_names:
-                    out.append(f"{name} imports {imported}: the engine has the stdlib only")
+                continue
+            if target == "tests":
+                out.append(f"{name} imports {imported}: nothing imports the tests")
             elif target not in allowed:
                 out.append(f"{name} imports {imported}: {own} may not import {target}")
-            elif target == "arena.engine" != own and imported != "arena.engine":
+            elif target == "engine" != own and imported not in ("arena.engine",):
                 out.append(f"{name} imports {imported}: outside the engine, use arena.engine")
-    return out
+    return sorted(set(out))
+
+
+def cycles(found: list[tuple[str, Path]]) -> list[list[str]]:
+    """Every cycle of imports between modules of ours (each once, from its least name)."""
+    known = {name for name, _ in found}
+    graph: dict[str, set[str]] = {}
+    for name, path in found:
+        targets = set()
+        for imported in imports(path, known):
+            while imported and imported not in known:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name and not name.startswith(imported + "."):
+                targets.add(imported)  # a package's own __init__ is not a cycle
+        graph[name] = targets
+    found_cycles: set[tuple[str, ...]] = set()
+    for start in sorted(graph):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == start:
+                    found_cycles.add(tuple(path))
+                elif nxt > start and nxt not in path:
+                    stack.append((nxt, [*path, nxt]))
+    return [list(c) for c in sorted(found_cycles)]
 
 
 def test_the_packages_import_only_what_their_layer_allows() -> None:
@@ -80,23 +168,47 @@ def test_the_packages_import_only_what_their_layer_allows() -> None:
     assert violations(found) == []
 
 
+def test_no_module_imports_another_that_imports_it_back() -> None:
+    assert cycles(modules()) == []
+
+
 def test_each_kind_of_violation_is_seen(tmp_path: Path) -> None:
     bad = {
         "arena/engine/leaky.py": "import grpc\n",
-        "arena/store/reach.py": "from referee.hub import Hub\n",
+        "arena/store/reach.py": "from referee.hub import Hub\nfrom arena.hosted.relay import R\n",
+        "arena/hosted/relay.py": "",
         "arena/web/inner.py": "from arena.engine.match import Match\n",
         "workers/side.py": "import referee.api\n",
+        "referee/api.py": "",
         "referee/back.py": "from tests import fakebot\n",
+        "arena/domain/up.py": "import arena.usecases.runs\n",
+        "arena/usecases/runs.py": "",
         "arena/cli/ok.py": "import referee.server\nfrom arena.engine import Match\n",
+        "arena/loose.py": "",
     }
     for name, text in bad.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     found = violations(modules(tmp_path))
     assert [v.split(":")[0] for v in found] == [
+        "arena.domain.up imports arena.usecases.runs",
         "arena.engine.leaky imports grpc",
+        "arena.loose",
+        "arena.store.reach imports arena.hosted.relay",
         "arena.store.reach imports referee.hub",
         "arena.web.inner imports arena.engine.match",
         "referee.back imports tests",
         "workers.side imports referee.api",
     ]
+
+
+def test_a_cycle_is_seen(tmp_path: Path) -> None:
+    for name, text in {
+        "arena/hosted/a.py": "from arena.hosted import b\n",
+        "arena/hosted/b.py": "def f():\n    from arena.hosted.c import x\n",
+        "arena/hosted/c.py": "from arena.hosted.a import y\n",
+        "arena/hosted/d.py": "import arena.hosted.a\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert cycles(modules(tmp_path)) == [["arena.hosted.a", "arena.hosted.b", "arena.hosted.c"]]

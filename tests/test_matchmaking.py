@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from arena.matchmaking import (
+from arena.domain.matchmaking import (
     Candidate,
     Policy,
     next_pairs,

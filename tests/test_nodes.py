@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from arena.placement import place
-from arena.store.nodes import Held, Node
+from arena.domain.nodes import Held, Node
+from arena.domain.placement import place
 from arena.store.store import Store
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)

@@ -39,7 +39,7 @@ from arena.engine import (
     to_record,
     view,
 )
-from arena.replay import replay_hand
+from arena.read.replay import replay_hand
 
 CASES = [
     pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")

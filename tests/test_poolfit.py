@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from arena.poolfit import ANCHOR, PRIOR_ELO, SCALE, Lineup, fit, lineup_of, lineups
-from arena.rating import bradley_terry
+from arena.domain.poolfit import ANCHOR, PRIOR_ELO, SCALE, Lineup, fit, lineup_of, lineups
+from arena.domain.rating import bradley_terry
 
 
 def two(games: int, wins: int, paired: tuple[int, int, int] = (0, 0, 0)) -> Lineup:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from arena.rating import (
+from arena.domain.rating import (
     START,
     WIDE_HALF,
     bradley_terry,

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pytest
 
-from arena.poolfit import PRIOR_ELO, Lineup, fit
+from arena.domain.poolfit import PRIOR_ELO, Lineup, fit
 from tests.calibration import (
     Coverage,
     Setting,

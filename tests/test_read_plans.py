@@ -42,14 +42,15 @@ import arena.read
 import arena.read.ladders
 import arena.read.sprts
 import arena.read.tournaments
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.sprt import Sprt
+from arena.domain.tournament import Definition
 from arena.engine import Rules
-from arena.ladder import fill
-from arena.sprt import Sprt
 from arena.store.migrate import migrate
 from arena.store.sprts import Asked
 from arena.store.store import Store
-from arena.tournament import Definition
+from arena.usecases.ladder import fill
+from arena.usecases.matches import record as record_match
 from tests.scratch import scratch_database
 from tests.test_store import played
 
@@ -196,19 +197,19 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     rules = Rules()
     for k in range(start, start + HALF):
         store.create_match(f"c{k}", rules, random.Random(k).sample(bots, 2), seed=k)
-        store.finish_match(f"c{k}", played(rules, k))
+        record_match(store, f"c{k}", played(rules, k))
     store.set_ladder(POOL, True, concurrency=LADDER_AT_ONCE)
     connected = {b.name: (LADDER_AT_ONCE, 0) for b in store.bots()}
     for k in range(LADDER_HALF // LADDER_AT_ONCE):  # the bots opted in: a ladder's history
         for n, match_id in enumerate(fill(store, POOL, connected)):
-            store.finish_match(match_id, played(rules, 20_000 + start + k * LADDER_AT_ONCE + n))
+            record_match(store, match_id, played(rules, 20_000 + start + k * LADDER_AT_ONCE + n))
     t = store.tournament("nightly") or store.create_tournament(
         Definition(name="nightly", bots=trio, matches=1)
     )
     run = store.create_run(t)
     assert run is not None
     for k, match_id in enumerate(store.plan_run(run.id)):
-        store.finish_match(match_id, played(rules, 10_000 + start + k))
+        record_match(store, match_id, played(rules, 10_000 + start + k))
     assert store.finish_run(run.id)
     with store._statement() as conn:  # autocommit: VACUUM runs outside a transaction
         conn.execute("VACUUM ANALYZE")
@@ -222,7 +223,7 @@ def play_sprt(store: Store, new: str, base: str) -> None:
     test = store.create_sprt(new, base, Sprt(0, 200), asked, "organizer")
     assert test.id == SPRT_ID
     for k, match_id in enumerate(store.step_sprt(test.id)):
-        store.finish_match(match_id, played(Rules(), 30_000 + k))
+        record_match(store, match_id, played(Rules(), 30_000 + k))
     store.step_sprt(test.id)
     found = store.sprt(test.id)
     assert found is not None and found[0].split + found[0].won_both + found[0].lost_both == 4

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from arena.absence import Credit, credit
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.absence import Credit, credit
+from arena.domain.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, replay
 from referee.local import Summary, bot_processes, local_arena, play_local, unique
 from referee.runner import MatchRunner

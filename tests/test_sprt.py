@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from arena.rating import elo_from_score as elo_of
-from arena.rating import score_from_elo as score_of
-from arena.sprt import Sprt, estimate, llr_logistic, parse_test
+from arena.domain.rating import elo_from_score as elo_of
+from arena.domain.rating import score_from_elo as score_of
+from arena.domain.sprt import Sprt, estimate, llr_logistic, parse_test
 
 # (elo0, elo1, counts, LLR). The LLRs are fishtest's: LLR_logistic of
 # official-stockfish/fishtest server/fishtest/stats/LLRcalc.py (commit 0753fcc), run with

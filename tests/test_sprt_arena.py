@@ -10,9 +10,9 @@ import sys
 from functools import cache
 from typing import Any
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.sprt import Sprt
 from arena.engine import Rules
-from arena.sprt import Sprt
 from arena.store.sprts import Asked
 from arena.store.store import Store
 from tests.arenaproc import broker_url

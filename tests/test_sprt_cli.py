@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from arena.sprt import Sprt
+from arena.domain.sprt import Sprt
 
 
 def seeded(house: str, seed: int) -> str:

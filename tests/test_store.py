@@ -12,13 +12,13 @@ from typing import Any
 import psycopg
 import pytest
 
+from arena.domain.poolfit import fit
+from arena.domain.tournament import deal_seed
 from arena.engine import Match, Rules, to_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound
-from arena.poolfit import fit
-from arena.refit import refit
 from arena.store.migrate import migrate
 from arena.store.store import Store, pool_of
-from arena.tournament import deal_seed
+from arena.usecases.ratings import refit
 
 
 def played(rules: Rules, seed: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Times as people type them (arena.times): the forms, their zone, and the refusals."""
+"""Times as people type them (arena.domain.times): the forms, their zone, and the refusals."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from arena.times import parse_time
+from arena.domain.times import parse_time
 
 NOW = datetime(2026, 11, 30, 18, 45, 10, tzinfo=UTC)
 

@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.schedule import due_firing, next_firing
+from arena.domain.tournament import Definition, Result, deal_mode, deal_seed, plan, standings
 from arena.engine import Match, Rules
 from arena.errors import Exists, NotFound
-from arena.schedule import due_firing, next_firing
 from arena.store.store import Store
-from arena.tournament import Definition, Result, deal_mode, deal_seed, plan, standings
 from tests.test_store import played
 
 BOTS = ("ana", "bia", "caio")

@@ -19,7 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.engine import PRESET_NAMES, Rules, public_record
-from arena.replay import replay_hand
+from arena.read.replay import replay_hand
 from arena.store.store import Store
 from arena.web import create_app
 from arena.web.app import COOKIE

@@ -10,12 +10,12 @@ from html.parser import HTMLParser
 import pytest
 from starlette.testclient import TestClient
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.sprt import Sprt
+from arena.domain.tournament import Definition
 from arena.engine import Rules
-from arena.sprt import Sprt
 from arena.store.sprts import Asked
 from arena.store.store import Store
-from arena.tournament import Definition
 from arena.web import create_app
 from tests.webdata import ORGANIZER, fill, play_run, start_run
 

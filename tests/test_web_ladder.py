@@ -9,10 +9,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.cli.hosting import packed
+from arena.domain.versions import Manifest
 from arena.engine import Rules
-from arena.hosted.archive import Manifest, check
-from arena.ladder import fill
+from arena.hosted.archive import check
 from arena.store.store import Store
+from arena.usecases.ladder import fill
+from arena.usecases.matches import record as record_match
 from arena.web import create_app
 from tests.test_ladder import EXAMPLE
 from tests.webdata import ORGANIZER, played
@@ -27,7 +29,7 @@ def record(store: Store, match_id: str, seed: int) -> None:
     assert found is not None
     row, seats = found
     store.set_status(match_id, "running")
-    store.finish_match(match_id, played(Rules.parse(row.rules), seats, seed))
+    record_match(store, match_id, played(Rules.parse(row.rules), seats, seed))
 
 
 @pytest.fixture

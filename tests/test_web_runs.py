@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from arena.domain.tournament import Definition
 from arena.store.store import Store
-from arena.tournament import Definition
+from arena.usecases.matches import record as record_match
 from arena.web import create_app
 from tests.webdata import ORGANIZER, play_run, start_run
 
@@ -45,7 +46,7 @@ def finish(store: Store, match_ids: list[str], outcomes: list[tuple[str, int]]) 
         found = store.match(match_id)
         assert found is not None
         store.set_status(match_id, "running")
-        store.finish_match(match_id, result(found[1], winner, loser_points))
+        record_match(store, match_id, result(found[1], winner, loser_points))
 
 
 def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(

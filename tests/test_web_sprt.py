@@ -9,10 +9,10 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.sprt import Sprt
 from arena.engine import Rules
 from arena.read.sprts import sprt
-from arena.sprt import Sprt
 from arena.store.sprts import Asked
 from arena.store.store import Store
 from arena.web import create_app

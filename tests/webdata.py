@@ -6,10 +6,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.domain.tournament import Definition
 from arena.engine import Match, Rules, to_record
-from arena.refit import refit
 from arena.store.store import Store
-from arena.tournament import Definition
+from arena.usecases.matches import record as record_match
 
 ORGANIZER = "organizer-secret"
 
@@ -57,15 +57,14 @@ def fill(store: Store) -> Arena:
                 "beta": {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0},
             }
         store.create_match(match_id, rules, [bots[s].id for s in seats], seed=seed)
-        store.finish_match(match_id, record)
-        refit(store, "paulista/1")  # as the worker that records a match does
+        record_match(store, match_id, record)
         arena.records[match_id] = record
         seed += 1
     teams = Rules.parse("paulista:team_size=2")
     seats = ["alpha", "beta", "alpha", "beta"]
     store.create_match("m-team", teams, [bots[s].id for s in seats], seed=7)
     arena.records["m-team"] = played(teams, seats, 7)
-    store.finish_match("m-team", arena.records["m-team"])
+    record_match(store, "m-team", arena.records["m-team"])
     arena.ids["team"] = "m-team"
     store.create_match("m-later", rules, [bots["alpha"].id, bots["gamma"].id], seed=99)
     arena.ids["scheduled"] = "m-later"
@@ -91,5 +90,5 @@ def play_run(store: Store, run_id: int, match_ids: list[str]) -> None:
         assert found is not None
         row, seats = found
         store.set_status(match_id, "running")
-        store.finish_match(match_id, played(Rules.parse(row.rules), seats, RUN_SEEDS + k))
+        record_match(store, match_id, played(Rules.parse(row.rules), seats, RUN_SEEDS + k))
     assert store.finish_run(run_id)

@@ -9,8 +9,8 @@ from celery import Celery
 from celery.schedules import crontab
 
 from arena.embedded import broker_url
-from arena.ladder import TICK_S
 from arena.settings import Settings
+from arena.usecases.ladder import TICK_S
 from workers import broker
 
 broker.install()
@@ -26,7 +26,11 @@ app.conf.update(
     beat_schedule={
         "dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()},
         # a look that waited longer than the next one is dropped, not piled up
-        "ladder": {"task": "arena.ladder", "schedule": TICK_S, "options": {"expires": TICK_S}},
+        "ladder": {
+            "task": "arena.usecases.ladder",
+            "schedule": TICK_S,
+            "options": {"expires": TICK_S},
+        },
     },
 )
 

@@ -6,9 +6,9 @@
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
-- ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
+- ``arena.domain.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
-- ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
+- ``arena.usecases.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
   ladder match is recorded): fill the ladders' free slots (arena/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
   schedule is due, pick up runs and requested matches whose tasks were lost, and refit
@@ -29,24 +29,24 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from arena import ladder
-from arena.absence import credit
-from arena.client import RefereeClient
-from arena.clock import TimeControl
+from arena.domain.absence import credit
+from arena.domain.clock import TimeControl
+from arena.domain.identity import is_version, owner_bot
+from arena.domain.nodes import Node
+from arena.domain.placement import place
+from arena.domain.pools import pool_of
+from arena.domain.schedule import due_firing
 from arena.embedded import database_url
 from arena.engine import Rules
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
-from arena.hosted.house import house_version
-from arena.hosted.tokens import bot_of, is_version
-from arena.placement import place
-from arena.pools import pool_of
-from arena.refit import refit
-from arena.schedule import due_firing
 from arena.settings import Settings
-from arena.store.nodes import Node
 from arena.store.store import Store
+from arena.usecases import ladder, matches
+from arena.usecases.house import house_version
+from arena.usecases.ratings import refit
 from workers.app import app
+from workers.client import RefereeClient
 
 log = logging.getLogger(__name__)
 
@@ -230,17 +230,17 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
     if match.ladder_id is not None:  # its slot is free: the ladder fills it now, here
         ladder_step([match.pool], ended=match_id)
-    # credited as the match's policy says: an absent bot's team loses (arena/absence.py)
-    done = store().finish_match(match_id, record, functools.partial(credit, policy=match.absent))
+    # credited as the match's policy says (an absent bot's team loses), the pool's ratings
+    # fitted again unless this worker fitted them a moment ago
+    credited = functools.partial(credit, policy=match.absent)
+    done = matches.record(store(), match_id, record, credited, fit=fit_due(match.pool))
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
-    if done.rated:  # the pool's ratings, fitted again with it (arena/refit.py)
-        refit_soon(match.pool)
     if match.sprt_id is not None:  # its test counts it, and goes on or stops
         send_matches(store().step_sprt(match.sprt_id))
     return match.run_id, done.run_done
 
 
-@app.task(name="arena.ladder", bind=True, max_retries=0)
+@app.task(name="arena.usecases.ladder", bind=True, max_retries=0)
 def fill_ladder(self: Any, pool: str | None = None) -> list[str]:
     """Fill the free slots of the pool's ladder (default: of every ladder switched on)
     with the matches the matchmaker picks, and send them to be played. Sent by the beat
@@ -268,7 +268,7 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
     return ids
 
 
-@app.task(name="arena.sprt", bind=True, max_retries=None, **AGAIN)
+@app.task(name="arena.domain.sprt", bind=True, max_retries=None, **AGAIN)
 def step_sprt(self: Any, test_id: int) -> list[str]:
     """Start a sequential test, or push one on: its next pairs, sent to be played
     (docs/testing.md). Every match of the test that is recorded steps it too."""
@@ -309,7 +309,7 @@ def check_version(self: Any, version: str) -> str:
         faults = [str(e)]
     reason = ""
     if faults:
-        reason = f"{', '.join(faults)} (arena bot logs {bot_of(version)} MATCH_ID)"
+        reason = f"{', '.join(faults)} (arena bot logs {owner_bot(version)} MATCH_ID)"
     judged = s.judge_version(row.id, reason)
     log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
     host().prune()  # the version retired or rejected here: its folder goes, once unused
@@ -330,18 +330,18 @@ _fitted: dict[str, float] = {}  # pool: when this worker last fitted it (monoton
 _fitted_lock = threading.Lock()
 
 
-def refit_soon(pool: str) -> None:
-    """Fit the pool's ratings again after a rated match is recorded, unless this worker
-    did so less than REFIT_S ago: a busy pool is fitted a few times a second, not after
-    each of its dozens of matches a second, and the matches recorded in between are
-    counted together by the next fit (a reader, the run's end or the minute's sweep fits
-    what is left)."""
+def fit_due(pool: str) -> bool:
+    """Whether to fit the pool's ratings again as a rated match of it is recorded: unless
+    this worker did so less than REFIT_S ago. A busy pool is fitted a few times a second,
+    not after each of its dozens of matches a second; the matches recorded in between are
+    counted together by the next fit (the run's end, or the minute's sweep, fits what is
+    left)."""
     now = time.monotonic()
     with _fitted_lock:
         if now - _fitted.get(pool, -REFIT_S) < REFIT_S:
-            return
+            return False
         _fitted[pool] = now
-    refit(store(), pool)
+        return True
 
 
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)

@@ -19,8 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from arena.bots import house_bot
+from arena.domain.rating import EloDifference, elo_difference, elo_text
 from arena.engine import Match, Rules, view
-from arena.rating import EloDifference, elo_difference, elo_text
 
 log = logging.getLogger(__name__)
 

@@ -87,7 +87,7 @@ def own_referee(home: Path) -> str | None:
 def _serve_here(settings: Settings) -> str:
     """Serve the Arena API on a free loopback port from a thread of this process, for as
     long as the process lives; its address."""
-    from arena.cli.servers import arena_server, open_store
+    from arena.cli.wiring import arena_server, open_store
 
     store = open_store("(in-process Arena API)", settings, max_size=2)
     started: list[str] = []

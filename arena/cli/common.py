@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from arena.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl
+from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl
 from arena.engine import Rules, TrucoError, quoted
 from arena.errors import MAX_ID
 
@@ -85,9 +85,9 @@ def sprt_options(parser: argparse.ArgumentParser, about: str, required: bool = F
 
 
 def sprt_test(text: str) -> str:
-    """``--sprt`` values, checked (:func:`arena.sprt.parse_test`): a bad one is a usage
+    """``--sprt`` values, checked (:func:`arena.domain.sprt.parse_test`): a bad one is a usage
     error (exit 2). Its alpha and beta come from their own options."""
-    from arena.sprt import parse_test
+    from arena.domain.sprt import parse_test
 
     try:
         parse_test(text)
@@ -105,11 +105,11 @@ def rules(text: str) -> Rules:
 
 
 def time(text: str) -> str:
-    """``--since`` and ``--until`` values (:func:`arena.times.parse_time`), as the RFC 3339
+    """``--since`` and ``--until`` values (:func:`arena.domain.times.parse_time`), as the RFC 3339
     time the Arena API is sent: ages and days are reckoned here, by this machine's clock."""
     from datetime import UTC, datetime
 
-    from arena.times import parse_time
+    from arena.domain.times import parse_time
 
     try:
         return parse_time(text, datetime.now(UTC)).isoformat()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.absence import DEFAULT_POLICY, POLICIES
 from arena.cli import engine, hosting, ladder, match, organizer, reader, servers, testing
 from arena.cli.common import (
     CONCURRENCY,
@@ -23,11 +22,12 @@ from arena.cli.common import (
     sprt_options,
     time,
 )
+from arena.domain.absence import DEFAULT_POLICY, POLICIES
+from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
+from arena.domain.matchmaking import MAX_CONCURRENCY
+from arena.domain.pools import DEFAULT_POOL
+from arena.domain.versions import RUNTIMES
 from arena.engine import Rules
-from arena.hosted.archive import RUNTIMES
-from arena.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
-from arena.matchmaking import MAX_CONCURRENCY
-from arena.pools import DEFAULT_POOL
 
 if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
     Commands = argparse._SubParsersAction[Parser]

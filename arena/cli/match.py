@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import clock_of, console
-from arena.rating import EloDifference, elo_text
-from arena.sprt import Sequential, estimate, parse_test
+from arena.domain.rating import EloDifference, elo_text
+from arena.domain.sprt import Sequential, estimate, parse_test
 
 FAULTS = ("timeouts", "rejected", "disconnects", "substituted", "errors")
 MAX_SPRT_GAMES = 20_000  # an SPRT's matches when --games does not say: then it is undecided

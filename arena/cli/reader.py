@@ -13,9 +13,9 @@ from typing import Any
 
 from arena.cli.client import Arena
 from arena.cli.common import console
+from arena.domain.rating import is_wide
+from arena.domain.tournament import DEALS
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.rating import is_wide
-from arena.tournament import DEALS
 
 
 def match_line(m: Any) -> str:
@@ -112,7 +112,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 
 def print_ratings(reply: Any) -> None:
     """The leaderboard as a table; a rating is marked unsettled, as the pages mark it, when
-    its interval is missing or wide (:func:`arena.rating.is_wide`)."""
+    its interval is missing or wide (:func:`arena.domain.rating.is_wide`)."""
     from rich.table import Table
 
     table = Table("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)

@@ -1,8 +1,7 @@
 """The commands that run a process of the arena: ``serve``, ``web``, ``worker``, ``beat``,
 ``bot run``, ``demo``, and the embedded servers' ``db migrate`` and ``stop-embedded``.
 
-:func:`arena_server` is the one wiring of a referee that also serves the Arena API on the
-store: ``arena serve`` runs it, and so does a reader command that finds no server.
+A referee that also serves the Arena API is wired in arena/cli/wiring.py.
 """
 
 from __future__ import annotations
@@ -13,70 +12,14 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from arena.cli.wiring import arena_server, open_store
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid
 from arena.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-def open_store(command: str, settings: Settings, max_size: int = 8) -> Any:
-    """The store on the settings' database, migrated; SystemExit (1) saying why not."""
-    import psycopg
-
-    from arena.embedded import database_url
-    from arena.store.migrate import migrate
-    from arena.store.store import Store
-
-    try:
-        url = database_url(settings)
-        migrate(url)
-        return Store(url, max_size=max_size)
-    except psycopg.Error as e:
-        raise SystemExit(f"arena {command}: cannot use the database: {e}".strip()) from None
-
-
-def arena_server(
-    store: Any,
-    settings: Settings,
-    address: str,
-    *,
-    tokens: Sequence[tuple[str, str]] = (),
-    credentials: Any = None,
-    local_socket: str | None = None,
-    node: str = "",
-    node_address: str = "",
-) -> Any:
-    """A referee serving the Referee and Arena services on ``store``, not yet started: the
-    registered bots' tokens (and ``tokens``, extra (bot, token) pairs) are accepted, and
-    matches asked for go to the workers. It is a node of the referees on ``store``, named
-    ``node`` and reached at ``node_address`` (defaults: the settings', else its address)."""
-    from arena.dispatch import Dispatcher
-    from arena.store.store import StoreTokens
-    from referee.api import ArenaServicer
-    from referee.hub import Hub
-    from referee.server import NodeName, create_server
-    from referee.sessions import MemoryTokens
-
-    book = MemoryTokens(fallback=StoreTokens(store))
-    for bot, token in tokens:
-        book.add(bot, token)
-    arena = ArenaServicer(
-        store,
-        settings.admin_token(),
-        dispatch=Dispatcher(settings),
-        spool=settings.home / "uploads",
-    )
-    named = NodeName(
-        node or settings.node,
-        node_address or settings.node_address,
-        (settings.ca_file, settings.tls),
-    )
-    return create_server(address, Hub(book), arena, credentials, local_socket, named)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -241,7 +184,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from arena.demo import run_demo
+    from arena.cli.demo import run_demo
 
     return run_demo(args.matches, args.web_port, args.ladder_s)
 

@@ -13,8 +13,8 @@ from typing import Any
 from arena.cli.client import Arena
 from arena.cli.common import clock_given, console
 from arena.cli.match import EXIT, PLAY_FAILED, sprt_line, verdict_line
+from arena.domain.sprt import Sequential, Sprt, parse_test
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.sprt import Sequential, Sprt, parse_test
 
 
 def cmd_test(args: argparse.Namespace) -> int:

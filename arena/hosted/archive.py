@@ -37,7 +37,6 @@ import io
 import lzma
 import os
 import posixpath
-import shlex
 import stat
 import struct
 import tarfile
@@ -48,11 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from arena.domain.versions import Checked, Manifest
 from arena.engine import quoted
 from arena.errors import Invalid
 from arena.hosted.tree import Tree
 
-RUNTIMES = ("python", "node", "exec")
 MiB = 1024 * 1024
 CHUNK = 64 * 1024  # bytes of a file read (hashed, written) at a time
 PATH_MAX = 4096  # the longest path or link target the kernel takes
@@ -78,35 +77,6 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class Manifest:
-    """What the bot is and how it starts: ``entry`` is a command line run in the bot's
-    folder, whose first word is the file to run (``bot.py`` for python, ``index.js`` for
-    node, ``./bot`` or ``bin/bot`` for exec)."""
-
-    runtime: str
-    entry: str
-
-    def __post_init__(self) -> None:
-        if self.runtime not in RUNTIMES:
-            raise Invalid(f"runtime: {quoted(self.runtime)} is not one of {', '.join(RUNTIMES)}")
-        if not self.program:
-            raise Invalid("entry: give the file to run, e.g. bot.py")
-
-    @property
-    def words(self) -> list[str]:
-        try:
-            return shlex.split(self.entry)
-        except ValueError as e:
-            raise Invalid(f"entry: {quoted(self.entry)} is not a command line ({e})") from None
-
-    @property
-    def program(self) -> str:
-        """The entry's file, as a path inside the folder."""
-        words = self.words
-        return posixpath.normpath(words[0]) if words else ""
-
-
-@dataclass(frozen=True, slots=True)
 class Member:
     """One entry of a bot's folder: ``kind`` is ``file``, ``dir`` or ``link``; a file's
     ``size`` and the sha256 ``digest`` of its contents (of nothing, for the others), a
@@ -118,17 +88,6 @@ class Member:
     size: int = 0
     digest: bytes = EMPTY
     target: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Checked:
-    """What :func:`check` found: the version's identity and its size."""
-
-    hash: str
-    size: int  # the archive's bytes
-    unpacked: int  # the files' bytes
-    files: int  # regular files (folders and links aside)
-    archive: str  # the sha256 of the archive's bytes, as sent: the store keeps it by this
 
 
 @dataclass(slots=True)

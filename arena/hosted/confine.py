@@ -10,14 +10,11 @@ import logging
 import os
 import signal
 import tempfile
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from arena.errors import Unavailable
+from arena.errors import Invalid, Unavailable
 from arena.settings import private_folder
-
-if TYPE_CHECKING:
-    from arena.hosted.sandbox import Limits
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +22,27 @@ CGROUPS = Path("/sys/fs/cgroup")  # the cgroup v1 hierarchies, used where writab
 # A uid (and gid) for each running sandbox, for root: past the ranges systemd and
 # /etc/subuid hand out, below 2**31 (some tools read uids as signed).
 UIDS = range(2_000_000_000, 2_000_065_536)
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one sandbox may use. RLIMIT_AS and RLIMIT_CPU hold each process; the match's
+    own clock (stop()) and, where it can be made, the memory cgroup hold the whole."""
+
+    memory_bytes: int = 512 * MiB  # address space of each process (RLIMIT_AS)
+    processes: int = 64  # tasks: threads count (RLIMIT_NPROC)
+    cpu_s: int = 300  # CPU time of each process: SIGXCPU, then SIGKILL a second later
+    file_bytes: int = 16 * MiB  # the largest file it may write (RLIMIT_FSIZE)
+    open_files: int = 256  # RLIMIT_NOFILE
+    tmp_bytes: int = 32 * MiB  # the size of its /tmp (a tmpfs)
+    log_bytes: int = 256 * 1024  # what its log keeps of its stdout and stderr
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise Invalid(f"Limits.{field.name} must be a positive whole number, not {value!r}")
 
 
 def kill(pidfd: int) -> None:

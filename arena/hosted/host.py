@@ -25,15 +25,15 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Protocol
 
+from arena.domain.identity import is_version
 from arena.hosted.archive import unpack
 from arena.hosted.folders import Folders, Lease
 from arena.hosted.relay import Relay
 from arena.hosted.sandbox import SOCKET, Limits, Sandbox
-from arena.hosted.tokens import is_version, match_token, token_key
+from arena.hosted.tokens import match_token, token_key
 from arena.settings import Settings, private_folder
-from arena.store.rows import BotVersionRow
-from arena.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,40 @@ KEPT_FOLDERS = 32  # unpacked folders a machine keeps, the least recently used g
 LIVE = ("active", "checking")  # the statuses whose folders are kept while nothing runs
 
 
+class Version(Protocol):
+    """A hosted version as the host needs it (the store's row is one)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def hash(self) -> str: ...
+    @property
+    def runtime(self) -> str: ...
+    @property
+    def entry(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+
+
+class Keeper(Protocol):
+    """What the host needs of where versions are kept (the store is one): the arena's
+    secret its match tokens are signed with, a version by name and its archive, the logs
+    its processes leave, and which versions are still worth their unpacked folders."""
+
+    def deal_key(self) -> bytes: ...
+    def version(self, name: str) -> Version: ...
+    def version_archive(self, version_id: int, into: IO[bytes]) -> int: ...
+    def keep_log(self, match_id: str, bot_id: int, log: str, status: int | None) -> None: ...
+    def live_version_hashes(self, hashes: Sequence[str]) -> set[str]: ...
+
+
 @dataclass
 class Process:
     """One hosted process in its sandbox, with the relay it reaches the referee by and
     its log's folder; ``key`` is what its match token names (its match's id, or the
     ticket of a warm process, bound to a match when one is given to it)."""
 
-    version: BotVersionRow
+    version: Version
     key: str
     box: Sandbox
     relay: Relay
@@ -59,7 +86,7 @@ class Process:
     def alive(self) -> bool:
         return self.box.wait(timeout=0) is None
 
-    def end(self, store: Store, match_id: str) -> None:
+    def end(self, store: Keeper, match_id: str) -> None:
         """Once its match is over: a moment to end on its own (a bot is told its match
         ended, and the SDK returns), then every process of it killed; its log kept."""
         status = self.box.wait(timeout=EXIT_GRACE_S)
@@ -87,7 +114,7 @@ class Host:
     (a sandbox dies with the thread that started it)."""
 
     def __init__(
-        self, store: Store, settings: Settings, limits: Limits | None = None, pool: int = POOL
+        self, store: Keeper, settings: Settings, limits: Limits | None = None, pool: int = POOL
     ) -> None:
         self.store = store
         self.settings = settings
@@ -212,7 +239,7 @@ class Host:
     def folders(self) -> Folders:
         return Folders(private_folder(self.settings.home / "hosted"))
 
-    def _start(self, name: str, version: BotVersionRow, key: str) -> Process:
+    def _start(self, name: str, version: Version, key: str) -> Process:
         """A process of the version started, its key ``key``. Should any step fail, what
         the steps before made is undone, the sandbox stopped before its folder is let go."""
         s = self.settings
@@ -234,7 +261,7 @@ class Host:
             undo.pop_all()
         return Process(version, key, box, relay, folder, code)
 
-    def code(self, version: BotVersionRow) -> Lease:
+    def code(self, version: Version) -> Lease:
         """The version's folder on this machine, held until the lease is released:
         unpacked from the store when it is not there (streamed into a file beside it,
         then unpacked; one unpacking at a time in this process)."""

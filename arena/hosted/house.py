@@ -1,17 +1,10 @@
-"""The house bots as hosted versions, named ``sparring-NAME``: what a new version is
-checked against, each in a sandbox and a fresh process per match like any hosted bot
-(apart from the house bots an organizer registers and runs as dial-in bots)."""
+"""The house bots' code as a hosted bot's folder: one file of the SDK playing a house
+bot, packed the same way every time (so the same version each time it is submitted)."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import tarfile
-
-from arena.errors import Exists
-from arena.hosted.archive import Manifest, check
-from arena.hosted.tokens import version_name
-from arena.store.store import Store
 
 SOURCE = """\
 from arena.bots import house_bot
@@ -31,17 +24,3 @@ def archive(name: str) -> bytes:
         info.size = len(data)
         t.addfile(info, io.BytesIO(data))
     return out.getvalue()
-
-
-def house_version(store: Store, name: str = "random") -> str:
-    """The hosted version of house bot ``name`` (``sparring-NAME@N``), made active at
-    once (the arena's own code needs no check) the first time it is asked for."""
-    bot = f"sparring-{name}"
-    with contextlib.suppress(Exists):  # registered before
-        store.register_bot(bot, OWNER)
-        store.set_bot_ladder(bot, False)  # a sparring partner for checks, not a contender
-    data, manifest = archive(name), Manifest("python", "bot.py")
-    version, _ = store.add_version(bot, manifest, data, check(data, manifest))
-    if version.status == "checking":
-        store.judge_version(version.id)
-    return version_name(bot, version.number)

@@ -47,7 +47,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -55,6 +54,7 @@ import arena
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, Unavailable
 from arena.hosted import confine
+from arena.hosted.confine import MiB
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,6 @@ SETPRIV = "/usr/bin/setpriv"  # util-linux: drops root to the sandbox's uid insi
 NODE = "/usr/bin/node"
 CODE = PurePosixPath("/bot")
 SOCKET = PurePosixPath("/run/arena/referee.sock")
-MiB = 1 << 20
 # V8 reserves about 800 MiB of address space it does not use (its code range and heap
 # cage), which RLIMIT_AS counts: node's limit is the memory plus this, its heap is capped
 # by --max-old-space-size.
@@ -74,26 +73,7 @@ KILL_WAIT_S = 5.0  # how long stop() waits for killed processes to go (they go i
 TRIAL_WAIT_S = 30.0
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one sandbox may use. RLIMIT_AS and RLIMIT_CPU hold each process; the match's
-    own clock (stop()) and, where it can be made, the memory cgroup hold the whole."""
-
-    memory_bytes: int = 512 * MiB  # address space of each process (RLIMIT_AS)
-    processes: int = 64  # tasks: threads count (RLIMIT_NPROC)
-    cpu_s: int = 300  # CPU time of each process: SIGXCPU, then SIGKILL a second later
-    file_bytes: int = 16 * MiB  # the largest file it may write (RLIMIT_FSIZE)
-    open_files: int = 256  # RLIMIT_NOFILE
-    tmp_bytes: int = 32 * MiB  # the size of its /tmp (a tmpfs)
-    log_bytes: int = 256 * 1024  # what its log keeps of its stdout and stderr
-
-    def __post_init__(self) -> None:
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise Invalid(f"Limits.{field.name} must be a positive whole number, not {value!r}")
-
-
+Limits = confine.Limits  # what one sandbox may use (arena/hosted/confine.py holds them)
 DEFAULT_LIMITS = Limits()
 
 

@@ -15,23 +15,9 @@ import base64
 import hashlib
 import hmac
 
-PREFIX = "match."
-VERSION_MARK = "@"  # NAME@N names a hosted version; registered bots' names never hold it
+from arena.domain.identity import MATCH_TOKEN
 
-
-def is_version(bot: str) -> bool:
-    """Whether ``bot`` names a hosted version (its process is the arena's to start)."""
-    return VERSION_MARK in bot
-
-
-def version_name(bot: str, number: int) -> str:
-    """The name version ``number`` of ``bot`` plays under (migration 0010)."""
-    return f"{bot}{VERSION_MARK}{number}"
-
-
-def bot_of(version: str) -> str:
-    """The bot a version (``NAME@N``) is a version of."""
-    return version.rpartition(VERSION_MARK)[0]
+PREFIX = MATCH_TOKEN  # arena.domain.identity's: how every match token begins
 
 
 def token_key(secret: bytes) -> bytes:

@@ -16,46 +16,13 @@ import contextlib
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from arena.engine import quoted
 from arena.errors import Exhausted
-from arena.hosted.archive import MiB
 
 UPLOADS = 2  # uploads a referee process takes at once, all bots together
 UPLOADS_PER_BOT = 1  # of them, uploads of one bot
 UPLOAD_S = 300.0  # how long an upload may take to arrive (32 MiB at about 110 KiB/s)
-VERSIONS_PER_BOT = 50  # versions the store keeps of a bot, whatever their status
-ARCHIVE_BYTES_PER_BOT = 256 * MiB  # archives' bytes the store keeps of a bot, each once
-
-
-@dataclass(frozen=True, slots=True)
-class Caps:
-    """What the store keeps of one bot."""
-
-    versions: int = VERSIONS_PER_BOT
-    archive_bytes: int = ARCHIVE_BYTES_PER_BOT
-
-    def refuse(self, bot: str, versions: int, kept: int, adding: int) -> None:
-        """:class:`Exhausted` when a new version of ``bot`` would pass a cap: the bot has
-        ``versions`` versions whose archives are ``kept`` bytes, and the new one adds
-        ``adding`` (none when its archive is one of them already)."""
-        if versions >= self.versions:
-            raise Exhausted(
-                f"bot {quoted(bot)} has {versions:,} versions, the most the arena keeps of a "
-                f"bot ({self.versions:,}); versions are kept for their ratings and records, "
-                "so submit this one as a new bot (the organizer registers it)"
-            )
-        if kept + adding > self.archive_bytes:
-            raise Exhausted(
-                f"bot {quoted(bot)} keeps {kept:,} bytes of archives and this one has "
-                f"{adding:,}: over the {self.archive_bytes:,} the arena keeps of a bot; leave "
-                "out of the archive what the bot does not need to run, or submit it as a "
-                "new bot (the organizer registers it)"
-            )
-
-
-KEPT = Caps()  # the caps, as the constants above set them
 
 
 class Uploads:

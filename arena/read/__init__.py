@@ -15,14 +15,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
+from arena.domain.identity import BotRef, is_version
+from arena.domain.poolfit import Z95
+from arena.domain.pools import DEFAULT_POOL, parse_pool
+from arena.domain.rating import is_wide
 from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound, Sealed
-from arena.hosted.tokens import version_name
-from arena.poolfit import Z95
-from arena.pools import DEFAULT_POOL, parse_pool
-from arena.rating import is_wide
-from arena.refit import refit
-from arena.replay import replay_hand, teams
+from arena.read.replay import replay_hand, teams
 from arena.store.rows import BotVersionRow, MatchRow
 from arena.store.store import Store
 
@@ -77,7 +76,7 @@ SEALED = "public once its twin, {twin}, is played: the two are dealt the same ca
 
 
 def check_pool(pool: str) -> str:
-    """A pool's name checked (:func:`arena.pools.parse_pool`): a page of no pool is 404."""
+    """A pool's name checked (:func:`arena.domain.pools.parse_pool`): a page of no pool is 404."""
     try:
         return parse_pool(pool)
     except Invalid as e:
@@ -108,16 +107,16 @@ def leaderboard(store: Store, pool: str) -> dict[str, Any]:
 
 
 def intervals(store: Store, pool: str) -> dict[str, float]:
-    """Half the 95% interval of each bot's rating in the pool, from the pool's fit: the
-    worker refits a pool as it records each rated match, the scheduler every minute, and
-    a reader that finds the pool changed since (a match recorded around the workers, say)
-    fits it first (:func:`arena.refit.refit`: a lookup when nothing changed)."""
-    return refit(store, pool).halves
+    """Half the 95% interval of each bot's rating in the pool, from the pool's last fit
+    (the worker that records a rated match fits its pool, and the scheduler every pool that
+    changed, every minute: arena/usecases/ratings.py); empty before the first."""
+    kept = store.pool_fit(pool)
+    return {} if kept is None else kept.halves
 
 
 def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]:
-    """A pool's leaderboard, best first; with each bot's trend line when ``trends``."""
-    refit(store, pool)
+    """A pool's leaderboard, best first; with each bot's trend line when ``trends``: the
+    ratings as the pool's last fit left them."""
     rows = store.leaderboard(pool)
     lines = store.rating_trends(pool, TREND_POINTS) if trends else {}
     out: list[Standing] = []
@@ -178,7 +177,7 @@ def bots(store: Store) -> dict[str, Any]:
 
 class Spread(TypedDict):
     half: float | None  # half the rating's 95% interval, rounded
-    wide: bool  # unsettled (arena.rating.is_wide)
+    wide: bool  # unsettled (arena.domain.rating.is_wide)
 
 
 def interval_half(half: float | None) -> Spread:
@@ -216,9 +215,8 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "ladder_opt_in": None,
         "ladder_default": row.ladder is None,
         "ladder_matches": [],
+        "version_of": BotRef.parse(name).bot if is_version(name) else None,
     }
-    if pool is not None:  # its matches' rating changes are the fit's: fitted first
-        refit(store, pool)
     out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
     out["versions"] = versions(store, name, known=True)
     if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
@@ -254,7 +252,6 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
     """A bot's rating in a pool, one change per rated match, oldest first: the latest
     HISTORY_POINTS of them, but for those of sealed matches (listed once their twin is
     played: a change tells the match's result)."""
-    refit(store, pool)  # the matches recorded since the pool's last fit have their events
     changes = store.rating_history(bot, pool, HISTORY_POINTS)
     sealed = store.sealed([h["match_id"] for h in changes])
     return [
@@ -421,7 +418,7 @@ def version(
 ) -> Version:
     """A version; with its ratings, each with half its interval from ``halves`` (the
     pools' fits, by pool)."""
-    name = version_name(bot, row.number)
+    name = str(BotRef(bot, row.number))
     return Version(
         bot=bot,
         number=row.number,

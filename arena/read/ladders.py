@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.read import check_pool, stamp, told
 from arena.store.store import Store
 

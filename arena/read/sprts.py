@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from arena.domain.sprt import Sprt, shown_estimate
 from arena.errors import NotFound
 from arena.read import stamp
-from arena.sprt import Sprt, shown_estimate
 from arena.store.store import Store
 
 

@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from arena.domain.pools import pool_of
+from arena.domain.schedule import next_firing
+from arena.domain.tournament import DEALS, STORED_DEFAULTS
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
-from arena.pools import pool_of
 from arena.read import stamp, summaries
-from arena.schedule import next_firing
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
-from arena.tournament import DEALS, STORED_DEFAULTS
 
 TOURNAMENT_RUNS = 10  # runs listed under each tournament
 RUN_MATCHES = 100  # matches listed on a run's page

@@ -14,7 +14,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from arena.absence import DEFAULT_POLICY
+from arena.domain.absence import DEFAULT_POLICY
 from arena.errors import Exists, Invalid, Unavailable
 from arena.store.sql import QUERIES as Q
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.poolfit import Fit, Lineup
+from arena.domain.poolfit import Fit, Lineup
 from arena.store.base import Connected
 from arena.store.sql import QUERIES as Q
 

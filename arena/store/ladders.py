@@ -15,15 +15,15 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.matchmaking import CONCURRENCY
+from arena.domain.pools import pool_rules
+from arena.domain.tournament import deal_seed
 from arena.engine import quoted
 from arena.errors import NotFound
-from arena.matchmaking import CONCURRENCY
-from arena.pools import pool_rules
 from arena.store.base import Connected
 from arena.store.rows import BotRow, LadderRow, MatchRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import deal_seed
 
 RECENT = 60  # the latest pairings a ladder reads for its matchmaking
 

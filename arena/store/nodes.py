@@ -7,47 +7,10 @@ gone, so a node that dies takes its bots with it within that time, with nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
+from arena.domain.nodes import LEASE_S, Held, Node, Where
 from arena.store.base import Connected
 from arena.store.sql import QUERIES as Q
-
-LEASE_S = 10.0  # a node or a bot not renewed this long is gone
-RENEW_S = 2.0  # how often a node renews its leases
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A live node: where it is reached and its load at its last renewal."""
-
-    name: str
-    address: str
-    bots: int
-    matches: int
-    relayed: int  # seats it carried to matches other nodes played, since it started
-    started_at: datetime
-    renewed_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """Where a bot is connected, and its load there."""
-
-    bot: str
-    node: str
-    address: str
-    concurrency: int
-    playing: int
-
-
-@dataclass(frozen=True, slots=True)
-class Held:
-    """A bot connected to this node, as its lease says."""
-
-    bot: str
-    concurrency: int
-    playing: int
 
 
 class Nodes(Connected):

@@ -105,7 +105,9 @@ class RunRow:
     standings: dict[str, Any] | None
     created_at: datetime
     finished_at: datetime | None
-    deals: str | None  # the deals its matches got (arena.tournament.DEALS); None: not planned
+    deals: (
+        str | None
+    )  # the deals its matches got (arena.domain.tournament.DEALS); None: not planned
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,13 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from arena.domain.pools import pool_of
+from arena.domain.tournament import Definition, Result, deal_mode, plan, standings
 from arena.engine import Rules, quoted
 from arena.errors import Exists, NotFound, parse_id
-from arena.pools import pool_of
 from arena.store.base import MATCH_DEFAULTS, Connected
 from arena.store.rows import MatchRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import Definition, Result, deal_mode, plan, standings
 
 log = logging.getLogger(__name__)
 

@@ -16,16 +16,16 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.identity import is_version
+from arena.domain.pools import pool_of
+from arena.domain.sprt import Room, Sprt
+from arena.domain.tournament import deal_seed, seatings
 from arena.engine import Rules, quoted
 from arena.errors import Exhausted, NotFound
-from arena.hosted.tokens import is_version
-from arena.pools import pool_of
-from arena.sprt import Room, Sprt
 from arena.store.base import Connected
 from arena.store.rows import SprtPairRow, SprtRow
 from arena.store.sql import QUERIES as Q
-from arena.tournament import deal_seed, seatings
 
 MAX_GAMES = 2000  # a test's matches at most, unless it asks for another number
 

@@ -22,12 +22,14 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.absence import Credit
-from arena.clock import TimeControl
+from arena.domain.absence import Credit
+from arena.domain.clock import TimeControl
+from arena.domain.identity import is_version
+from arena.domain.pools import pool_of
+from arena.domain.tournament import deal_seed, hand_points
 from arena.engine import Rules, quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
-from arena.pools import pool_of
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
@@ -36,7 +38,6 @@ from arena.store.runs import Runs
 from arena.store.sprts import Sprts
 from arena.store.sql import QUERIES as Q
 from arena.store.versions import Versions
-from arena.tournament import deal_seed, hand_points
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,13 @@ def token_hash(token: str) -> bytes:
 @dataclass(frozen=True, slots=True)
 class Finish:
     """What finishing a match did: ``recorded`` is False when it had been recorded before;
-    ``rated``: it counts for the pool's ratings (a fit moves them: arena/refit.py)."""
+    ``rated``: it counts for the ratings of its ``pool`` (arena/usecases/ratings.py fits
+    them)."""
 
     recorded: bool
     rated: bool
     run_done: bool  # the match is a run's, and none of its matches is left to play
+    pool: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,7 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
         time the token is seen. Names are taken in their Unicode normal form (NFKC) and are
         unique whatever their case (migration 0007)."""
         name = unicodedata.normalize("NFKC", name)
-        if "@" in name:  # NAME@N is a hosted version's row (migration 0010)
+        if is_version(name):  # NAME@N is a hosted version's row (migration 0010)
             raise Invalid(BAD_NAME.format(quoted(name)))
         token = new_token()
         params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
@@ -180,7 +183,7 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
         credited: Credit | Callable[[dict[str, Any]], Credit] | None = None,
     ) -> Finish:
         """Write the record and the result it is credited with (``credited``, or what
-        makes it from the record: the recording use case's :func:`arena.absence.credit`
+        makes it from the record: the recording use case's :func:`arena.domain.absence.credit`
         under the match's policy; None: the result as played) and apply the Elo change,
         once per match, and say whether the match's run has any match left to play: one
         statement, the ``finish_match`` function of migration 0014. The record may come
@@ -211,7 +214,7 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
             raise NotFound(f"no match {quoted(match_id)}")
         if not row["recorded"]:
             log.info("match %s was recorded before; nothing changes", match_id)
-        return Finish(row["recorded"], row["rated"], row["run_done"])
+        return Finish(row["recorded"], row["rated"], row["run_done"], row["pool"])
 
     def match(self, match_id: str) -> tuple[MatchRow, list[str]] | None:
         """A match and the bot at each seat."""

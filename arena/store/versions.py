@@ -11,10 +11,9 @@ from typing import IO, Any
 
 import psycopg
 
+from arena.domain.versions import KEPT, Caps, Checked, Manifest
 from arena.engine import quoted
 from arena.errors import NotFound
-from arena.hosted.archive import Checked, Manifest
-from arena.hosted.uploads import KEPT, Caps
 from arena.store.base import Connected
 from arena.store.rows import BotVersionRow
 from arena.store.sql import QUERIES as Q

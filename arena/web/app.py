@@ -29,10 +29,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena import read
+from arena.domain.rating import WIDE_HALF
 from arena.engine import quoted
 from arena.errors import ArenaError, Exhausted, Invalid, NotFound, Sealed, Unavailable, parse_id
 from arena.guard import FailedTokens
-from arena.rating import WIDE_HALF
 from arena.read import sprts, tournaments
 from arena.store.store import Store
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline

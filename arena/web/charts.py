@@ -8,7 +8,7 @@ from html import escape
 
 from markupsafe import Markup
 
-from arena.rating import START
+from arena.domain.rating import START
 
 
 def _scale(

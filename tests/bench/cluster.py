@@ -36,12 +36,12 @@ from typing import Any
 
 import grpc
 
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
+from arena.domain.nodes import Held
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.store.migrate import migrate
-from arena.store.nodes import Held
 from arena.store.store import Store
 from tests.bench.workers import arena_env, cpu_s, scratch_database
 

@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.hosting import packed
+from arena.domain.identity import is_version
+from arena.domain.versions import Manifest
 from arena.engine import Rules
-from arena.hosted.archive import Manifest, check
+from arena.hosted.archive import check
 from arena.hosted.host import Host
 from arena.hosted.sandbox import unavailable
-from arena.hosted.tokens import is_version
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.settings import Settings

@@ -34,8 +34,8 @@ the ladder's scheduling costs little. Both sides print their CPU per match by pr
 kind (user + system time, from /proc; PostgreSQL is every PostgreSQL process).
 
 **The matchmaker's own time.** With the processes stopped, the bench times
-:func:`arena.ladder.fill` (the whole scheduler step: its queries under the ladder's lock,
-the ratings and intervals it reads, :func:`arena.matchmaking.next_pairs`, the matches'
+:func:`arena.usecases.ladder.fill` (the whole scheduler step: its queries under the ladder's lock,
+the ratings and intervals it reads, :func:`arena.domain.matchmaking.next_pairs`, the matches'
 inserts) in this process against the bench's database (its pool then holds every match
 the rounds played), with 6 and 200 available bots (registered, opted in, and reported
 connected with a concurrency of 8), for fills of 1 free slot (a ladder's usual step: a
@@ -69,9 +69,9 @@ from typing import Any
 
 import psycopg
 
-import arena.ladder
+import arena.usecases.ladder
+from arena.domain.poolfit import fit
 from arena.embedded import stop_embedded_redis
-from arena.poolfit import fit
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, wait_serving
 from arena.store.ladders import ladder_match_id
@@ -317,12 +317,12 @@ class FillTime:
 
 
 def fill_times(database: str) -> tuple[list[FillTime], float]:
-    """:func:`arena.ladder.fill` timed in this process (see the module's docstring)."""
+    """:func:`arena.usecases.ladder.fill` timed in this process (see the module's docstring)."""
     # two connections: Store.fill_ladder reads the deal key on a second one, inside its
     # transaction, the first time (with one, it waits 30 s for itself and fails)
     store = Store(database, max_size=2)
     spent: list[float] = []
-    pure = arena.ladder.next_pairs
+    pure = arena.usecases.ladder.next_pairs
 
     def timed(*args: Any, **kwargs: Any) -> list[tuple[str, str]]:
         began = time.perf_counter()
@@ -336,7 +336,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
         store.register_bot(name)
         store.set_bot_ladder(name, True)
     out = []
-    vars(arena.ladder)["next_pairs"] = timed  # fill calls it by this name
+    vars(arena.usecases.ladder)["next_pairs"] = timed  # fill calls it by this name
     try:
         for bots, slots in itertools.product(FILL_BOTS, FILL_SLOTS):
             connected = {name: (BOT_CONCURRENCY, 0) for name in names[:bots]}
@@ -346,7 +346,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
             for _ in range(FILLS):
                 spent.clear()
                 began = time.perf_counter()
-                ids = arena.ladder.fill(store, POOL, connected, rng=rng)
+                ids = arena.usecases.ladder.fill(store, POOL, connected, rng=rng)
                 fills.append(time.perf_counter() - began)
                 pairs.append(sum(spent))
                 if len(ids) != slots:
@@ -363,7 +363,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
             fit(store.pool_lineups(POOL))
             refits.append(time.perf_counter() - began)
     finally:
-        vars(arena.ladder)["next_pairs"] = pure
+        vars(arena.usecases.ladder)["next_pairs"] = pure
         store.close()
     return out, 1000 * statistics.median(refits)
 
@@ -436,7 +436,7 @@ def main() -> None:
         print(f"  {name:<10} {spread(rates, '/s')}, {at_once:.1f} at once; CPU ms/match: {costs}")
     verdict = "met" if statistics.median(ratios) >= GOAL else "MISSED"
     print(f"ladder / tournament: {spread(ratios)} (goal {GOAL:.2f}: {verdict})")
-    print("the scheduler's step (arena.ladder.fill), median of", FILLS, "fills:")
+    print("the scheduler's step (arena.usecases.ladder.fill), median of", FILLS, "fills:")
     print(f"  {'bots':>5} {'free slots':>10} {'ms/fill':>8} {'ms/match':>9} {'next_pairs':>11}")
     for f in fills:
         print(

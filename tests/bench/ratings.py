@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from arena.poolfit import Lineup, fit
+from arena.domain.poolfit import Lineup, fit
 from tests.calibration import (
     HOUSE_LADDER,
     Array,

@@ -37,14 +37,14 @@ import psycopg
 
 import arena.read
 import arena.read.tournaments
-from arena import rating
-from arena.clock import DEFAULT_CLOCK
+from arena.domain import rating
+from arena.domain.clock import DEFAULT_CLOCK
+from arena.domain.tournament import Definition, Result, hand_points, standings
 from arena.engine import Rules
 from arena.store.migrate import migrate
 from arena.store.rows import TournamentRow
 from arena.store.runs import run_match_id
 from arena.store.store import Store
-from arena.tournament import Definition, Result, hand_points, standings
 from tests.bench.store import server
 from tests.scratch import scratch_database
 from tests.test_store import played

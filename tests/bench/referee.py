@@ -31,7 +31,7 @@ from typing import Any
 import grpc
 
 from arena.bots import house_bot
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.engine import ActionType, Match, Rules, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc

@@ -50,7 +50,7 @@ from typing import Any
 import psycopg
 
 import referee.local
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.embedded import database_url, stop_embedded_redis
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api

@@ -56,7 +56,7 @@ DROP FUNCTION finish_match(text, jsonb, smallint, smallint[], smallint[], smalli
 CREATE FUNCTION finish_match(
     the_match text, new_record jsonb, new_winner smallint, new_forfeit smallint[],
     new_score smallint[], new_points smallint[], new_faults jsonb,
-    OUT recorded boolean, OUT run_done boolean, OUT rated boolean
+    OUT recorded boolean, OUT run_done boolean, OUT rated boolean, OUT pool text
 ) RETURNS SETOF record LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -78,6 +78,7 @@ BEGIN
         END IF;
     END IF;
     rated := m.rated;
+    pool := m.pool;
     IF recorded AND m.rated AND new_winner IS NOT NULL AND (  -- and no bot on both teams
         SELECT count(DISTINCT s.bot_id) = count(DISTINCT (s.bot_id, s.seat % 2))
         FROM match_seats s WHERE s.match_id = the_match

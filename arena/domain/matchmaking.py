@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.rating import score_from_elo
+from arena.domain.rating import score_from_elo
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quantiles
 NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games

@@ -6,7 +6,7 @@ fit. A fit of an unchanged pool costs a lookup; two callers at once fit once
 
 from __future__ import annotations
 
-from arena.poolfit import fit
+from arena.domain.poolfit import fit
 from arena.store.fits import KeptFit
 from arena.store.store import Store
 

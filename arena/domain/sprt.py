@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from arena.rating import elo_from_score, score_from_elo
+from arena.domain.rating import elo_from_score, score_from_elo
 
 EMPTY = 1e-3  # the count an empty outcome is given (fishtest's and fastchess's)
 Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from arena.store.nodes import Node
+from arena.domain.nodes import Node
 
 
 def place(

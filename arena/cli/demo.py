@@ -24,7 +24,7 @@ from typing import Any
 
 import grpc
 
-from arena.clock import DEFAULT_CLOCK
+from arena.domain.clock import DEFAULT_CLOCK
 from arena.embedded import (
     broker_url,
     database_url,

@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 
 from arena.channel import open_channel
-from arena.clock import TimeControl
+from arena.domain.clock import TimeControl
 from arena.errors import Invalid, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc

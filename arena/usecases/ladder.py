@@ -1,5 +1,5 @@
 """The ladder's scheduler: fill a pool's free ladder slots with the matches the
-matchmaker picks (:mod:`arena.matchmaking`) among the bots available now
+matchmaker picks (:mod:`arena.domain.matchmaking`) among the bots available now
 (docs/ladder.md).
 
 Available means: a hosted bot (its active version is started for each match) unless it
@@ -15,13 +15,12 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from arena import read
-from arena.matchmaking import Candidate, Policy, next_pairs
-from arena.pools import pool_rules
-from arena.rating import START
+from arena.domain.matchmaking import Candidate, Policy, next_pairs
+from arena.domain.pools import pool_rules
+from arena.domain.rating import START
+from arena.domain.tournament import seatings
 from arena.store.ladders import LadderBot, Slots
 from arena.store.store import Store
-from arena.tournament import seatings
 
 HOSTED_CONCURRENCY = 2  # ladder matches a hosted bot plays at once (a process for each)
 TICK_S = 5.0  # how often the scheduler looks, besides whenever a ladder match ends
@@ -60,7 +59,7 @@ def fill(
     # the intervals last fitted: a few matches behind is as good for choosing pairs (the
     # worker that records a match refits its pool anyway)
     kept = store.pool_fit(pool)
-    halves = kept.halves if kept is not None else read.intervals(store, pool)
+    halves = kept.halves if kept is not None else {}
     rules = pool_rules(pool)
     rng = rng or random.Random()
 

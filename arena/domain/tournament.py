@@ -1,5 +1,5 @@
 """Tournaments without I/O: definitions, who plays whom with which deals, and the
-standings of a set of results (their cron schedules are :mod:`arena.schedule`'s).
+standings of a set of results (their cron schedules are :mod:`arena.domain.schedule`'s).
 
 A run's matches are planned from its definition, its participants, its seed and the
 arena's secret deal key alone, so planning again gives the same matches with the same ids
@@ -29,14 +29,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from arena.absence import DEFAULT_POLICY, check_policy
-from arena.clock import DEFAULT_CLOCK, TimeControl
+from arena.domain.absence import DEFAULT_POLICY, check_policy
+from arena.domain.clock import DEFAULT_CLOCK, TimeControl
+from arena.domain.identity import is_version
+from arena.domain.pools import parse_pool
+from arena.domain.rating import bradley_terry, win_counts
+from arena.domain.schedule import check_schedule
 from arena.engine import Rules, quoted
 from arena.errors import MAX_ID
-from arena.hosted.tokens import is_version
-from arena.pools import parse_pool
-from arena.rating import bradley_terry, win_counts
-from arena.schedule import check_schedule
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 DEALS = {
