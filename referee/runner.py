@@ -114,7 +114,7 @@ class MatchRunner:
         self.bots = frozenset(seat_bots)
         self.faults = {bot: Faults() for bot in self.bots}
         # per bot: the actions applied for its seats, and of them those made while it was
-        # away (the default action at a deadline, or the stand-in): arena/absence.py
+        # away (the default action at a deadline, or the stand-in): arena/domain/absence.py
         self.presence = {bot: [0, 0] for bot in self.bots}
         self._to = {bot: hub.address(bot, match_id) for bot in self.bots}
         # a hosted process that is gone never comes back: the stand-in plays at once

@@ -233,7 +233,7 @@ def audit_matches(database: str, match_ids: list[str]) -> dict[str, float]:
 def bookkeeping(database: str) -> dict[str, float]:
     """``double`` and ``drift`` of the whole database (see :func:`audit`): ``drift`` is
     the largest gap between a stored rating and a fresh fit of its pool's recorded
-    history (arena/poolfit.py, on lineups counted here from the matches themselves), or
+    history (arena/domain/poolfit.py, on lineups counted here from the matches themselves), or
     between a pool's total and 1500 a bot (the fit's anchor). The pools are fitted first,
     as a reader fits them (the workers fit a busy pool a few times a second, not after
     every match)."""

@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-# small matrices: BLAS threads only fight each other for the cores (as arena/rating.py)
+# small matrices: BLAS threads only fight each other for the cores (as arena/domain/rating.py)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 import numpy.typing as npt
@@ -857,7 +857,7 @@ def house_player(variant: str, seed: int) -> Any:
 
 def duplicate_pair(first: str, second: str, seed: int) -> tuple[bool, bool]:
     """A real duplicate pair of paulista 1x1 matches on one seed (the same deals, as
-    arena/tournament.py plans them): ``first`` on team 0, then the twin with the seats
+    arena/domain/tournament.py plans them): ``first`` on team 0, then the twin with the seats
     exchanged. Whether ``first`` won each."""
     from arena.engine import Match, Rules, view
 

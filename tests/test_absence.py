@@ -1,4 +1,4 @@
-"""Who a match is credited to when a bot was away (arena/absence.py), on records."""
+"""Who a match is credited to when a bot was away (arena/domain/absence.py), on records."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def test_bots_absent_from_a_round_robin_lose_what_they_missed(
     arena.organizer.bot_token("ghost")  # registered, never connects
     quitter(arena)
     bots = [*PRESENT, "ghost", "quitter"]
-    arena.domain.tournament("course", bots, matches=2, reconnect_grace_ms=GRACE_MS)
+    arena.tournament("course", bots, matches=2, reconnect_grace_ms=GRACE_MS)
     run_id = arena.start("course")
     deadline = time.monotonic() + 120
     while len(finished_of(arena, run_id, "quitter")) < 2:  # it has played, and is killed
@@ -103,7 +103,7 @@ def test_a_casual_event_plays_on(arena_factory: Any) -> None:
     arena.worker()
     arena.bots(ana="house:heuristic")
     arena.organizer.bot_token("ghost")
-    arena.domain.tournament(
+    arena.tournament(
         "casual", ["ana", "ghost"], matches=4, reconnect_grace_ms=GRACE_MS, absent="play-on"
     )
     run = arena.wait_run(arena.start("casual"))

@@ -84,7 +84,7 @@ def test_a_tournament_across_three_nodes_is_recorded_exactly_once(
     wait_for(arena, "all connected", lambda n, b: sum(x.connected for x in b) == len(home))
     assert where(arena) == home
     arena.worker()
-    arena.domain.tournament("t", list(home), matches=2)
+    arena.tournament("t", list(home), matches=2)
     run = arena.wait_run(arena.start("t"))
     assert run.status == "finished", run.error
     assert audit(database, run.id) == {"lost": 0, "double": 0, "drift": 0.0}
@@ -182,7 +182,7 @@ def test_a_node_killed_mid_run_leaves_its_bots_to_the_others(
         seat(arena, bot, "house:mc", nodes[node], nodes["n1"])
     wait_for(arena, "all connected", lambda n, b: sum(x.connected for x in b) == len(home))
     arena.worker()
-    arena.domain.tournament("t", list(home), matches=2)
+    arena.tournament("t", list(home), matches=2)
     run_id = arena.start("t")
     arena.wait_progress(run_id, 2)
     arena.processes.kill("n3")  # its matches are played again elsewhere, from their seeds

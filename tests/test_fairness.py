@@ -37,7 +37,7 @@ FIXED_SEED = 8_234_567_890_123_456  # a trusted tournament's own seed: the organ
 
 
 def run_to_end(arena: Arena, name: str, bots: list[str], **fields: Any) -> Any:
-    arena.domain.tournament(name, bots, **fields)
+    arena.tournament(name, bots, **fields)
     return arena.wait_run(arena.start(name))
 
 
@@ -159,7 +159,7 @@ def test_a_bot_with_a_memory_learns_nothing_from_one_match_for_the_next(
 
     # a tournament that asks for duplicate deals is refused unless declared trusted...
     with pytest.raises(Exception, match="twin match"):
-        arena.domain.tournament("twins", ["memory", "house"], matches=2, duplicate=True)
+        arena.tournament("twins", ["memory", "house"], matches=2, duplicate=True)
     # ...and declared trusted (wrongly, here), the twin of a match shows the memory every
     # hand its opponent holds: the guess is sound, and only the organizer's word allows it
     run = run_to_end(arena, "twins", ["memory", "house"], matches=2, duplicate=True, trusted=True)

@@ -61,7 +61,7 @@ def survive(arena: Arena, database: str, run_id: int) -> Any:
 def start(arena: Arena, **fields: Any) -> int:
     arena.worker()
     arena.bots(**BOTS)
-    arena.domain.tournament("t", list(BOTS), matches=MATCHES, **fields)
+    arena.tournament("t", list(BOTS), matches=MATCHES, **fields)
     return arena.start("t")
 
 

@@ -1,4 +1,4 @@
-"""The ladder's matchmaking (arena/matchmaking.py), pure: what it prefers, what it never
+"""The ladder's matchmaking (arena/domain/matchmaking.py), pure: what it prefers, what it never
 does, and, over a long simulated ladder with outcomes drawn from known strengths, that
 the ratings it feeds find the true order while every bot plays about as often."""
 

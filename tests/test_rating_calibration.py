@@ -1,4 +1,4 @@
-"""The pool fit's 95% intervals hold the truth 95% of the time (arena/poolfit.py).
+"""The pool fit's 95% intervals hold the truth 95% of the time (arena/domain/poolfit.py).
 
 Synthetic pools (tests/calibration.py says how they are made and what their truth is) of
 8, 20 and 50 bots, of ordinary strengths (N(0, 200 Elo)) and of wide ones with outliers,

@@ -156,7 +156,7 @@ def test_a_hosted_spy_learns_nothing_across_duplicate_twins(
     )
     random_bot = {"bot.py": (HERE.parent / "examples" / "random_bot.py").read_bytes()}
     assert judged(arena, submit(arena, "mark", random_bot).name).status == "active"
-    arena.domain.tournament("twins", ["spy", "mark"], matches=MATCHES)
+    arena.tournament("twins", ["spy", "mark"], matches=MATCHES)
     run_id = arena.start("twins")
     watcher = Watcher(arena, run_id)
     try:

@@ -1,4 +1,4 @@
-"""The SPRT's statistics (arena/sprt.py): its LLR equals the established tools' for the
+"""The SPRT's statistics (arena/domain/sprt.py): its LLR equals the established tools' for the
 same counts and bounds, its verdicts keep to the error rates asked for, and its
 estimate and parsing hold."""
 

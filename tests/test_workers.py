@@ -28,7 +28,7 @@ def test_a_schedule_fires_when_its_time_comes(arena_factory: Any, database: str)
     arena = arena_factory(broker_url("redis"))
     arena.worker()
     arena.bots(ana="house:random", bia="house:random")
-    t = arena.domain.tournament("nightly", ["ana", "bia"], matches=2, schedule="0 3 * * *")
+    t = arena.tournament("nightly", ["ana", "bia"], matches=2, schedule="0 3 * * *")
     settings_env = arena.env
     client = Celery("test", broker=settings_env["ARENA_BROKER_URL"], set_as_current=False)
     queue = settings_env["ARENA_QUEUE"]

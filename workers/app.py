@@ -27,7 +27,7 @@ app.conf.update(
         "dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()},
         # a look that waited longer than the next one is dropped, not piled up
         "ladder": {
-            "task": "arena.usecases.ladder",
+            "task": "arena.ladder",
             "schedule": TICK_S,
             "options": {"expires": TICK_S},
         },

@@ -34,10 +34,10 @@ class Dispatcher:
         self._send("arena.check_version", version)
 
     def sprt(self, test_id: int) -> None:
-        self._send("arena.domain.sprt", test_id)
+        self._send("arena.sprt", test_id)
 
     def ladder(self, pool: str) -> None:
-        self._send("arena.usecases.ladder", pool)
+        self._send("arena.ladder", pool)
 
     def play(self, match_ids: Sequence[str]) -> None:
         for match_id in match_ids:

@@ -6,10 +6,10 @@
   it through the store's exactly-once path; the run's last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
-- ``arena.domain.sprt``: start a sequential test; every match of it recorded steps it on (its
+- ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
-- ``arena.usecases.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
-  ladder match is recorded): fill the ladders' free slots (arena/ladder.py).
+- ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
+  ladder match is recorded): fill the ladders' free slots (arena/usecases/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
   schedule is due, pick up runs and requested matches whose tasks were lost, and refit
   the leaderboard intervals of the pools that changed.
@@ -152,7 +152,7 @@ def presence() -> dict[str, tuple[int, int]]:
 
 
 def referee_for(seats: list[str]) -> RefereeClient:
-    """The node to play a match with these seats on (arena/placement.py); the worker's
+    """The node to play a match with these seats on (arena/domain/placement.py); the worker's
     own referee when no node's lease holds (a referee of an older version)."""
     found = store().presence(seats)
     where = {b: w.node for b, w in found.items()}
@@ -240,7 +240,7 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     return match.run_id, done.run_done
 
 
-@app.task(name="arena.usecases.ladder", bind=True, max_retries=0)
+@app.task(name="arena.ladder", bind=True, max_retries=0)
 def fill_ladder(self: Any, pool: str | None = None) -> list[str]:
     """Fill the free slots of the pool's ladder (default: of every ladder switched on)
     with the matches the matchmaker picks, and send them to be played. Sent by the beat
@@ -268,7 +268,7 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
     return ids
 
 
-@app.task(name="arena.domain.sprt", bind=True, max_retries=None, **AGAIN)
+@app.task(name="arena.sprt", bind=True, max_retries=None, **AGAIN)
 def step_sprt(self: Any, test_id: int) -> list[str]:
     """Start a sequential test, or push one on: its next pairs, sent to be played
     (docs/testing.md). Every match of the test that is recorded steps it too."""

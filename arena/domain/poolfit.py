@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as arena/rating.py: small matrices
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as arena/domain/rating.py: small matrices
 import numpy as np
 import numpy.typing as npt
 

@@ -1,7 +1,7 @@
 """Rating maths: the Elo difference of one pairing (exact, from the binomial), the scale's
 constants, and the maximum-likelihood Bradley-Terry fit of one tournament run's results
 alone (a run's **performance**, shown in its table). A pool's **rating**, shown on the
-leaderboard, is arena/poolfit.py's fit of all the pool's results."""
+leaderboard, is arena/domain/poolfit.py's fit of all the pool's results."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def _clopper_pearson(wins: int, games: int) -> tuple[float, float]:
 
 # --- The scale ------------------------------------------------------------------------------
 
-START = 1500.0  # the rating of a bot that has not played: the pool's mean (arena/poolfit.py)
+START = 1500.0  # the rating of a bot that has not played: the pool's mean (arena/domain/poolfit.py)
 SCALE = 400.0  # Elo points for a factor of 10 in the odds
 
 

@@ -90,7 +90,7 @@ class Definition:
     seed: int | None = None  # None: each run draws its own; set: the same deals every run
     schedule: str | None = None  # cron, five fields, UTC
     trusted: bool = False  # the organizer says no bot remembers a match in the next one
-    absent: str = DEFAULT_POLICY  # what absence does to a result (arena/absence.py)
+    absent: str = DEFAULT_POLICY  # what absence does to a result (arena/domain/absence.py)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -271,7 +271,7 @@ def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[st
     """The table of a run: one row per bot, best first (match points: one per match won;
     then the run's performance; then hand points won minus lost), with its
     **performance**: the Bradley-Terry fit of this run's results alone, on the Elo scale,
-    with its 95% interval (apart from the pool's rating, arena/poolfit.py, which counts
+    with its 95% interval (apart from the pool's rating, arena/domain/poolfit.py, which counts
     every rated result of the pool), the likelihood that a bot is stronger than the one below it
     (``los_next``), and the crosstable (``crosstable[a][b]`` is a's wins and losses
     against b). A match is counted as credited: a team that forfeited lost it

@@ -33,7 +33,7 @@ POOL_RECENT = 10  # matches listed under a leaderboard
 
 class Standing(TypedDict):
     """A bot's line in a pool's leaderboard: its rating, the pool's fit of all its results
-    (arena/poolfit.py), with that fit's 95% interval."""
+    (arena/domain/poolfit.py), with that fit's 95% interval."""
 
     rank: int
     bot: str
@@ -65,7 +65,7 @@ class MatchSummary(TypedDict):
     teams: list[str]
     score: list[int] | None  # as played at the table
     winner: int | None  # the team credited with the match (None: nobody, or not yet)
-    forfeit: list[int] | None  # the teams that lost it by forfeit (arena/absence.py)
+    forfeit: list[int] | None  # the teams that lost it by forfeit (arena/domain/absence.py)
     twin: str | None  # its duplicate twin, dealt the same cards with the seats exchanged
     sealed: bool  # withheld until its twin is played (score, result and record)
     created_at: str

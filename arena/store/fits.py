@@ -2,8 +2,8 @@
 are recorded: migration 0015), and what a fit writes, in one transaction under the pool's
 lock: every bot's rating and deviation, the fit's version and intervals, and the rating
 events of the matches it is the first to count (each bot's rating before that fit and
-after it). The fit itself is the caller's (arena/poolfit.py, through arena/refit.py):
-the store reads and writes, and decides nothing.
+after it). The fit itself is the caller's (arena/domain/poolfit.py, through
+arena/usecases/ratings.py): the store reads and writes, and decides nothing.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ class MatchRow:
     ladder_id: int | None  # the ladder that started it, if one did
     sprt_id: int | None  # the sequential test it is a match of, if any
     twin: str | None  # its duplicate twin, dealt the same cards (migration 0014)
-    absent: str  # what absence does to its result: forfeit or play-on (arena/absence.py)
+    absent: str  # what absence does to its result: forfeit or play-on (arena/domain/absence.py)
     forfeit: list[int] | None  # the teams that lost it by forfeit; None: none did
     fitted: bool  # a fit of its pool's ratings has counted it (migration 0015)
 

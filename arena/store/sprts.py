@@ -185,7 +185,7 @@ def _ended_pairs(
 ) -> list[tuple[int, int]]:
     """The pairs not yet counted whose two matches are recorded, in the order their
     second match ended: each with NEW's matches won (0, 1 or 2), as credited (a match
-    NEW's bot was absent from is lost: arena/absence.py). A pair with a failed match, or
+    NEW's bot was absent from is lost: arena/domain/absence.py). A pair with a failed match, or
     one that both sides forfeited (nobody credited), is never counted."""
     by_pair: dict[int, list[dict[str, Any]]] = {}
     for m in matches:

@@ -1,4 +1,4 @@
-"""Fitting a pool's ratings again (arena/poolfit.py) and keeping them: what the worker
+"""Fitting a pool's ratings again (arena/domain/poolfit.py) and keeping them: what the worker
 does after every rated match it records, what the scheduler's minute sweep does for every
 pool that changed, and what a reader does when it finds a pool changed since its last
 fit. A fit of an unchanged pool costs a lookup; two callers at once fit once

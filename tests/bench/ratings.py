@@ -1,5 +1,5 @@
-"""Whether the ratings' intervals mean what they say: the pool fit (arena/poolfit.py)
-against today's online Elo with its printed Bradley-Terry interval (arena/rating.py).
+"""Whether the ratings' intervals mean what they say: the pool fit (arena/domain/poolfit.py)
+against today's online Elo with its printed Bradley-Terry interval (arena/domain/rating.py).
 
 ``python -m tests.bench.ratings`` (part of ``make bench``) prints, from fixed seeds
 (tests/calibration.py defines the pools, the truth and the measures;
