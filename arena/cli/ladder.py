@@ -39,12 +39,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _clock_now(arena: Arena, pool: str) -> TimeControl:
-    """The clock of the pool's ladder; the defaults when it has none yet (or when it
-    cannot be read: SetLadder then says why)."""
-    try:
-        return clock_from_pb(arena.call("GetLadder", api.GetLadderRequest(pool=pool)).clock)
-    except SystemExit:
-        return DEFAULT_CLOCK
+    """The clock of the pool's ladder; the defaults when it has none yet."""
+    ladder = arena.call("GetLadder", api.GetLadderRequest(pool=pool), missing_ok=True)
+    return DEFAULT_CLOCK if ladder is None else clock_from_pb(ladder.clock)
 
 
 def print_ladder(ladder: Any) -> None:
