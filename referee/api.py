@@ -36,6 +36,7 @@ from arena.hosted.uploads import UPLOAD_S, Uploads
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import private_folder
 from arena.store.store import Store
+from arena.wire_clock import request_clock
 from referee import messages
 from referee.callers import Dispatch, translating
 from referee.hub import Hub
@@ -198,7 +199,7 @@ class ArenaServicer(Organizing):
         if not 1 <= matches <= MAX_REQUESTED:
             raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {matches}")
         rules = Rules.parse(request.rules or "paulista")
-        clock = messages.clock_of(request)
+        clock = request_clock(request)
         plan = seatings(rules, list(request.bots), matches)
         names = list(dict.fromkeys(request.bots))
         playing = await asyncio.to_thread(self.store.playing_as, names)  # or its version
@@ -267,7 +268,7 @@ class ArenaServicer(Organizing):
     async def RunMatch(self, request: Any, context: Any) -> api.RunMatchResponse:
         await self._organizer(context)
         rules = Rules.parse(request.rules or "paulista")
-        clock = messages.clock_of(request)
+        clock = request_clock(request)
         if len(request.seats) != rules.seats or not request.match_id:
             raise Invalid(f"give a match id and {rules.seats} seats for {rules}")
         match_id = request.match_id

@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 
+from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version, owner_bot
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import parse_pool
@@ -19,6 +20,7 @@ from arena.errors import Invalid, NotFound
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, sprts, tournaments
 from arena.store.sprts import MAX_GAMES, Asked
+from arena.wire_clock import request_clock, sets_clock
 from referee import messages
 from referee.callers import Callers
 
@@ -51,7 +53,7 @@ class Organizing(Callers):
         if not 2 <= max_games <= MAX_TEST_GAMES:
             raise Invalid(f"max_games must be from 2 to {MAX_TEST_GAMES}, not {max_games}")
         asked = Asked(
-            Rules.parse(request.rules or "paulista"), messages.clock_of(request),
+            Rules.parse(request.rules or "paulista"), request_clock(request),
             max_games=max_games - max_games % 2, rated=request.rated,
         )  # fmt: skip
         room = None if by == "organizer" else OWNER_ROOM
@@ -92,9 +94,11 @@ class Organizing(Callers):
         concurrency = request.concurrency if request.HasField("concurrency") else None
         if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
             raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
-        clock = messages.clock_of(request)  # checked whole, then only the fields given kept
-        given = {k: v for k, v in clock.to_json().items() if request.HasField(k)}
-        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, given)
+        clock = None
+        if sets_clock(request):  # whole; each deprecated field set changes its clock alone
+            now = await asyncio.to_thread(self.store.ladder, pool)
+            clock = request_clock(request, TimeControl.from_json(now.clock if now else None))
+        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, clock)
         log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
         if row.running and self.dispatch is not None:
             self.dispatch.ladder(pool)
@@ -105,7 +109,7 @@ class Organizing(Callers):
         found = await asyncio.to_thread(ladders.ladder, self.store, pool)
         if found is None:
             raise NotFound(f"pool {pool} has no ladder (arena ladder on {pool})")
-        return messages.message(api.Ladder, found)
+        return messages.ladder_message(found)
 
     async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
         await self._owner(context, request.bot)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -26,6 +26,7 @@ from arena.domain.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
+from arena.wire_clock import clock_to_pb
 from referee.sessions import Outgoing
 
 log = logging.getLogger(__name__)
@@ -83,11 +84,7 @@ def _match_terms(rules: Rules, clock: TimeControl) -> bytes:
     rules' text and parameters take tens of microseconds to write out)."""
     return pb.MatchStarted(
         rules=str(rules),
-        clock=pb.Clock(
-            decision_ms=clock.decision_ms,
-            time_bank_ms=clock.time_bank_ms,
-            reconnect_grace_ms=clock.reconnect_grace_ms,
-        ),
+        clock=clock_to_pb(clock),
         parameters=rules.parameter_texts(),
     ).SerializeToString()
 
@@ -239,7 +236,7 @@ class MatchRunner:
     def record(self) -> dict[str, Any]:
         record = to_record(self.match)
         record["match_id"] = self.match_id
-        record["clock"] = asdict(self.clock)
+        record["clock"] = self.clock.to_json()
         record["faults"] = {bot: f.counts() for bot, f in sorted(self.faults.items())}
         record["presence"] = {
             bot: {"decisions": made, "away": away}

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from arena.cli.hosting import packed
+from arena.domain.clock import TimeControl
 from arena.domain.versions import Manifest
 from arena.hosted.archive import check
 from arena.store.store import Store
@@ -41,7 +42,7 @@ def open_matches(store: Store) -> list[list[str]]:
 
 def test_a_ladder_fills_its_free_slots_and_no_more(store: Store) -> None:
     connected = bots(store, "ana", "bia", "cid", "dan")
-    store.set_ladder(POOL, True, concurrency=3, clock={"decision_ms": 200})
+    store.set_ladder(POOL, True, concurrency=3, clock=TimeControl(decision_ms=200))
     first = fill(store, POOL, connected)
     assert first == ["ladder1-000001", "ladder1-000002", "ladder1-000003"]
     assert fill(store, POOL, connected) == []  # full
@@ -116,12 +117,12 @@ def test_a_bots_concurrency_and_its_other_matches_hold(store: Store) -> None:
 
 def test_a_ladder_switched_off_starts_nothing_and_keeps_its_settings(store: Store) -> None:
     connected = bots(store, "ana", "bia")
-    store.set_ladder(POOL, True, concurrency=5, clock={"decision_ms": 300})
+    store.set_ladder(POOL, True, concurrency=5, clock=TimeControl(decision_ms=300))
     off = store.set_ladder(POOL, False)
     assert not off.running and off.concurrency == 5 and off.clock["decision_ms"] == 300
     assert fill(store, POOL, connected) == []
     assert store.running_ladders() == []
-    on = store.set_ladder(POOL, True, clock={"time_bank_ms": 0})
+    on = store.set_ladder(POOL, True, clock=TimeControl(decision_ms=300, time_bank_ms=0))
     assert on.clock == {"decision_ms": 300, "time_bank_ms": 0, "reconnect_grace_ms": 60_000}
     assert store.running_ladders() == [POOL] and fill(store, POOL, connected)
 

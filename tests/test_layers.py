@@ -3,7 +3,8 @@ import goes back up or round in a circle: a violation fails here, not in review.
 
 From the bottom: the engine (the rules, the standard library only); the kernel (errors,
 the generated protobuf code, and what every layer may use: settings, connections, the
-wire's conversions, the house bots); the domain (no I/O); the store (SQL and rows) and
+house bots); the domain (no I/O); the wire (the conversions between the engine's and the
+domain's types and the protobuf messages, for the edges alone); the store (SQL and rows) and
 hosted bots (archives, the sandbox, the relay), side by side and blind to each other; the
 use cases (each write the arena does) and the read model; and the edges (the referee,
 the workers, the web, the CLI, the SDK), which call the layers below and never each
@@ -28,7 +29,6 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
     "kernel": (
         "arena.errors",
         "arena.proto",
-        "arena.wire",
         "arena.channel",
         "arena.guard",
         "arena.settings",
@@ -37,6 +37,7 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
         "arena.service",
     ),
     "domain": ("arena.domain",),
+    "wire": ("arena.wire", "arena.wire_clock"),
     "bots": ("arena.bots",),
     "store": ("arena.store",),
     "hosted": ("arena.hosted",),
@@ -52,17 +53,19 @@ MAY_IMPORT: dict[str, set[str]] = {  # layer -> the layers below it that it may 
     "engine": set(),
     "kernel": {"engine"},
     "domain": {"engine", "kernel"},
+    "wire": {"engine", "kernel", "domain"},
     "bots": {"engine", "kernel", "domain"},
     "store": {"engine", "kernel", "domain"},
     "hosted": {"engine", "kernel", "domain"},
     "usecases": {"engine", "kernel", "domain", "store", "hosted"},
     "read": {"engine", "kernel", "domain", "store"},
-    "sdk": {"engine", "kernel", "domain", "bots"},
+    "sdk": {"engine", "kernel", "domain", "wire", "bots"},
     "web": {"engine", "kernel", "domain", "store", "read"},
-    "referee": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read"},
-    "workers": {"engine", "kernel", "domain", "store", "hosted", "usecases", "read"},
-    "cli": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read", "sdk",
-            "web", "referee", "workers"},
+    "referee": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",
+                "read"},
+    "workers": {"engine", "kernel", "domain", "wire", "store", "hosted", "usecases", "read"},
+    "cli": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases", "read",
+            "sdk", "web", "referee", "workers"},
 }  # fmt: skip
 OURS = ("arena", "referee", "workers", "tests")
 TOP = {"arena": "kernel"}  # a package's own __init__, in the layer of what it holds

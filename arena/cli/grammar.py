@@ -250,7 +250,7 @@ def _tests(sub: Commands) -> None:
     p.add_argument("--games", type=count(2, 10_000), help="the most matches (default 2000)")
     p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--rated", action="store_true", help="its matches move the ratings")
-    clock_options(p, keep=True)
+    clock_options(p)
     p.add_argument("--token", help="NEW's bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.add_argument("--no-wait", action="store_true", help="return once started")
     p.set_defaults(run=testing.cmd_test)

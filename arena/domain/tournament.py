@@ -144,7 +144,7 @@ class Definition:
         if unknown:
             raise ValueError(f"unknown fields in a tournament definition: {sorted(unknown)}")
         rest = {k: v for k, v in data.items() if k not in clock_fields}
-        clock = TimeControl.from_json({k: v for k, v in data.items() if k in clock_fields})
+        clock = TimeControl.from_json(data)  # its own fields, beside the others
         return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
 
 

@@ -64,10 +64,10 @@ class Ladders(Connected):
         pool: str,
         running: bool,
         concurrency: int | None = None,
-        clock: dict[str, int] | None = None,
+        clock: TimeControl | None = None,
     ) -> LadderRow:
-        """Switch the pool's ladder on or off; ``concurrency`` and the ``clock``'s fields
-        given change, the rest stay as they were (or take their defaults)."""
+        """Switch the pool's ladder on or off; ``concurrency`` and ``clock`` change when
+        given, else stay as they were (or take their defaults)."""
         with self._transaction() as conn:
             conn.execute(
                 Q["insert_ladder"],
@@ -79,12 +79,11 @@ class Ladders(Connected):
             )
             row = conn.execute(Q["lock_ladder"], {"pool": pool}).fetchone()
             assert row is not None
-            merged = TimeControl.from_json({**row["clock"], **(clock or {})})
             params = {
                 "id": row["id"],
                 "running": running,
                 "concurrency": row["concurrency"] if concurrency is None else concurrency,
-                "clock": Jsonb(merged.to_json()),
+                "clock": Jsonb(row["clock"] if clock is None else clock.to_json()),
             }
             done = conn.execute(Q["update_ladder"], params).fetchone()
         assert done is not None
