@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 def parser() -> argparse.ArgumentParser:
     top = Parser(prog="arena", description="Truco Arena")
-    sub = top.add_subparsers(metavar="COMMAND")
+    sub = top.add_subparsers(metavar="COMMAND", dest="command")
     _engine(sub)
     _local(sub)
     _reading(sub)
