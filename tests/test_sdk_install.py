@@ -111,22 +111,23 @@ def test_a_bot_authors_install_plays_a_recorded_match_against_a_real_arena(
     assert shown.returncode == 0 and '"team_size"' in shown.stdout, shown.stderr
 
     token = arena.organizer.bot_token("author")
-    bot = subprocess.Popen(
-        [python, str(ROOT / "examples" / "random_bot.py")],
-        env=install.env(ARENA_ADDRESS=arena.address, ARENA_TOKEN=token),
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log = tmp_path / "author.log"
+    with log.open("wb") as output:
+        bot = subprocess.Popen(
+            [python, str(ROOT / "examples" / "random_bot.py")],
+            env=install.env(ARENA_ADDRESS=arena.address, ARENA_TOKEN=token),
+            cwd=tmp_path,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     try:
         arena.organizer.wait_connected(["author"])
         ids = arena.challenge(["author", "house"], 2)
         arena.wait_matches(ids, len(ids))
     finally:
         bot.terminate()
-        output, _ = bot.communicate(timeout=15)
+        bot.wait(15)
     for match_id in ids:
         row, seats = arena.store.match(match_id)
         assert row.status == "finished" and "author" in seats
-        assert row.faults["author"] == dict.fromkeys(row.faults["author"], 0), output
+        assert row.faults["author"] == dict.fromkeys(row.faults["author"], 0), log.read_text()
