@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl, check_ms
 from arena.engine import Rules, TrucoError, quoted
 from arena.errors import MAX_ID, Invalid
+
+if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
+    Commands = argparse._SubParsersAction["Parser"]
 
 READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
 
