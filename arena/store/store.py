@@ -23,11 +23,9 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from arena.domain.absence import Credit
-from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version
-from arena.domain.pools import pool_of
-from arena.domain.tournament import deal_seed, hand_points
-from arena.engine import Rules, quoted
+from arena.domain.tournament import hand_points
+from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.fits import Fits
@@ -148,33 +146,6 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
         with self._transaction() as conn:
             row = conn.execute(Q["bot_by_token_hash"], {"token_hash": token_hash(token)}).fetchone()
         return None if row is None else BotRow(**row)
-
-    def create_match(
-        self,
-        match_id: str,
-        rules: Rules,
-        seat_bots: Sequence[int],
-        *,
-        clock: TimeControl | None = None,
-        seed: int | None = None,
-        rated: bool = True,
-        run_id: int | None = None,
-    ) -> None:
-        """Record a match to be played (again with the same id: nothing happens). Its
-        deals come from the arena's secret and its id unless a ``seed`` is given."""
-        if len(seat_bots) != rules.seats:
-            raise Invalid(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
-        params = {
-            "id": match_id,
-            "pool": pool_of(rules),
-            "rules": str(rules),
-            "seed": deal_seed(self.deal_key(), match_id) if seed is None else seed,
-            "clock": Jsonb((clock or TimeControl()).to_json()),
-            "rated": rated,
-            "run_id": run_id,
-        }
-        with self._transaction() as conn:
-            self._insert_match(conn, params, seat_bots)
 
     def finish_match(
         self,

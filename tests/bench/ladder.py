@@ -70,11 +70,11 @@ from typing import Any
 import psycopg
 
 import arena.usecases.ladder
+from arena.domain.matches import ladder_match_id
 from arena.domain.poolfit import fit
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, wait_serving
-from arena.store.ladders import ladder_match_id
 from arena.store.store import Store
 from tests.bench.workers import arena_env, cpu_s, postgres, scratch_database
 
