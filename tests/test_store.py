@@ -19,6 +19,7 @@ from arena.engine import Match, Rules, to_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound
 from arena.store.migrate import migrate
 from arena.store.store import Store
+from arena.usecases import matches
 from arena.usecases.matches import request as request_match
 from arena.usecases.ratings import refit
 
@@ -64,12 +65,12 @@ def test_a_record_sent_as_json_text_is_kept_as_sent(store: Store) -> None:
     b, _ = store.register_bot("beta")
     request_match(store, "m1", Rules(), [a.id, b.id], seed=3)
     record = played(Rules(), 3)
-    assert store.finish_match("m1", json.dumps(record)).recorded
+    assert matches.record(store, "m1", json.dumps(record)).recorded
     found = store.match("m1")
     assert found is not None and found[0].record == record and found[0].status == "finished"
     assert found[0].winner == record["result"]["winner"]
     with pytest.raises(json.JSONDecodeError):
-        store.finish_match("m1", "{not json")
+        matches.record(store, "m1", "{not json")
 
 
 def test_a_connection_the_server_closed_is_replaced_unnoticed(store: Store, database: str) -> None:
@@ -96,7 +97,7 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     first = store.finish_match("m1", record)
     winner, loser = (a, b) if record["result"]["winner"] == 0 else (b, a)
     assert (first.recorded, first.rated) == (True, True)
-    again = store.finish_match("m1", json.dumps(record))  # as the referee sends it: JSON text
+    again = store.finish_match("m1", record, text=json.dumps(record))  # as the referee sent it
     assert (again.recorded, again.run_done) == (False, False)
     fitted = refit(store, pool_of(rules))
     assert refit(store, pool_of(rules)) == fitted  # nothing new: the same fit, kept

@@ -12,10 +12,9 @@ translation of the driver's errors are :mod:`arena.store.base`'s; tournaments an
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -150,26 +149,18 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
     def finish_match(
         self,
         match_id: str,
-        record: dict[str, Any] | str,
-        credited: Credit | Callable[[dict[str, Any]], Credit] | None = None,
+        record: dict[str, Any],
+        credited: Credit | None = None,
+        text: str | None = None,
     ) -> Finish:
-        """Write the record and the result it is credited with (``credited``, or what
-        makes it from the record: the recording use case's :func:`arena.domain.absence.credit`
-        under the match's policy; None: the result as played) and apply the Elo change,
-        once per match, and say whether the match's run has any match left to play: one
-        statement, the ``finish_match`` function of migration 0014. The record may come
-        as JSON text, as the referee sends it: it is then written as it is, not decoded
-        and encoded again."""
-        text = record if isinstance(record, str) else None
-        if isinstance(record, str):
-            record = json.loads(record)
-        assert isinstance(record, dict)
+        """Write the record and the result it is ``credited`` with (None: the result as
+        played) and apply the Elo change, once per match, and say whether the match's run
+        has any match left to play: one statement, the ``finish_match`` function of
+        migration 0014. ``text``: the record as JSON text, as the referee sent it: then
+        written as it is, not encoded again."""
         if record.get("result", {}).get("winner") not in (0, 1):
             raise Invalid(f"match {match_id}: the record has no winner")
-        if credited is None:
-            result = Credit(record["result"]["winner"])
-        else:
-            result = credited if isinstance(credited, Credit) else credited(record)
+        result = Credit(record["result"]["winner"]) if credited is None else credited
         params = {
             "id": match_id,
             "record": Jsonb(record) if text is None else Jsonb(text, dumps=str),

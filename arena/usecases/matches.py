@@ -5,6 +5,7 @@ its pool's ratings fitted again (arena/usecases/ratings.py) when it is rated."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,10 +55,16 @@ def record(
     *,
     fit: bool = True,
 ) -> Finish:
-    """Record the match (once, whoever asks again) as ``credited`` says (None: the result
-    as played), and fit its pool's ratings again unless ``fit`` is False (a worker that
-    has just fitted the pool leaves it to the next)."""
-    done = store.finish_match(match_id, played, credited)
+    """Record the match (once, whoever asks again) as ``credited`` says, or what makes it
+    from the record (:func:`arena.domain.absence.credit` under the match's policy; None:
+    the result as played), and fit its pool's ratings again unless ``fit`` is False (a
+    worker that has just fitted the pool leaves it to the next). The record may come as
+    JSON text, as the referee sends it: it is then kept as it is."""
+    record = json.loads(played) if isinstance(played, str) else played
+    if callable(credited):
+        credited = credited(record)
+    text = played if isinstance(played, str) else None
+    done = store.finish_match(match_id, record, credited, text)
     if done.rated and fit:
         refit(store, done.pool)
     return done
