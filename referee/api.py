@@ -36,6 +36,8 @@ from arena.hosted.uploads import UPLOAD_S, Uploads
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import private_folder
 from arena.store.store import Store
+from arena.usecases.matches import request as request_match
+from arena.usecases.versions import submit
 from arena.wire_clock import request_clock
 from referee import messages
 from referee.callers import Dispatch, translating
@@ -102,7 +104,7 @@ class ArenaServicer(Organizing):
                 ) from None
             checked = await asyncio.to_thread(check, spooled, manifest, ARCHIVE_LIMITS)
             row, new = await asyncio.to_thread(
-                self.store.add_version, m.bot, manifest, spooled, checked, STORE_CAPS
+                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS
             )
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
@@ -222,7 +224,9 @@ class ArenaServicer(Organizing):
         ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
         for match_id, seats in zip(ids, plan, strict=True):
             bot_ids = [playing[name][0] for name in seats]
-            await asyncio.to_thread(self.store.create_match, match_id, rules, bot_ids, clock=clock)
+            await asyncio.to_thread(
+                request_match, self.store, match_id, rules, bot_ids, clock=clock
+            )
         await asyncio.to_thread(dispatch.play, ids)
         return api.RequestMatchResponse(match_ids=ids)
 

@@ -14,12 +14,13 @@ from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version, owner_bot
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import parse_pool
-from arena.domain.sprt import OWNER_ROOM, Sprt
+from arena.domain.sprt import MAX_GAMES, OWNER_ROOM, Asked, Sprt
 from arena.engine import Rules, quoted
 from arena.errors import Invalid, NotFound
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, sprts, tournaments
-from arena.store.sprts import MAX_GAMES, Asked
+from arena.usecases.runs import create_run, create_tournament
+from arena.usecases.sprts import start_sprt
 from arena.wire_clock import request_clock, sets_clock
 from referee import messages
 from referee.callers import Callers
@@ -58,7 +59,7 @@ class Organizing(Callers):
         )  # fmt: skip
         room = None if by == "organizer" else OWNER_ROOM
         row = await asyncio.to_thread(
-            self.store.create_sprt, new, request.base_bot, test, asked, by, room
+            start_sprt, self.store, new, request.base_bot, test, asked, by, room
         )
         log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, by)
         if self.dispatch is None:
@@ -121,7 +122,7 @@ class Organizing(Callers):
     async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
         await self._organizer(context)
         definition = messages.definition_of(request.definition)
-        row = await asyncio.to_thread(self.store.create_tournament, definition)
+        row = await asyncio.to_thread(create_tournament, self.store, definition)
         log.info("created tournament %s", row.name)
         empty = {"runs": 0, "last_run": None, "last_status": None}
         return messages.tournament_message(
@@ -137,7 +138,7 @@ class Organizing(Callers):
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this server has no workers to play runs"
             )
-        run = await asyncio.to_thread(self.store.create_run, row)
+        run = await asyncio.to_thread(create_run, self.store, row)
         assert run is not None and self.dispatch is not None
         await asyncio.to_thread(self.dispatch.start_run, run.id)
         log.info("started run %d of tournament %s", run.id, row.name)

@@ -15,6 +15,7 @@ from arena.domain.versions import Manifest
 from arena.hosted.archive import check
 from arena.store.store import Store
 from arena.usecases.ladder import HOSTED_CONCURRENCY, fill
+from arena.usecases.versions import submit
 
 POOL = "paulista/1"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "highest_card_bot.py"
@@ -92,7 +93,7 @@ def test_a_hosted_bot_plays_as_its_active_version_unless_it_opted_out(store: Sto
     store.register_bot("host")
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
-    row, _ = store.add_version("host", manifest, data, check(data, manifest))
+    row, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.set_ladder(POOL, True, concurrency=8)
     assert fill(store, POOL, connected) == []  # still being checked: not active yet
     store.judge_version(row.id)
@@ -146,7 +147,7 @@ def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Sto
     store.register_bot("host")
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
-    row, _ = store.add_version("host", manifest, data, check(data, manifest))
+    row, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.judge_version(row.id)
     opponents = []
     for games in range(6):

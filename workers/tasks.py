@@ -1,4 +1,4 @@
-"""The tasks: thin, each takes ids and hands the work to the store and the referee.
+"""The tasks: thin, each takes ids and hands the work to a use case and the referee.
 
 - ``arena.start_run``: plan the run's matches (once) and send a ``play_match`` for each
   one not yet recorded.
@@ -34,7 +34,6 @@ from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version, owner_bot
 from arena.domain.nodes import Node
 from arena.domain.placement import place
-from arena.domain.pools import pool_of
 from arena.domain.schedule import due_firing
 from arena.embedded import database_url
 from arena.engine import Rules
@@ -42,7 +41,7 @@ from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
 from arena.settings import Settings
 from arena.store.store import Store
-from arena.usecases import ladder, matches
+from arena.usecases import ladder, matches, runs, sprts, versions
 from arena.usecases.house import house_version
 from arena.usecases.ratings import refit
 from workers.app import app
@@ -181,7 +180,7 @@ AGAIN = {
 @app.task(name="arena.start_run", bind=True, max_retries=None, **AGAIN)
 def start_run(self: Any, run_id: int) -> int:
     try:
-        ids = store().plan_run(run_id)
+        ids = runs.plan_run(store(), run_id)
     except NotFound as e:
         log.error("run %d: %s", run_id, e)
         return 0
@@ -219,7 +218,7 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     running as it is read, played by the referee with a process for each hosted version
     seated, recorded through the exactly-once path. Its run, and whether that run is done
     (None: not known)."""
-    match, seats = store().claim_match(match_id)
+    match, seats = matches.claim(store(), match_id)
     if match.status in ("finished", "failed"):
         log.info("match %s was %s before; not playing it again", match_id, match.status)
         return match.run_id, None
@@ -236,7 +235,7 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     done = matches.record(store(), match_id, record, credited, fit=fit_due(match.pool))
     log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
     if match.sprt_id is not None:  # its test counts it, and goes on or stops
-        send_matches(store().step_sprt(match.sprt_id))
+        send_matches(sprts.step_sprt(store(), match.sprt_id))
     return match.run_id, done.run_done
 
 
@@ -272,7 +271,7 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
 def step_sprt(self: Any, test_id: int) -> list[str]:
     """Start a sequential test, or push one on: its next pairs, sent to be played
     (docs/testing.md). Every match of the test that is recorded steps it too."""
-    ids = store().step_sprt(test_id)
+    ids = sprts.step_sprt(store(), test_id)
     send_matches(ids)
     return ids
 
@@ -294,7 +293,7 @@ def check_version(self: Any, version: str) -> str:
         for k in range(CHECK_MATCHES):
             match_id = f"check-{row.id}-{k + 1}"
             seats = [version, house][:: 1 if k % 2 == 0 else -1]
-            s.create_match(match_id, Rules(), [ids[b] for b in seats], rated=False)
+            matches.request(s, match_id, Rules(), [ids[b] for b in seats], rated=False)
             play(match_id)
             found = s.match(match_id)
             assert found is not None
@@ -310,7 +309,7 @@ def check_version(self: Any, version: str) -> str:
     reason = ""
     if faults:
         reason = f"{', '.join(faults)} (arena bot logs {owner_bot(version)} MATCH_ID)"
-    judged = s.judge_version(row.id, reason)
+    judged = versions.judge(s, row.id, reason)
     log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
     host().prune()  # the version retired or rejected here: its folder goes, once unused
     return judged.status
@@ -346,10 +345,7 @@ def fit_due(pool: str) -> bool:
 
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
-    found = store().run(run_id)
-    if found is not None and found[0].status == "running":  # its last matches counted
-        refit(store(), pool_of(Rules.parse(found[0].definition.get("rules", "paulista"))))
-    finished = store().finish_run(run_id)
+    finished = runs.finish_run(store(), run_id)
     if finished:
         log.info("run %d finished", run_id)
     return finished
@@ -369,7 +365,7 @@ def dispatch(s: Store, now: datetime) -> list[int]:
         firing = due_firing(t.schedule, t.fired_at, now)
         if firing is None:
             continue
-        run = s.create_run(t, fired_for=firing)
+        run = runs.create_run(s, t, fired_for=firing)
         if run is not None:  # None: another scheduler started this firing
             log.info("tournament %s: run %d for %s", t.name, run.id, firing.isoformat())
             start_run.delay(run.id)
@@ -387,7 +383,7 @@ def dispatch(s: Store, now: datetime) -> list[int]:
         log.warning("%d requested matches were left behind; sending them again", len(stalled))
         send_matches(stalled)
     for test_id in s.running_sprts():  # a step lost with its worker is taken again
-        send_matches(s.step_sprt(test_id))
+        send_matches(sprts.step_sprt(s, test_id))
     for pool in s.pools():  # refit what changed, so that pages seldom have to
         refit(s, pool)
     return started

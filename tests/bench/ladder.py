@@ -69,13 +69,14 @@ from typing import Any
 
 import psycopg
 
+import arena.domain.matchmaking
 import arena.usecases.ladder
 from arena.domain.clock import TimeControl
+from arena.domain.matches import ladder_match_id
 from arena.domain.poolfit import fit
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, wait_serving
-from arena.store.ladders import ladder_match_id
 from arena.store.store import Store
 from arena.wire_clock import clock_to_pb
 from tests.bench.workers import arena_env, cpu_s, postgres, scratch_database
@@ -320,11 +321,9 @@ class FillTime:
 
 def fill_times(database: str) -> tuple[list[FillTime], float]:
     """:func:`arena.usecases.ladder.fill` timed in this process (see the module's docstring)."""
-    # two connections: Store.fill_ladder reads the deal key on a second one, inside its
-    # transaction, the first time (with one, it waits 30 s for itself and fails)
     store = Store(database, max_size=2)
     spent: list[float] = []
-    pure = arena.usecases.ladder.next_pairs
+    pure = arena.domain.matchmaking.next_pairs
 
     def timed(*args: Any, **kwargs: Any) -> list[tuple[str, str]]:
         began = time.perf_counter()
@@ -338,7 +337,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
         store.register_bot(name)
         store.set_bot_ladder(name, True)
     out = []
-    vars(arena.usecases.ladder)["next_pairs"] = timed  # fill calls it by this name
+    vars(arena.domain.matchmaking)["next_pairs"] = timed  # the ladder's round calls it so
     try:
         for bots, slots in itertools.product(FILL_BOTS, FILL_SLOTS):
             connected = {name: (BOT_CONCURRENCY, 0) for name in names[:bots]}
@@ -365,7 +364,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
             fit(store.pool_lineups(POOL))
             refits.append(time.perf_counter() - began)
     finally:
-        vars(arena.usecases.ladder)["next_pairs"] = pure
+        vars(arena.domain.matchmaking)["next_pairs"] = pure
         store.close()
     return out, 1000 * statistics.median(refits)
 
