@@ -20,6 +20,7 @@ from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.usecases import runs
 from arena.wire_clock import DEPRECATED, clock_to_pb, put_clock, request_clock, sets_clock
 from tests.test_api import ORGANIZER, arena  # noqa: F401  (arena: a fixture used here)
 from tests.test_sessions import Client
@@ -107,9 +108,9 @@ def test_a_tournaments_clock_reaches_its_matches_and_shows_in_both_forms(arena: 
     for name, clock in (("new", ODD), ("old", TimeControl(reconnect_grace_ms=0))):
         shown = shown_definition(stub, name)
         assert request_clock(shown) == clock and shown.reconnect_grace_ms == 0
-        run = ref.store.create_run(ref.store.tournament(name))
+        run = runs.create_run(ref.store, ref.store.tournament(name))
         assert run is not None
-        ids = ref.store.plan_run(run.id)
+        ids = runs.plan_run(ref.store, run.id)
         assert ids and TimeControl.from_json(ref.store.claim_match(ids[0])[0].clock) == clock
     with pytest.raises(grpc.RpcError) as caught:
         bad = api.TournamentDefinition(name="bad", bots=["alpha", "beta"], clock=pb.Clock())

@@ -63,6 +63,11 @@ def ladder_match_id(ladder_id: int, number: int) -> str:
     return f"ladder{ladder_id}-{number:06d}"
 
 
+def check_match_id(version_id: int, number: int) -> str:
+    """The id of a version's check match (numbered from 1)."""
+    return f"check-{version_id}-{number}"
+
+
 def match_number(match_id: str) -> int:
     """The number a run's, a test's or a ladder's match has there (its id's last part)."""
     number = match_id.rpartition("-")[2]

@@ -5,11 +5,13 @@ its pool's ratings fitted again (arena/usecases/ratings.py) when it is rated."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from arena.domain.absence import Credit
+from arena.domain.absence import Credit, credit
 from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.domain.matches import NewMatch
 from arena.domain.tournament import deal_seed
@@ -17,6 +19,7 @@ from arena.engine import Rules
 from arena.store.rows import MatchRow
 from arena.store.store import Finish, Store
 from arena.usecases.ratings import refit
+from arena.usecases.sprts import step_sprt
 
 
 def request(
@@ -68,3 +71,44 @@ def record(
     if done.rated and fit:
         refit(store, done.pool)
     return done
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What playing a match came to: whether it was played (False: it was finished or
+    failed before), whether this call recorded it (False: another had), its run and
+    whether that run is done (None: not known), and the matches to send next (a test's
+    next pairs)."""
+
+    played: bool
+    recorded: bool
+    run_id: int | None
+    run_done: bool | None
+    next: list[str]
+
+
+def play(
+    store: Store,
+    match_id: str,
+    referee: Callable[[MatchRow, list[str]], dict[str, Any] | str],
+    *,
+    freed: Callable[[str], object] = lambda pool: None,
+    fit: Callable[[str], bool] = lambda pool: True,
+) -> Played:
+    """Play the match and record it, unless it was finished or failed before: claimed
+    (marked running), played by ``referee`` (the edge's way of having a referee play the
+    row with these seats: its record), recorded once as the match's absence policy
+    credits it, and its test stepped. ``freed(pool)`` is called as soon as a ladder
+    match is played, before it is recorded, so that its slot is filled at once;
+    ``fit(pool)`` says whether to fit the pool again now (a worker that has just fitted it
+    leaves it to the next)."""
+    match, seats = claim(store, match_id)
+    if match.status in ("finished", "failed"):
+        return Played(False, False, match.run_id, None, [])
+    played = referee(match, seats)
+    if match.ladder_id is not None:
+        freed(match.pool)
+    credited = functools.partial(credit, policy=match.absent)
+    done = record(store, match_id, played, credited, fit=fit(match.pool))
+    following = step_sprt(store, match.sprt_id) if match.sprt_id is not None else []
+    return Played(True, done.recorded, match.run_id, done.run_done, following)

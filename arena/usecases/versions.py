@@ -1,6 +1,7 @@
 """A hosted bot's versions: one submitted (kept once by its hash, numbered per bot, within
 the bot's caps: :class:`arena.domain.versions.Caps`) and one judged once its check is
-over (made the bot's active version, the one before retired; or rejected, saying why)."""
+over (made the bot's active version, the one before retired; or rejected, saying why:
+arena/usecases/checks.py plays the check)."""
 
 from __future__ import annotations
 
