@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl
 from arena.engine import Rules, TrucoError, quoted
-from arena.errors import MAX_ID
+from arena.errors import MAX_ID, Invalid
 
 READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
 
@@ -91,7 +91,7 @@ def sprt_test(text: str) -> str:
 
     try:
         parse_test(text)
-    except ValueError as e:
+    except Invalid as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
@@ -113,7 +113,7 @@ def time(text: str) -> str:
 
     try:
         return parse_time(text, datetime.now(UTC)).isoformat()
-    except ValueError as e:
+    except Invalid as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 

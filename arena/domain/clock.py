@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from arena.errors import Invalid
+
 # the longest each clock may be: a decision of a minute, ten minutes of bank or grace
 LIMITS_MS = {"decision_ms": 60_000, "time_bank_ms": 600_000, "reconnect_grace_ms": 600_000}
 
@@ -24,7 +26,7 @@ class TimeControl:
             value = getattr(self, name)
             low = 1 if name == "decision_ms" else 0
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= limit:
-                raise ValueError(
+                raise Invalid(
                     f"{name} must be a whole number of milliseconds from {low} to {limit}, "
                     f"not {value!r}"
                 )

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from arena.domain.clock import TimeControl
-from arena.read import check_pool, stamp, told
+from arena.read import check_pool, stamp
+from arena.read.matches import told
 from arena.store.store import Store
 
 LADDER_RECENT = 10  # ladder matches listed on a bot's page

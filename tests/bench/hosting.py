@@ -36,7 +36,7 @@ from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.settings import Settings
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
-from referee.api import ArenaServicer
+from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
 from referee.sessions import MemoryTokens, Session
@@ -70,7 +70,7 @@ def serve(store: Store) -> tuple[Any, TimedHub]:
 
     async def start() -> tuple[Any, TimedHub]:
         hub = TimedHub(MemoryTokens(fallback=StoreTokens(store)))
-        referee = create_server("127.0.0.1:0", hub, ArenaServicer(store, ADMIN))
+        referee = create_server("127.0.0.1:0", hub, ArenaApi(store, ADMIN))
         await referee.start()
         return referee, hub
 
