@@ -119,6 +119,10 @@ def test_a_bug_in_a_real_rpc_is_internal(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == [
         "GetRun failed"
     ]
+    same = api.StartTestRequest(new_bot="ana", base_bot="ana", elo0=0, elo1=10)
+    with pytest.raises(grpc.RpcError) as e:  # a mistake the store takes for a bug
+        stub.StartTest(same, metadata=ORGANIZER, timeout=10)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     request = api.RequestMatchRequest(bots=["a", "b"], rules="nonsense")
     with pytest.raises(grpc.RpcError) as e:  # the engine's error: the caller's mistake
         stub.RequestMatch(request, metadata=ORGANIZER, timeout=10)

@@ -47,6 +47,8 @@ class Testing:
                 "a bot's own token starts unrated tests only: rated matches move the "
                 "leaderboard, and who plays them is the organizer's choice"
             )
+        if new == request.base_bot:  # the store's check too, which says it as a bug's
+            raise Invalid("a test compares two different bots")
         await self._available([new, request.base_bot])
         test = Sprt(request.elo0, request.elo1, *given_or(request, alpha=0.05, beta=0.05))
         max_games = request.max_games if request.HasField("max_games") else MAX_GAMES
