@@ -53,5 +53,5 @@ def ladder(store: Store, pool: str) -> Ladder | None:
 
 def bot_ladder_matches(store: Store, bot: str, pool: str) -> list[dict[str, Any]]:
     """The bot's latest ladder matches in the pool, newest first, told from its side as
-    its page lists its matches (:func:`arena.read.told`)."""
+    its page lists its matches (:func:`arena.read.matches.told`)."""
     return told(store, bot, store.bot_ladder_matches(bot, pool, LADDER_RECENT))

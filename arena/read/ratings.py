@@ -13,11 +13,7 @@ from arena.read.matches import summaries
 from arena.store.store import Store
 
 TREND_POINTS = 20  # rating changes in a leaderboard's trend line
-
-
 HISTORY_POINTS = 200  # the latest rating changes a bot's history shows
-
-
 POOL_RECENT = 10  # matches listed under a leaderboard
 
 
