@@ -1,10 +1,9 @@
 """The Arena API's messages: from the read model and the store's rows, and the fields of
-requests read once (times, page tokens, pools, clocks, definitions)."""
+requests read once (times, page tokens, pools, definitions; clocks by arena/wire_clock.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -17,10 +16,11 @@ from arena.domain.times import parse_time
 from arena.domain.tournament import Definition
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import ladders, tournaments
 from arena.read import stamp as read_stamp
-from arena.read import tournaments
 from arena.read.bots import BotLine
 from arena.read.matches import MatchSummary
+from arena.wire_clock import put_clock, request_clock
 
 M = TypeVar("M", bound=Message)
 
@@ -85,14 +85,6 @@ def given(msg: Any, *names: str) -> dict[str, Any]:
     return {name: getattr(msg, name) for name in names if msg.HasField(name)}
 
 
-CLOCK_FIELDS = tuple(f.name for f in fields(TimeControl))
-
-
-def clock_of(msg: Any) -> TimeControl:
-    """The clocks a request sets; Invalid names one out of range."""
-    return TimeControl(**given(msg, *CLOCK_FIELDS))
-
-
 def definition_of(msg: Any) -> Definition:
     """A definition from its message; Invalid names what is wrong."""
     return Definition(
@@ -105,20 +97,29 @@ def definition_of(msg: Any) -> Definition:
         schedule=msg.schedule or None,
         trusted=msg.trusted,
         absent=msg.absent or DEFAULT_POLICY,
-        clock=clock_of(msg),
+        clock=request_clock(msg),
         **given(msg, "matches", "duplicate", "seed"),
     )
 
 
 def definition_message(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
-    return message(api.TournamentDefinition, tournaments.definition(stored, organizer=organizer))
+    return _definition(tournaments.definition(stored, organizer=organizer))
+
+
+def _definition(shown: dict[str, Any]) -> api.TournamentDefinition:
+    """A definition of the read model, which holds its clock's fields beside the others."""
+    return put_clock(message(api.TournamentDefinition, shown), TimeControl.from_json(shown))
+
+
+def ladder_message(ladder: ladders.Ladder) -> api.Ladder:
+    return put_clock(message(api.Ladder, ladder), TimeControl.from_json(ladder))
 
 
 def tournament_message(t: dict[str, Any]) -> api.Tournament:
     """A tournament of the read model (:func:`arena.read.tournaments`) as a message."""
     return api.Tournament(
         id=t["id"],
-        definition=message(api.TournamentDefinition, t["definition"]),
+        definition=_definition(t["definition"]),
         created_at=t["created_at"],
         runs=t["run_count"],
         last_run=t["last_run"] or 0,

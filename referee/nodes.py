@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -33,10 +33,12 @@ from arena.hosted.tokens import match_token
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
-from arena.store.store import Store
 from arena.wire import PROTOCOL_VERSION
 from referee.hub import Hub
 from referee.sessions import Session
+
+if TYPE_CHECKING:  # a local referee (arena match) has no store: a bot author's install
+    from arena.store.store import Store
 
 log = logging.getLogger(__name__)
 

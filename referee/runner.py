@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -26,6 +26,8 @@ from arena.domain.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
+from arena.wire_clock import clock_to_pb
+from referee.alarm import Alarm
 from referee.sessions import Outgoing
 
 log = logging.getLogger(__name__)
@@ -83,11 +85,7 @@ def _match_terms(rules: Rules, clock: TimeControl) -> bytes:
     rules' text and parameters take tens of microseconds to write out)."""
     return pb.MatchStarted(
         rules=str(rules),
-        clock=pb.Clock(
-            decision_ms=clock.decision_ms,
-            time_bank_ms=clock.time_bank_ms,
-            reconnect_grace_ms=clock.reconnect_grace_ms,
-        ),
+        clock=clock_to_pb(clock),
         parameters=rules.parameter_texts(),
     ).SerializeToString()
 
@@ -122,8 +120,7 @@ class MatchRunner:
         self._grace = {bot: grace if to == bot else 0.0 for bot, to in self._to.items()}
         self._stand_in = stand_in
         self._stand_ins: dict[str, Bot] = {}
-        self._wake: asyncio.Future[None] | None = None
-        self._alarm: asyncio.TimerHandle | None = None  # rings _wake at the latest
+        self._alarm = Alarm()  # what the match's task sleeps on
         self._loop: asyncio.AbstractEventLoop | None = None  # run()'s (asking costs a syscall)
         self._views = ViewEncoder()
         self._bank = [clock.time_bank_ms / 1000] * len(seat_bots)
@@ -172,7 +169,7 @@ class MatchRunner:
     def bot_left(self, bot: str) -> None:
         self.faults[bot].disconnects += 1
         self._away[bot] = self._running().time()
-        self._ring()  # its grace may end before the open request's deadline
+        self._alarm.ring()  # its grace may end before the open request's deadline
 
     def bot_returned(self, bot: str) -> None:
         self._away.pop(bot, None)
@@ -182,40 +179,13 @@ class MatchRunner:
         if request is not None and self.seat_bots[request.seat] == bot:
             self._send_request(request, self._running().time())
 
-    def _ring(self) -> None:
-        if self._wake is not None and not self._wake.done():
-            self._wake.set_result(None)
-
-    def _rang(self) -> None:
-        self._alarm = None
-        self._ring()
-
-    def _arm(self, when: float) -> None:
-        """Make the alarm ring at loop time ``when`` at the latest (one alarm serves many
-        waits: it stays set while it rings no later than that)."""
-        alarm = self._alarm
-        if alarm is None or alarm.when() > when:
-            if alarm is not None:
-                alarm.cancel()
-            self._alarm = self._running().call_at(when, self._rang)
-
-    async def _sleep(self, until: float) -> None:
-        """Until loop time ``until`` or a ring, whichever is first (no task per wait; a
-        sleeper woken early looks at the clocks and sleeps again)."""
-        self._arm(until)
-        self._wake = wake = self._running().create_future()
-        try:
-            await wake
-        finally:
-            self._wake = None
-
     # ---- the match -----------------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
-        self._loop = asyncio.get_running_loop()
+        self._loop = loop = asyncio.get_running_loop()
         self.hub.opened(self)
         try:
-            now = self._loop.time()
+            now = loop.time()
             for bot in self.bots:
                 if self.hub.connected(self._to[bot]):
                     self._send_start(bot, resumed=False)
@@ -226,20 +196,19 @@ class MatchRunner:
             while not self.match.is_over:
                 request = self._request
                 assert request is not None  # _advance leaves one open until the end
-                await self._sleep(self._due(request))
+                await self._alarm.sleep(loop, self._due(request))
                 if self._request is request:
                     self._check_clocks(request)
             self._announce_end()
         finally:
             self.hub.closed(self)
-            if self._alarm is not None:
-                self._alarm.cancel()
+            self._alarm.cancel()
         return self.record()
 
     def record(self) -> dict[str, Any]:
         record = to_record(self.match)
         record["match_id"] = self.match_id
-        record["clock"] = asdict(self.clock)
+        record["clock"] = self.clock.to_json()
         record["faults"] = {bot: f.counts() for bot, f in sorted(self.faults.items())}
         record["presence"] = {
             bot: {"decisions": made, "away": away}
@@ -254,7 +223,7 @@ class MatchRunner:
         while True:
             self._announce_hands()
             if match.is_over:
-                self._ring()  # the match's task sends the end
+                self._alarm.ring()  # the match's task sends the end
                 return
             seat = match.to_act
             assert seat is not None  # a seeded match deals by itself
@@ -270,7 +239,7 @@ class MatchRunner:
             self.decisions += 1
             # opened from a bot's answer, the new deadline may come before the alarm the
             # match's task sleeps on (set for the previous request): it must ring in time
-            self._arm(self._due(request))
+            self._alarm.arm(self._running(), self._due(request))
             if left_at is None:
                 self._send_request(request, now)
             return

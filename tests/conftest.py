@@ -7,7 +7,10 @@ database of its own, dropped afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,14 +31,39 @@ def embedded_server(folder: Path) -> str:
     return str(pgserver.get_server(folder / "pgdata", cleanup_mode="stop").get_uri())
 
 
+@contextlib.contextmanager
+def open_folder() -> Iterator[Path]:
+    """A fresh folder outside pytest's temporary root, for an embedded PostgreSQL. Run as
+    root, pgserver starts the server as the user ``pgserver``, which must be able to reach
+    its folder; pgserver opens the folder's parents to others, but pytest closes its own
+    root (/tmp/pytest-of-root) to 0700 again whenever any pytest on the machine starts, and
+    a server made under it in the meantime could not open its files ("could not open file
+    global/pg_control: Permission denied", seen while another checkout ran its tests)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """:func:`open_folder` for one test."""
+    with open_folder() as folder:
+        yield folder
+
+
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> str:
+def postgres() -> Iterator[str]:
     """An administrative connection string to a running server."""
     try:
         with psycopg.connect(MACHINE, connect_timeout=3):
-            return MACHINE
+            yield MACHINE
+            return
     except psycopg.OperationalError:
-        return embedded_server(tmp_path_factory.mktemp("pg"))
+        pass
+    with open_folder() as folder:
+        yield embedded_server(folder)
 
 
 @pytest.fixture

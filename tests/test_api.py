@@ -31,6 +31,8 @@ from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
+from arena.usecases.runs import create_run, plan_run
 from arena.web import create_app
 from referee.api import ArenaApi
 from referee.hub import Hub
@@ -145,7 +147,7 @@ def test_the_leaderboard_shows_recorded_matches(arena: Any) -> None:
     assert list(stub.GetLeaderboard(api.GetLeaderboardRequest(), timeout=10).standings) == []
     a, _ = ref.store.register_bot("alpha")
     b, _ = ref.store.register_bot("beta")
-    ref.store.create_match("m", Rules(), [a.id, b.id], seed=3)
+    request_match(ref.store, "m", Rules(), [a.id, b.id], seed=3)
     record = played(Rules(), 3)
     record_match(ref.store, "m", record)
     board = stub.GetLeaderboard(api.GetLeaderboardRequest(pool="paulista/1"), timeout=10)
@@ -338,7 +340,7 @@ def test_rating_history_and_intervals_follow_the_recorded_matches(arena: Any) ->
     b, _ = ref.store.register_bot("beta")
     for k in range(6):
         seats = [a.id, b.id] if k % 2 == 0 else [b.id, a.id]
-        ref.store.create_match(f"h{k}", Rules(), seats, seed=k)
+        request_match(ref.store, f"h{k}", Rules(), seats, seed=k)
         record_match(ref.store, f"h{k}", played(Rules(), k))
     history = stub.GetRatingHistory(api.GetRatingHistoryRequest(bot="alpha"), timeout=10).changes
     assert [c.match_id for c in history] == [f"h{k}" for k in range(6)]
@@ -355,7 +357,7 @@ def test_matches_list_newest_first_a_page_at_a_time_by_bot_and_time(arena: Any) 
     b, _ = ref.store.register_bot("beta")
     c, _ = ref.store.register_bot("gamma")
     for k in range(5):
-        ref.store.create_match(f"p{k}", Rules(), [a.id, b.id if k < 3 else c.id], seed=k)
+        request_match(ref.store, f"p{k}", Rules(), [a.id, b.id if k < 3 else c.id], seed=k)
     seen: list[str] = []
     token = ""
     while True:
@@ -431,7 +433,7 @@ def test_the_api_and_the_pages_show_one_read_model(arena: Any) -> None:
     a, _ = ref.store.register_bot("alpha")
     b, _ = ref.store.register_bot("beta")
     for k in range(3):
-        ref.store.create_match(f"r{k}", Rules(), [a.id, b.id], seed=k)
+        request_match(ref.store, f"r{k}", Rules(), [a.id, b.id], seed=k)
         record_match(ref.store, f"r{k}", played(Rules(), k))
     ref.store.register_bot("gamma")
     definition = api.TournamentDefinition(
@@ -480,8 +482,8 @@ def test_zero_is_a_value_and_unset_is_the_default(arena: Any) -> None:
     made = definition_of(stub, "zero")
     assert (made.time_bank_ms, made.reconnect_grace_ms) == (0, 0)
     assert (made.decision_ms, made.matches, made.duplicate) == (1000, 2, False)
-    run = ref.store.create_run(ref.store.tournament("zero"))  # type: ignore[arg-type]
-    ids = ref.store.plan_run(run.id)  # type: ignore[union-attr]
+    run = create_run(ref.store, ref.store.tournament("zero"))  # type: ignore[arg-type]
+    ids = plan_run(ref.store, run.id)  # type: ignore[union-attr]
     clock = ref.store.claim_match(ids[0])[0].clock
     assert clock == {"decision_ms": 1000, "time_bank_ms": 0, "reconnect_grace_ms": 0}
 
@@ -527,7 +529,7 @@ def test_seeds_are_for_the_organizers_eyes_only(arena: Any) -> None:
         name="fixed", bots=["alpha", "beta"], seed=4242, trusted=True, duplicate=True
     )
     stub.CreateTournament(api.CreateTournamentRequest(definition=fixed), metadata=ORGANIZER)
-    run = ref.store.create_run(ref.store.tournament("fixed"))  # type: ignore[arg-type]
+    run = create_run(ref.store, ref.store.tournament("fixed"))  # type: ignore[arg-type]
     assert run is not None
     anyone = stub.GetRun(api.GetRunRequest(id=run.id), timeout=10)
     assert not anyone.HasField("seed") and not anyone.definition.HasField("seed")

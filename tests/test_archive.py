@@ -1,6 +1,7 @@
 """A submitted bot's archive: what a bot's folder may hold, its identity, and what
-unpacking writes (arena/hosted/archive.py). Archives are built here byte by byte, bad
-ones included, as a hostile author would build them."""
+unpacking writes (arena/hosted/archive.py; the formats read by arena/hosted/formats.py).
+Archives are built here byte by byte, bad ones included, as a hostile author would build
+them."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.service import free_address, wait_serving
+from arena.usecases.matches import request as request_match
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
 RECORD: dict[str, Any] = {
@@ -640,7 +641,7 @@ def test_arena_matches_takes_the_times_people_type(database: str, tmp_path: Path
     migrate(database)
     with contextlib.closing(Store(database)) as store:
         seats = [store.register_bot(name)[0].id for name in ("ana", "bia")]
-        store.create_match("m-today", Rules(), seats)
+        request_match(store, "m-today", Rules(), seats)
     env = organizer_env(database, tmp_path / "home")
     since = arena("matches", "--since", "yesterday", env=env)
     assert since.returncode == 0, since.stderr

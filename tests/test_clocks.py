@@ -70,8 +70,8 @@ def test_the_alarm_rings_by_every_deadline_opened_from_an_answer() -> None:
 
     def answer(runner: MatchRunner, request: pb.DecisionRequest) -> None:
         runner.submit("quick", request.request_id, request.view.legal[0])
-        if runner._request is not None and runner._alarm is not None:
-            due_after_answers.append((runner._alarm.when(), runner._due(runner._request)))
+        if runner._request is not None and (when := runner._alarm.when()) is not None:
+            due_after_answers.append((when, runner._due(runner._request)))
 
     record = asyncio.run(play_in_process(seated("quick", "mute"), answer))
     assert record["faults"]["quick"]["timeouts"] == 0

@@ -29,9 +29,9 @@ from arena.web import create_app
 
 
 def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
-    tmp_path: Path, request: pytest.FixtureRequest
+    open_tmp: Path, request: pytest.FixtureRequest
 ) -> None:
-    home = tmp_path / "home"
+    home = open_tmp / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     env["ARENA_HOME"] = str(home)
     port = free_address().rsplit(":", 1)[1]

@@ -27,7 +27,10 @@ from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.read import ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
 from arena.usecases.ratings import refit
+from arena.usecases.runs import create_run, plan_run
+from arena.usecases.versions import submit
 from arena.web import create_app
 from referee.api import ArenaApi
 from referee.hub import Hub
@@ -91,7 +94,7 @@ def hosted(store: Store, name: str, owner: str = "") -> str:
     the version's name."""
     store.register_bot(name, owner)
     data, manifest = archive("random"), Manifest("python", "bot.py")
-    version, _ = store.add_version(name, manifest, data, check(data, manifest))
+    version, _ = submit(store, name, manifest, data, check(data, manifest))
     store.judge_version(version.id)
     return f"{name}@{version.number}"
 
@@ -185,8 +188,8 @@ def run_of(ref: Any, stub: Any, name: str, bots: list[str], **fields: Any) -> ap
     definition = api.TournamentDefinition(name=name, bots=bots, **fields)
     stub.CreateTournament(api.CreateTournamentRequest(definition=definition), metadata=ORGANIZER)
     tournament = ref.store.tournament(name)
-    run = ref.store.create_run(tournament)
-    ref.store.plan_run(run.id)
+    run = create_run(ref.store, tournament)
+    plan_run(ref.store, run.id)
     return stub.GetRun(api.GetRunRequest(id=run.id), timeout=10)
 
 
@@ -294,7 +297,7 @@ def test_a_forfeit_shows_wherever_the_result_does(
 ) -> None:
     ref, stub = arena
     ana, bia = (ref.store.register_bot(n)[0] for n in ("ana", "bia"))
-    ref.store.create_match("m-gone", Rules(), [ana.id, bia.id])
+    request_match(ref.store, "m-gone", Rules(), [ana.id, bia.id])
     record = won_by(0)  # ana wins at the table, away for 15 of its 20 decisions
     record["presence"] = {"ana": {"decisions": 20, "away": 15}, "bia": {"decisions": 20, "away": 0}}
     record_match(ref.store, "m-gone", record, credit)
@@ -314,7 +317,7 @@ def test_a_forfeit_shows_wherever_the_result_does(
     board = stub.GetLeaderboard(api.GetLeaderboardRequest(pool="paulista/1"), timeout=10)
     assert [(s.bot, s.wins, s.losses) for s in board.standings] == [("bia", 1, 0), ("ana", 0, 1)]
     # both away: nobody gains, nothing moves
-    ref.store.create_match("m-empty", Rules(), [ana.id, bia.id])
+    request_match(ref.store, "m-empty", Rules(), [ana.id, bia.id])
     both = won_by(1)
     both["presence"] = {"ana": {"decisions": 9, "away": 9}, "bia": {"decisions": 9, "away": 8}}
     record_match(ref.store, "m-empty", both, credit)

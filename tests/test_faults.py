@@ -128,12 +128,12 @@ def test_the_broker_restarted_mid_run(arena_factory: Any, database: str, tmp_pat
 
 
 @pytest.fixture
-def own_postgres(tmp_path: Path) -> Iterator[Any]:
+def own_postgres(open_tmp: Path) -> Iterator[Any]:
     """A PostgreSQL of this test's own (embedded), so that it may be restarted."""
     import pgserver
     from pgserver._commands import pg_ctl
 
-    server = pgserver.get_server(tmp_path / "pg", cleanup_mode="stop")
+    server = pgserver.get_server(open_tmp / "pg", cleanup_mode="stop")
     yield server
     # the test restarted it, so pgserver's own clean-up would stop a process long gone
     with contextlib.suppress(subprocess.CalledProcessError):

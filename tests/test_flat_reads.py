@@ -18,6 +18,7 @@ from arena.engine import Rules
 from arena.read import bots, ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
 from arena.usecases.ratings import refit
 from tests.test_store import played
 
@@ -35,8 +36,8 @@ def random_history(store: Store, seed: int, matches: int = 40) -> list[str]:
         rules = choose.choice([Rules(), PAIRS])
         seats = [choose.choice(names) for _ in range(rules.seats)]
         match_id = f"m{seed}-{k}"
-        store.create_match(
-            match_id, rules, [ids[n] for n in seats], seed=k, rated=choose.random() < 0.8
+        request_match(
+            store, match_id, rules, [ids[n] for n in seats], seed=k, rated=choose.random() < 0.8
         )
         if choose.random() < 0.85:
             record = played(rules, k)
@@ -179,7 +180,7 @@ def test_a_changed_pool_is_fitted_again(store: Store) -> None:
             first = ratings.intervals(store, "paulista/1")
             kept = store.pool_fit("paulista/1", before)
             assert kept is not None and kept.halves == first and set(first) == {"ana", "bia"}
-        store.create_match(f"x{k}", Rules(), seats, seed=k)
+        request_match(store, f"x{k}", Rules(), seats, seed=k)
         record_match(store, f"x{k}", played(Rules(), k))
     assert store.pool_version("paulista/1") == before + 6  # two bots in each of 3 matches
     again = ratings.intervals(store, "paulista/1")

@@ -32,6 +32,8 @@ from arena.hosted.sandbox import Limits, Sandbox, unavailable
 from arena.hosted.tokens import match_token, token_key
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import Settings
+from arena.usecases.matches import request as request_match
+from arena.usecases.versions import submit as submit_version
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
 from tests.test_hosting_api import register, submit
@@ -145,7 +147,7 @@ def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
     active; its name."""
     data = packed(folder)
     manifest = Manifest(runtime, entry)
-    row, _ = ref.store.add_version(bot, manifest, data, check(data, manifest))
+    row, _ = submit_version(ref.store, bot, manifest, data, check(data, manifest))
     ref.store.judge_version(row.id)
     return f"{bot}@{row.number}"
 
@@ -153,7 +155,7 @@ def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
 def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
     """The match's row, as the workers would play it (its hosted logs refer to it)."""
     ids = [ref.store.bot(name).id for name in seats]
-    ref.store.create_match(match_id, Rules(), ids, rated=False)
+    request_match(ref.store, match_id, Rules(), ids, rated=False)
     return seats
 
 

@@ -29,6 +29,9 @@ from arena.hosted.archive import Limits, check
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots, ratings
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
+from arena.usecases.runs import create_run, create_tournament, plan_run
+from arena.usecases.versions import submit as submit_version
 from arena.web import create_app
 from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.test_archive import BOT, tar
@@ -205,7 +208,7 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     assert beta is not None
     rules = Rules()
     for k, version in enumerate([one, one, two]):
-        store.create_match(f"m{k}", rules, [version.id, beta.id])
+        request_match(store, f"m{k}", rules, [version.id, beta.id])
         record_match(store, f"m{k}", played(rules, k))
     assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@1", "beta"}
     store.judge_version(two.id)  # alpha@2 becomes active, alpha@1 is retired
@@ -234,10 +237,10 @@ def test_a_tournament_of_hosted_bots_only_gets_duplicate_deals(arena: Any) -> No
         store.judge_version(store.version(f"{name}@1").id)
 
     def seeds(bots: tuple[str, ...]) -> list[int]:
-        t = store.create_tournament(Definition(name="-".join(bots), bots=bots, matches=2))
-        run = store.create_run(t)
+        t = create_tournament(store, Definition(name="-".join(bots), bots=bots, matches=2))
+        run = create_run(store, t)
         assert run is not None
-        return [store.match(m)[0].seed for m in store.plan_run(run.id)]  # type: ignore[index]
+        return [store.match(m)[0].seed for m in plan_run(store, run.id)]  # type: ignore[index]
 
     hosted = seeds(("alpha", "beta"))  # one pair: its two matches on the same deals
     assert len(hosted) == 2 and hosted[0] == hosted[1]
@@ -359,14 +362,14 @@ def test_the_caps_hold_when_versions_come_at_once(store: Any) -> None:
     store.register_bot("alpha", "")
     manifest = Manifest("python", "bot.py")
     first = tar(BOT)
-    store.add_version("alpha", manifest, first, check(first, manifest))
+    submit_version(store, "alpha", manifest, first, check(first, manifest))
     racing = [tar(BOT | {"n": bytes([k])}) for k in range(2)]
     start = threading.Barrier(2)
 
     def add(data: bytes) -> str:
         start.wait()
         try:
-            store.add_version("alpha", manifest, data, check(data, manifest), Caps(versions=2))
+            submit_version(store, "alpha", manifest, data, check(data, manifest), Caps(versions=2))
             return "kept"
         except Exhausted:
             return "refused"

@@ -10,10 +10,12 @@ import threading
 from pathlib import Path
 
 from arena.cli.hosting import packed
+from arena.domain.clock import TimeControl
 from arena.domain.versions import Manifest
 from arena.hosted.archive import check
 from arena.store.store import Store
 from arena.usecases.ladder import HOSTED_CONCURRENCY, fill
+from arena.usecases.versions import submit
 
 POOL = "paulista/1"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "highest_card_bot.py"
@@ -41,7 +43,7 @@ def open_matches(store: Store) -> list[list[str]]:
 
 def test_a_ladder_fills_its_free_slots_and_no_more(store: Store) -> None:
     connected = bots(store, "ana", "bia", "cid", "dan")
-    store.set_ladder(POOL, True, concurrency=3, clock={"decision_ms": 200})
+    store.set_ladder(POOL, True, concurrency=3, clock=TimeControl(decision_ms=200))
     first = fill(store, POOL, connected)
     assert first == ["ladder1-000001", "ladder1-000002", "ladder1-000003"]
     assert fill(store, POOL, connected) == []  # full
@@ -91,7 +93,7 @@ def test_a_hosted_bot_plays_as_its_active_version_unless_it_opted_out(store: Sto
     store.register_bot("host")
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
-    row, _ = store.add_version("host", manifest, data, check(data, manifest))
+    row, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.set_ladder(POOL, True, concurrency=8)
     assert fill(store, POOL, connected) == []  # still being checked: not active yet
     store.judge_version(row.id)
@@ -116,12 +118,12 @@ def test_a_bots_concurrency_and_its_other_matches_hold(store: Store) -> None:
 
 def test_a_ladder_switched_off_starts_nothing_and_keeps_its_settings(store: Store) -> None:
     connected = bots(store, "ana", "bia")
-    store.set_ladder(POOL, True, concurrency=5, clock={"decision_ms": 300})
+    store.set_ladder(POOL, True, concurrency=5, clock=TimeControl(decision_ms=300))
     off = store.set_ladder(POOL, False)
     assert not off.running and off.concurrency == 5 and off.clock["decision_ms"] == 300
     assert fill(store, POOL, connected) == []
     assert store.running_ladders() == []
-    on = store.set_ladder(POOL, True, clock={"time_bank_ms": 0})
+    on = store.set_ladder(POOL, True, clock=TimeControl(decision_ms=300, time_bank_ms=0))
     assert on.clock == {"decision_ms": 300, "time_bank_ms": 0, "reconnect_grace_ms": 60_000}
     assert store.running_ladders() == [POOL] and fill(store, POOL, connected)
 
@@ -145,7 +147,7 @@ def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Sto
     store.register_bot("host")
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
-    row, _ = store.add_version("host", manifest, data, check(data, manifest))
+    row, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.judge_version(row.id)
     opponents = []
     for games in range(6):

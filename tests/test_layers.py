@@ -3,7 +3,8 @@ import goes back up or round in a circle: a violation fails here, not in review.
 
 From the bottom: the engine (the rules, the standard library only); the kernel (errors,
 the generated protobuf code, and what every layer may use: settings, connections, the
-wire's conversions, the house bots); the domain (no I/O); the store (SQL and rows) and
+house bots); the domain (no I/O); the wire (the conversions between the engine's and the
+domain's types and the protobuf messages, for the edges alone); the store (SQL and rows) and
 hosted bots (archives, the sandbox, the relay), side by side and blind to each other; the
 use cases (each write the arena does) and the read model; and the edges (the referee,
 the workers, the web, the CLI, the SDK), which call the layers below and never each
@@ -12,7 +13,9 @@ workers and the web. Outside the engine, code uses the engine's public names
 (``arena.engine``), never its modules. Nothing imports ``tests``.
 
 Any cycle of imports between modules fails too, lazy imports (inside a function, or
-only for the type checker) included: a cycle of those is a knot all the same.
+only for the type checker) included: a cycle of those is a knot all the same. And what
+the SDK, the ``arena`` command and local matches load stays inside a bot author's
+install (pyproject.toml's dependencies, without the server extra).
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
     "kernel": (
         "arena.errors",
         "arena.proto",
-        "arena.wire",
         "arena.channel",
         "arena.guard",
         "arena.settings",
@@ -37,6 +39,7 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
         "arena.service",
     ),
     "domain": ("arena.domain",),
+    "wire": ("arena.wire", "arena.wire_clock"),
     "bots": ("arena.bots",),
     "store": ("arena.store",),
     "hosted": ("arena.hosted",),
@@ -52,19 +55,25 @@ MAY_IMPORT: dict[str, set[str]] = {  # layer -> the layers below it that it may 
     "engine": set(),
     "kernel": {"engine"},
     "domain": {"engine", "kernel"},
+    "wire": {"engine", "kernel", "domain"},
     "bots": {"engine", "kernel", "domain"},
     "store": {"engine", "kernel", "domain"},
     "hosted": {"engine", "kernel", "domain"},
     "usecases": {"engine", "kernel", "domain", "store", "hosted"},
     "read": {"engine", "kernel", "domain", "store"},
-    "sdk": {"engine", "kernel", "domain", "bots"},
+    "sdk": {"engine", "kernel", "domain", "wire", "bots"},
     "web": {"engine", "kernel", "domain", "store", "read"},
-    "referee": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read"},
-    "workers": {"engine", "kernel", "domain", "store", "hosted", "usecases", "read"},
-    "cli": {"engine", "kernel", "domain", "bots", "store", "hosted", "usecases", "read", "sdk",
-            "web", "referee", "workers"},
+    "referee": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",
+                "read"},
+    "workers": {"engine", "kernel", "domain", "wire", "store", "hosted", "usecases", "read"},
+    "cli": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases", "read",
+            "sdk", "web", "referee", "workers"},
 }  # fmt: skip
 OURS = ("arena", "referee", "workers", "tests")
+BASE_INSTALL = {  # pyproject.toml's dependencies (a bot author's install), by module
+    "grpc", "google", "grpc_health", "grpc_reflection", "rich",
+}  # fmt: skip
+SDK_NEEDS = {"grpc", "google"}  # of those, what ``import arena.sdk`` may load
 TOP = {"arena": "kernel"}  # a package's own __init__, in the layer of what it holds
 
 
@@ -108,6 +117,53 @@ def imports(path: Path, known: set[str] | None = None) -> set[str]:
                     if (named := f"{node.module}.{alias.name}") in known:
                         names.add(named)
     return names
+
+
+def loaded_imports(path: Path) -> set[str]:
+    """The modules a module imports when it is imported: at its top level, in its
+    classes' bodies, in its tries and conditions; not inside a function, nor for the
+    type checker only."""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(ast.parse(path.read_text(), filename=str(path)).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            pending.extend(node.orelse)
+        elif isinstance(node, ast.ClassDef | ast.If | ast.Try | ast.With):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                pending.extend(getattr(node, field, []))
+        elif isinstance(node, ast.ExceptHandler):
+            pending.extend(node.body)
+    return names
+
+
+def third_party(start: str, found: list[tuple[str, Path]]) -> set[str]:
+    """The packages outside the standard library and ours that importing ``start``
+    loads, through every module of ours it loads (their packages' ``__init__`` too)."""
+    paths = dict(found)
+    seen: set[str] = set()
+    outside: set[str] = set()
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        parts = name.split(".")
+        for n in range(1, len(parts) + 1):  # a module's packages are imported first
+            module = ".".join(parts[:n])
+            if module in seen or module not in paths:
+                continue
+            seen.add(module)
+            for imported in loaded_imports(paths[module]):
+                top = imported.split(".")[0]
+                if top in OURS:
+                    pending.append(imported)
+                elif top not in sys.stdlib_module_names:
+                    outside.add(top)
+    return outside
 
 
 def violations(found: list[tuple[str, Path]]) -> list[str]:
@@ -166,6 +222,17 @@ def test_the_packages_import_only_what_their_layer_allows() -> None:
     found = modules()
     assert len(found) > 40
     assert violations(found) == []
+
+
+def test_a_bot_authors_install_holds_what_the_sdk_and_the_cli_load() -> None:
+    # pip install truco-arena, without the server extra: the SDK, the arena command's
+    # grammar (every command's module) and local matches load nothing else; a command
+    # that needs the server parts imports them when it runs (tests/test_sdk_install.py)
+    found = modules()
+    assert third_party("arena.sdk", found) <= SDK_NEEDS
+    for start in ("arena.cli", "arena.cli.grammar", "referee.local"):
+        assert third_party(start, found) <= BASE_INSTALL, start
+    assert "numpy" in third_party("arena.domain.poolfit", found)  # the check sees them
 
 
 def test_no_module_imports_another_that_imports_it_back() -> None:

@@ -42,15 +42,17 @@ import arena.read.ladders
 import arena.read.sprts
 import arena.read.tournaments
 from arena.domain.clock import TimeControl
-from arena.domain.sprt import Sprt
+from arena.domain.sprt import Asked, Sprt
 from arena.domain.tournament import Definition
 from arena.engine import Rules
 from arena.read import bots, ratings
 from arena.store.migrate import migrate
-from arena.store.sprts import Asked
 from arena.store.store import Store
 from arena.usecases.ladder import fill
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
+from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
+from arena.usecases.sprts import start_sprt, step_sprt
 from tests.scratch import scratch_database
 from tests.test_store import played
 
@@ -196,21 +198,21 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     tournament; VACUUM ANALYZE. The keyset that ends the first page of matches."""
     rules = Rules()
     for k in range(start, start + HALF):
-        store.create_match(f"c{k}", rules, random.Random(k).sample(bots, 2), seed=k)
+        request_match(store, f"c{k}", rules, random.Random(k).sample(bots, 2), seed=k)
         record_match(store, f"c{k}", played(rules, k))
     store.set_ladder(POOL, True, concurrency=LADDER_AT_ONCE)
     connected = {b.name: (LADDER_AT_ONCE, 0) for b in store.bots()}
     for k in range(LADDER_HALF // LADDER_AT_ONCE):  # the bots opted in: a ladder's history
         for n, match_id in enumerate(fill(store, POOL, connected)):
             record_match(store, match_id, played(rules, 20_000 + start + k * LADDER_AT_ONCE + n))
-    t = store.tournament("nightly") or store.create_tournament(
-        Definition(name="nightly", bots=trio, matches=1)
+    t = store.tournament("nightly") or create_tournament(
+        store, Definition(name="nightly", bots=trio, matches=1)
     )
-    run = store.create_run(t)
+    run = create_run(store, t)
     assert run is not None
-    for k, match_id in enumerate(store.plan_run(run.id)):
+    for k, match_id in enumerate(plan_run(store, run.id)):
         record_match(store, match_id, played(rules, 10_000 + start + k))
-    assert store.finish_run(run.id)
+    assert finish_run(store, run.id)
     with store._statement() as conn:  # autocommit: VACUUM runs outside a transaction
         conn.execute("VACUUM ANALYZE")
     last = store.matches(pool=POOL, limit=20)[-1][0]
@@ -220,11 +222,11 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
 def play_sprt(store: Store, new: str, base: str) -> None:
     """A sequential test of a few pairs, all counted (its page's read path)."""
     asked = Asked(Rules(), TimeControl(), max_games=8, at_once=8)
-    test = store.create_sprt(new, base, Sprt(0, 200), asked, "organizer")
+    test = start_sprt(store, new, base, Sprt(0, 200), asked, "organizer")
     assert test.id == SPRT_ID
-    for k, match_id in enumerate(store.step_sprt(test.id)):
+    for k, match_id in enumerate(step_sprt(store, test.id)):
         record_match(store, match_id, played(Rules(), 30_000 + k))
-    store.step_sprt(test.id)
+    step_sprt(store, test.id)
     found = store.sprt(test.id)
     assert found is not None and found[0].split + found[0].won_both + found[0].lost_both == 4
 

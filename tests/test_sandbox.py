@@ -31,7 +31,8 @@ import arena
 from arena.errors import Invalid, Unavailable
 from arena.hosted import confine
 from arena.hosted import sandbox as sandboxes
-from arena.hosted.sandbox import RUNTIMES, Limits, Sandbox, unavailable
+from arena.hosted.bwrap import NODE, RUNTIMES
+from arena.hosted.sandbox import Limits, Sandbox, unavailable
 
 WHY_NOT = unavailable()
 needs_sandbox = pytest.mark.skipif(WHY_NOT is not None, reason=f"no sandbox here: {WHY_NOT}")
@@ -516,7 +517,7 @@ def test_python_bots_speak_grpc_to_the_referee_with_the_sdk(tmp_path: Path) -> N
 
 
 @needs_sandbox
-@pytest.mark.skipif(not os.access(sandboxes.NODE, os.X_OK), reason="no /usr/bin/node")
+@pytest.mark.skipif(not os.access(NODE, os.X_OK), reason="no /usr/bin/node")
 def test_a_node_bot_runs_and_reaches_the_referee(tmp_path: Path, referee: Referee) -> None:
     code = bot(
         tmp_path / "bot",

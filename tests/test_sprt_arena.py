@@ -1,4 +1,4 @@
-"""Sequential tests on the arena: the store's steps on a real PostgreSQL (pairs made as
+"""Sequential tests on the arena: the use case's steps on a real PostgreSQL (pairs made as
 room allows, each counted once when both its matches are recorded, no match made once
 decided, undecided when the matches run out, deals shared only between hosted bots),
 and a test played end to end by the workers, asked for with the CLI and NEW's token."""
@@ -11,10 +11,10 @@ from functools import cache
 from typing import Any
 
 from arena.domain.clock import TimeControl
-from arena.domain.sprt import Sprt
+from arena.domain.sprt import Asked, Sprt
 from arena.engine import Rules
-from arena.store.sprts import Asked
 from arena.store.store import Store
+from arena.usecases.sprts import start_sprt, step_sprt
 from tests.arenaproc import broker_url
 from tests.test_store import played
 
@@ -39,11 +39,11 @@ def test_a_test_counts_each_pair_once_and_stops_when_decided(store: Store) -> No
     for name in ("ana", "bia"):
         store.register_bot(name)
     asked = Asked(Rules(), TimeControl(), max_games=100, at_once=4)
-    test = store.create_sprt("ana", "bia", Sprt(0, 200), asked, "organizer")
+    test = start_sprt(store, "ana", "bia", Sprt(0, 200), asked, "organizer")
     assert not test.duplicate  # both dial in: each match its own deals
-    made = store.step_sprt(test.id)
+    made = step_sprt(store, test.id)
     assert made == [f"sprt{test.id}-0000{k}" for k in range(1, 5)]  # two pairs at once
-    assert store.step_sprt(test.id) == []  # no room
+    assert step_sprt(store, test.id) == []  # no room
     seeds = {store.match(m)[0].seed for m in made}  # type: ignore[index]
     assert len(seeds) == 4
     while True:
@@ -54,13 +54,13 @@ def test_a_test_counts_each_pair_once_and_stops_when_decided(store: Store) -> No
         playing = [m for m in made if store.match(m)[0].status != "finished"]  # type: ignore[index]
         for match_id in playing:
             record(store, match_id, new_won=True)
-            made += store.step_sprt(test.id)
-            made += store.step_sprt(test.id)  # a step taken twice counts nothing twice
+            made += step_sprt(store, test.id)
+            made += step_sprt(store, test.id)  # a step taken twice counts nothing twice
     assert row.status == "H1" and row.won_both == row.lost_both + row.split + row.won_both
     pairs = store.sprt_pairs(test.id)
     assert [p.number for p in pairs] == list(range(1, len(pairs) + 1))
     assert [p.llr for p in pairs] == sorted(p.llr for p in pairs) and pairs[-1].llr >= 2.944
-    assert store.step_sprt(test.id) == []  # decided: nothing more is made
+    assert step_sprt(store, test.id) == []  # decided: nothing more is made
     assert row.scheduled == len(made) and row.finished_at is not None
 
 
@@ -68,12 +68,12 @@ def test_a_test_that_runs_out_of_matches_is_undecided(store: Store) -> None:
     for name in ("ana", "bia"):
         store.register_bot(name)
     asked = Asked(Rules(), TimeControl(), max_games=4, at_once=8)
-    test = store.create_sprt("ana", "bia", Sprt(0, 20), asked, "organizer")
-    made = store.step_sprt(test.id)
+    test = start_sprt(store, "ana", "bia", Sprt(0, 20), asked, "organizer")
+    made = step_sprt(store, test.id)
     assert len(made) == 4
     for k, match_id in enumerate(made):
         record(store, match_id, new_won=k % 2 == 0)  # every pair splits
-    store.step_sprt(test.id)
+    step_sprt(store, test.id)
     row, new, base = store.sprt(test.id) or (None, "", "")
     assert row is not None and (new, base) == ("ana", "bia")
     assert row.status == "undecided" and row.split == 2 and row.scheduled == 4

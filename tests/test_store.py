@@ -13,11 +13,14 @@ import psycopg
 import pytest
 
 from arena.domain.poolfit import fit
+from arena.domain.pools import pool_of
 from arena.domain.tournament import deal_seed
 from arena.engine import Match, Rules, to_record
 from arena.errors import ArenaError, Exists, Invalid, NotFound
 from arena.store.migrate import migrate
-from arena.store.store import Store, pool_of
+from arena.store.store import Store
+from arena.usecases import matches
+from arena.usecases.matches import request as request_match
 from arena.usecases.ratings import refit
 
 
@@ -60,14 +63,14 @@ def test_bad_bot_names_are_refused_clearly(store: Store, name: str, message: str
 def test_a_record_sent_as_json_text_is_kept_as_sent(store: Store) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
-    store.create_match("m1", Rules(), [a.id, b.id], seed=3)
+    request_match(store, "m1", Rules(), [a.id, b.id], seed=3)
     record = played(Rules(), 3)
-    assert store.finish_match("m1", json.dumps(record)).recorded
+    assert matches.record(store, "m1", json.dumps(record)).recorded
     found = store.match("m1")
     assert found is not None and found[0].record == record and found[0].status == "finished"
     assert found[0].winner == record["result"]["winner"]
     with pytest.raises(json.JSONDecodeError):
-        store.finish_match("m1", "{not json")
+        matches.record(store, "m1", "{not json")
 
 
 def test_a_connection_the_server_closed_is_replaced_unnoticed(store: Store, database: str) -> None:
@@ -88,13 +91,13 @@ def test_a_match_is_recorded_exactly_once(store: Store, database: str) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
     rules = Rules()
-    store.create_match("m1", rules, [a.id, b.id], seed=5)
-    store.create_match("m1", rules, [a.id, b.id], seed=5)  # a retried task: no harm
+    request_match(store, "m1", rules, [a.id, b.id], seed=5)
+    request_match(store, "m1", rules, [a.id, b.id], seed=5)  # a retried task: no harm
     record = played(rules, 5)
     first = store.finish_match("m1", record)
     winner, loser = (a, b) if record["result"]["winner"] == 0 else (b, a)
     assert (first.recorded, first.rated) == (True, True)
-    again = store.finish_match("m1", json.dumps(record))  # as the referee sends it: JSON text
+    again = store.finish_match("m1", record, text=json.dumps(record))  # as the referee sent it
     assert (again.recorded, again.run_done) == (False, False)
     fitted = refit(store, pool_of(rules))
     assert refit(store, pool_of(rules)) == fitted  # nothing new: the same fit, kept
@@ -117,7 +120,7 @@ def test_recording_a_match_changes_ratings_in_place(store: Store, database: str)
     b, _ = store.register_bot("beta")
     rules = Rules()
     for n in range(3):
-        store.create_match(f"m{n}", rules, [a.id, b.id], seed=n)
+        request_match(store, f"m{n}", rules, [a.id, b.id], seed=n)
         store.finish_match(f"m{n}", played(rules, n))
     with psycopg.connect(database) as conn:
         indexed = conn.execute(
@@ -139,7 +142,7 @@ def test_recording_a_match_changes_ratings_in_place(store: Store, database: str)
 
 
 def rated(store: Store, rules: Rules, seats: list[int], name: str, seed: int) -> None:
-    store.create_match(name, rules, seats, seed=seed)
+    request_match(store, name, rules, seats, seed=seed)
     store.finish_match(name, played(rules, seed))
 
 
@@ -188,14 +191,14 @@ def test_a_bot_on_both_teams_moves_no_rating_and_one_seated_twice_counts_once(
     store: Store, database: str
 ) -> None:
     a, b, c = (store.register_bot(n)[0].id for n in ("a", "b", "c"))
-    store.create_match("mirror", Rules(), [a, a], seed=3)
+    request_match(store, "mirror", Rules(), [a, a], seed=3)
     mirror = store.finish_match("mirror", played(Rules(), 3))
     assert mirror.recorded
     refit(store, "paulista/1")
     assert count(database, "SELECT count(*) FROM ratings") == 0
     assert store.pool_lineups("paulista/1") == []
     pairs = Rules.parse("paulista:team_size=2")
-    store.create_match("twice", pairs, [a, b, a, c], seed=4)  # a holds both seats of team 0
+    request_match(store, "twice", pairs, [a, b, a, c], seed=4)  # a holds both seats of team 0
     store.finish_match("twice", played(pairs, 4))
     refit(store, "paulista/2")
     assert count(database, "SELECT count(*) FROM rating_events") == 3
@@ -206,7 +209,7 @@ def test_a_bot_on_both_teams_moves_no_rating_and_one_seated_twice_counts_once(
 def test_an_unfinished_record_or_unknown_match_is_refused(store: Store) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
-    store.create_match("m2", Rules(), [a.id, b.id], seed=1)
+    request_match(store, "m2", Rules(), [a.id, b.id], seed=1)
     unfinished = to_record(Match(Rules(), seed=1))
     with pytest.raises(Invalid, match="no winner"):
         store.finish_match("m2", unfinished)
@@ -233,7 +236,7 @@ def test_racing_processes_record_each_match_once_as_a_serial_replay_would(
     rules = Rules()
     pairs = [(a, b) for a in bots for b in bots if a.id < b.id] * 4  # 24 matches
     for k, (a, b) in enumerate(pairs):
-        store.create_match(f"c{k}", rules, [a.id, b.id], seed=k)
+        request_match(store, f"c{k}", rules, [a.id, b.id], seed=k)
     records = {f"c{k}": played(rules, k) for k in range(len(pairs))}
     jobs = list(records.items()) * 2  # every match finished twice, by racing processes
     random.Random(1).shuffle(jobs)
@@ -293,8 +296,8 @@ def test_names_that_collided_before_are_told_apart_by_the_migration(database: st
 def test_every_match_is_dealt_from_the_arenas_own_secret(store: Store, postgres: str) -> None:
     a, _ = store.register_bot("alpha")
     b, _ = store.register_bot("beta")
-    store.create_match("m-1", Rules(), [a.id, b.id])
-    store.create_match("m-2", Rules(), [a.id, b.id])
+    request_match(store, "m-1", Rules(), [a.id, b.id])
+    request_match(store, "m-2", Rules(), [a.id, b.id])
     seeds = [store.match(m)[0].seed for m in ("m-1", "m-2")]  # type: ignore[index]
     key = store.deal_key()
     assert len(key) == 32

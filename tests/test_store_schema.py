@@ -76,8 +76,8 @@ def test_the_schema_refuses_what_the_code_never_writes(database: str) -> None:
             conn.execute("INSERT INTO bots (name, token_hash) VALUES ('alpha', 'y')")
 
 
-def test_the_embedded_server_runs_the_same_migrations(tmp_path: Path) -> None:
-    url = embedded_server(tmp_path)
+def test_the_embedded_server_runs_the_same_migrations(open_tmp: Path) -> None:
+    url = embedded_server(open_tmp)
     assert [m.version for m in migrate(url)] == [m.version for m in migrations()]
     assert schema_version(url) == len(migrations())
 

@@ -16,6 +16,7 @@ from arena.domain.tournament import Definition, Result, deal_mode, deal_seed, pl
 from arena.engine import Match, Rules, RulesError
 from arena.errors import Exists, Invalid, NotFound
 from arena.store.store import Store
+from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
 from tests.test_store import played
 
 BOTS = ("ana", "bia", "caio")
@@ -245,17 +246,17 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     for bot in BOTS:
         store.register_bot(bot)
     definition = Definition("weekly", bots=BOTS, matches=2, clock=TimeControl(time_bank_ms=0))
-    t = store.create_tournament(definition)
-    run = store.create_run(t)
+    t = create_tournament(store, definition)
+    run = create_run(store, t)
     assert run is not None and run.status == "starting"
-    ids = store.plan_run(run.id)
+    ids = plan_run(store, run.id)
     assert len(ids) == 6 and ids == sorted(ids)
-    assert store.plan_run(run.id) == ids  # a retried start adds nothing
+    assert plan_run(store, run.id) == ids  # a retried start adds nothing
     found = store.run(run.id)
     assert found is not None
     row, name = found
     assert (name, row.status, row.total, row.participants) == ("weekly", "running", 6, list(BOTS))
-    assert not store.finish_run(run.id)  # matches are left to play
+    assert not finish_run(store, run.id)  # matches are left to play
     # a worker claims a match: it gets the row as it was, and the match is running now
     claimed, seats = store.claim_match(ids[0])
     assert claimed.run_id == run.id and set(seats) == {"ana", "bia"}
@@ -270,14 +271,14 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
         store.finish_match(m, played(Rules.preset("paulista"), seed=k)) for k, m in enumerate(ids)
     ]
     assert [f.run_done for f in done] == [False] * 5 + [True]
-    assert store.plan_run(run.id) == []
+    assert plan_run(store, run.id) == []
     assert store.run_done(run.id)
     again = store.finish_match(ids[0], played(Rules.preset("paulista"), seed=0))
     assert (again.recorded, again.run_done) == (False, True)  # a redelivered task finds it so
     finished_before, _ = store.claim_match(ids[0])  # claims nothing now
     assert store.claim_match(ids[0])[0].status == finished_before.status == "finished"
-    assert store.finish_run(run.id)
-    assert not store.finish_run(run.id)  # once
+    assert finish_run(store, run.id)
+    assert not finish_run(store, run.id)  # once
     finished = store.run(run.id)
     assert finished is not None and finished[0].status == "finished"
     table = finished[0].standings
@@ -289,10 +290,10 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
 def test_a_scheduled_time_makes_one_run_however_often_it_fires(store: Store) -> None:
     store.register_bot("ana")
     store.register_bot("bia")
-    t = store.create_tournament(Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
+    t = create_tournament(store, Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
     when = next_firing("0 3 * * *", t.fired_at)  # a firing after the tournament was made
-    assert store.create_run(t, fired_for=when) is not None
-    assert store.create_run(t, fired_for=when) is None
+    assert create_run(store, t, fired_for=when) is not None
+    assert create_run(store, t, fired_for=when) is None
     again = store.tournament("nightly")
     assert again is not None and again.fired_at == when
     assert len(store.runs(t.id)) == 1
@@ -301,18 +302,18 @@ def test_a_scheduled_time_makes_one_run_however_often_it_fires(store: Store) -> 
 def test_tournaments_refuse_unknown_bots_and_repeated_names(store: Store) -> None:
     store.register_bot("ana")
     with pytest.raises(NotFound, match="no active bot named 'zeca'"):
-        store.create_tournament(Definition("t", bots=("ana", "zeca")))
+        create_tournament(store, Definition("t", bots=("ana", "zeca")))
     store.register_bot("bia")
-    store.create_tournament(Definition("t", bots=("ana", "bia")))
+    create_tournament(store, Definition("t", bots=("ana", "bia")))
     with pytest.raises(Exists, match="already exists"):
-        store.create_tournament(Definition("t", bots=("ana", "bia")))
+        create_tournament(store, Definition("t", bots=("ana", "bia")))
 
 
 def test_a_run_that_cannot_be_planned_fails_with_its_reason(store: Store) -> None:
-    t = store.create_tournament(Definition("empty", pool="paulista/1"))
-    run = store.create_run(t)
+    t = create_tournament(store, Definition("empty", pool="paulista/1"))
+    run = create_run(store, t)
     assert run is not None
-    assert store.plan_run(run.id) == []
+    assert plan_run(store, run.id) == []
     found = store.run(run.id)
     assert found is not None
     assert found[0].status == "failed" and "two participants" in (found[0].error or "")

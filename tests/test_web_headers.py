@@ -11,11 +11,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.domain.clock import TimeControl
-from arena.domain.sprt import Sprt
+from arena.domain.sprt import Asked, Sprt
 from arena.domain.tournament import Definition
 from arena.engine import Rules
-from arena.store.sprts import Asked
 from arena.store.store import Store
+from arena.usecases.runs import create_run
+from arena.usecases.sprts import start_sprt
 from arena.web import create_app
 from tests.webdata import ORGANIZER, fill, play_run, start_run
 
@@ -35,9 +36,9 @@ def client(store: Store) -> TestClient:
     play_run(store, run_id, ids)
     start_run(store, Definition("empty", pool="paulista/3"))  # fails: nobody rated there
     weekly = store.tournament("weekly")
-    assert weekly is not None and store.create_run(weekly) is not None  # starting
+    assert weekly is not None and create_run(store, weekly) is not None  # starting
     asked = Asked(Rules(), TimeControl(), max_games=10)
-    assert store.create_sprt("alpha", "beta", Sprt(0, 20), asked, "organizer").id == 1
+    assert start_sprt(store, "alpha", "beta", Sprt(0, 20), asked, "organizer").id == 1
     return TestClient(create_app(store, organizer_token=ORGANIZER), follow_redirects=False)
 
 

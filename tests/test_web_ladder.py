@@ -15,6 +15,7 @@ from arena.hosted.archive import check
 from arena.store.store import Store
 from arena.usecases.ladder import fill
 from arena.usecases.matches import record as record_match
+from arena.usecases.versions import submit
 from arena.web import create_app
 from tests.test_ladder import EXAMPLE
 from tests.webdata import ORGANIZER, played
@@ -44,7 +45,7 @@ def ladder(store: Store) -> dict[str, list[str]]:
     store.register_bot("host")
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
-    version, _ = store.add_version("host", manifest, data, check(data, manifest))
+    version, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.judge_version(version.id)
     store.set_ladder(POOL, True, concurrency=2)
     connected = {name: (8, 0) for name in DIAL_INS}

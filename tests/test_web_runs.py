@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 from arena.domain.tournament import Definition
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.runs import create_run, create_tournament, finish_run
 from arena.web import create_app
 from tests.webdata import ORGANIZER, play_run, start_run
 
@@ -55,7 +56,7 @@ def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
     run_id, ids = start_run(store, WEEKLY)
     assert len(ids) == 6
     finish(store, ids, OUTCOMES)
-    assert store.finish_run(run_id)
+    assert finish_run(store, run_id)
 
     data = client.get(f"/api/runs/{run_id}").json()
     assert data["run"]["status"] == "finished" and data["run"]["tournament"] == "weekly"
@@ -147,12 +148,12 @@ def test_the_tournaments_page_lists_definitions_schedules_and_runs(
     assert client.get("/api/tournaments").json() == {"tournaments": []}
     assert "No tournaments yet" in client.get("/tournaments").text
 
-    store.create_tournament(Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
+    create_tournament(store, Definition("nightly", bots=("ana", "bia"), schedule="0 3 * * *"))
     first, ids = start_run(store, WEEKLY)
     play_run(store, first, ids)
     weekly = store.tournament("weekly")
     assert weekly is not None
-    second = store.create_run(weekly)
+    second = create_run(store, weekly)
     assert second is not None
 
     data = client.get("/api/tournaments").json()["tournaments"]

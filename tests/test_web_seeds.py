@@ -13,6 +13,7 @@ from arena.domain.tournament import Definition
 from arena.engine import Rules, public_record
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
 from arena.web import create_app
 from tests.webdata import ORGANIZER, play_run, played, start_run
 
@@ -28,9 +29,9 @@ def seeded_arena(store: Store) -> None:
     rules = Rules()
     for k, seats in enumerate([("alpha", "beta"), ("gamma", "alpha")]):
         seed = MATCH_SEED + k
-        store.create_match(f"m-{k}", rules, [bots[s] for s in seats], seed=seed)
+        request_match(store, f"m-{k}", rules, [bots[s] for s in seats], seed=seed)
         record_match(store, f"m-{k}", played(rules, list(seats), seed))
-    store.create_match("m-later", rules, [bots["beta"], bots["gamma"]], seed=MATCH_SEED + 9)
+    request_match(store, "m-later", rules, [bots["beta"], bots["gamma"]], seed=MATCH_SEED + 9)
     run_id, ids = start_run(
         store, Definition("weekly", bots=BOTS, seed=DEFINITION_SEED, trusted=True)
     )

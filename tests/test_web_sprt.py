@@ -10,11 +10,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.domain.clock import TimeControl
-from arena.domain.sprt import Sprt
+from arena.domain.sprt import Asked, Sprt
 from arena.engine import Rules
 from arena.read.sprts import sprt
-from arena.store.sprts import Asked
 from arena.store.store import Store
+from arena.usecases.sprts import start_sprt, step_sprt
 from arena.web import create_app
 from arena.web.charts import llr_chart
 from tests.test_sprt_arena import record
@@ -30,17 +30,17 @@ def client(store: Store) -> TestClient:
 
 def start(store: Store, elo1: float = 200) -> int:
     asked = Asked(Rules(), TimeControl(), max_games=100, at_once=4)
-    test = store.create_sprt("ana", "bia", Sprt(0, elo1), asked, "organizer")
+    test = start_sprt(store, "ana", "bia", Sprt(0, elo1), asked, "organizer")
     return test.id
 
 
 def play_to_verdict(store: Store, test_id: int) -> None:
     """NEW wins every match until the test decides."""
-    made = store.step_sprt(test_id)
+    made = step_sprt(store, test_id)
     while made:
         match_id = made.pop(0)
         record(store, match_id, new_won=True)
-        made += store.step_sprt(test_id)
+        made += step_sprt(store, test_id)
 
 
 def ys(svg: str, tag: str) -> list[float]:
@@ -80,10 +80,10 @@ def test_a_decided_test_shows_its_verdict_counts_and_llr_chart(
 
 def test_a_test_that_stops_on_h0_says_so(client: TestClient, store: Store) -> None:
     test_id = start(store)
-    made = store.step_sprt(test_id)
+    made = step_sprt(store, test_id)
     while made:
         record(store, made.pop(0), new_won=False)
-        made += store.step_sprt(test_id)
+        made += step_sprt(store, test_id)
     data = client.get(f"/api/tests/{test_id}").json()
     assert data["status"] == "H0" and data["history"][-1] <= data["lower"]
     text = client.get(f"/tests/{test_id}").text
@@ -93,7 +93,7 @@ def test_a_test_that_stops_on_h0_says_so(client: TestClient, store: Store) -> No
 
 def test_a_running_test_without_a_pair_counts_its_matches(client: TestClient, store: Store) -> None:
     test_id = start(store, elo1=20)
-    made = store.step_sprt(test_id)
+    made = step_sprt(store, test_id)
     data = client.get(f"/api/tests/{test_id}").json()
     assert data["status"] == "running" and data["games"] == len(made) == 4
     assert data["pairs"] == 0 and data["history"] == [] and data["elo"] is None
@@ -108,7 +108,7 @@ def test_a_running_test_without_a_pair_counts_its_matches(client: TestClient, st
 
     record(store, made[0], new_won=True)
     record(store, made[1], new_won=False)  # the first pair splits
-    store.step_sprt(test_id)
+    step_sprt(store, test_id)
     data = client.get(f"/api/tests/{test_id}").json()
     assert data["split"] == data["pairs"] == 1 and len(data["history"]) == 1
     assert data["elo"] == 0 and data["elo_low"] == data["elo_high"] == 0

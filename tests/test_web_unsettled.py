@@ -14,6 +14,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
 from arena.web import create_app
 from tests.webdata import ORGANIZER, played
 
@@ -62,7 +63,7 @@ def test_unsettled_ratings_are_marked_until_their_intervals_narrow(
     def play(start: int, count: int) -> None:
         for k in range(start, start + count):
             seated = list(pairs[k % 3])
-            store.create_match(f"m{k}", rules, [bots[s] for s in seated], seed=k)
+            request_match(store, f"m{k}", rules, [bots[s] for s in seated], seed=k)
             record_match(store, f"m{k}", played(rules, seated, k))
 
     play(0, 3)
@@ -85,7 +86,7 @@ def test_unsettled_ratings_are_marked_until_their_intervals_narrow(
     listing = client.get("/bots").text
     assert f"±{round(ana['half'])}</span>" in listing and "unsettled" not in listing
     new = store.register_bot("dan")[0].id
-    store.create_match("new", rules, [new, bots["ana"]], seed=1)
+    request_match(store, "new", rules, [new, bots["ana"]], seed=1)
     record_match(store, "new", played(rules, ["dan", "ana"], 1))
     dan = client.get("/api/bots/dan").json()["standing"]
     assert dan["wide"] and dan["games"] == 1  # (and a newcomer unsettles the anchor: the

@@ -174,7 +174,7 @@ def test_a_redis_channel_whose_connection_is_gone_fails_as_a_lost_connection(
     assert "Couldn't ack" in caplog.text
 
 
-def test_a_fresh_workers_threads_share_one_store_started_once(tmp_path: Any) -> None:
+def test_a_fresh_workers_threads_share_one_store_started_once(open_tmp: Any) -> None:
     # The first tasks of a freshly started worker ask for the store at the same moment;
     # with no database configured, the first one starts the embedded PostgreSQL. Two
     # threads starting it at once in one process broke it ("Unable to release an
@@ -195,13 +195,13 @@ def test_a_fresh_workers_threads_share_one_store_started_once(tmp_path: Any) -> 
         "print(len(errors), len({id(s) for s in made}), errors)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env["ARENA_HOME"] = str(tmp_path / "home")
+    env["ARENA_HOME"] = str(open_tmp / "home")
     try:
         done = subprocess.run(
             [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
         )
     finally:
-        stop_embedded_postgres(tmp_path / "home")
+        stop_embedded_postgres(open_tmp / "home")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:2] == ["0", "1"], done.stdout
 

@@ -10,6 +10,8 @@ from arena.domain.tournament import Definition
 from arena.engine import Match, Rules, to_record
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases.matches import request as request_match
+from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
 
 ORGANIZER = "organizer-secret"
 
@@ -56,26 +58,26 @@ def fill(store: Store) -> Arena:
                 "alpha": {"timeouts": 2, "rejected": 1, "disconnects": 1, "substituted": 3},
                 "beta": {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0},
             }
-        store.create_match(match_id, rules, [bots[s].id for s in seats], seed=seed)
+        request_match(store, match_id, rules, [bots[s].id for s in seats], seed=seed)
         record_match(store, match_id, record)
         arena.records[match_id] = record
         seed += 1
     teams = Rules.parse("paulista:team_size=2")
     seats = ["alpha", "beta", "alpha", "beta"]
-    store.create_match("m-team", teams, [bots[s].id for s in seats], seed=7)
+    request_match(store, "m-team", teams, [bots[s].id for s in seats], seed=7)
     arena.records["m-team"] = played(teams, seats, 7)
     record_match(store, "m-team", arena.records["m-team"])
     arena.ids["team"] = "m-team"
-    store.create_match("m-later", rules, [bots["alpha"].id, bots["gamma"].id], seed=99)
+    request_match(store, "m-later", rules, [bots["alpha"].id, bots["gamma"].id], seed=99)
     arena.ids["scheduled"] = "m-later"
     return arena
 
 
 def start_run(store: Store, definition: Definition) -> tuple[int, list[str]]:
     """A tournament and a planned run of it: the run's id and its match ids."""
-    run = store.create_run(store.create_tournament(definition))
+    run = create_run(store, create_tournament(store, definition))
     assert run is not None
-    return run.id, store.plan_run(run.id)
+    return run.id, plan_run(store, run.id)
 
 
 RUN_SEEDS = 7_000_000_000  # the k-th match of a run played here is played from this + k
@@ -91,4 +93,4 @@ def play_run(store: Store, run_id: int, match_ids: list[str]) -> None:
         row, seats = found
         store.set_status(match_id, "running")
         record_match(store, match_id, played(Rules.parse(row.rules), seats, RUN_SEEDS + k))
-    assert store.finish_run(run_id)
+    assert finish_run(store, run_id)

@@ -19,6 +19,7 @@ from arena.domain.clock import TimeControl
 from arena.errors import Invalid, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.wire_clock import clock_to_pb
 
 RUN_MATCH_DEADLINE_S = 3600.0  # waiting for free bots and playing: a match never takes this
 ASK_DEADLINE_S = 10.0
@@ -77,7 +78,7 @@ class RefereeClient:
         """Have the referee play the match; its record, as JSON text. ``hosted_keys``:
         the tickets of the warm processes that play hosted seats, by seat name."""
         request = api.RunMatchRequest(
-            match_id=match_id, rules=rules, seats=seats, seed=seed, **clock.to_json(),
+            match_id=match_id, rules=rules, seats=seats, seed=seed, clock=clock_to_pb(clock),
             hosted_keys=hosted_keys or {},
         )  # fmt: skip
         try:

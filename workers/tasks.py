@@ -1,4 +1,4 @@
-"""The tasks: thin, each takes ids and hands the work to the store and the referee.
+"""The tasks: thin, each takes ids and hands the work to a use case and the referee.
 
 - ``arena.start_run``: plan the run's matches (once) and send a ``play_match`` for each
   one not yet recorded.
@@ -29,31 +29,25 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from arena.domain.absence import credit
 from arena.domain.clock import TimeControl
-from arena.domain.identity import is_version, owner_bot
+from arena.domain.identity import is_version
 from arena.domain.nodes import Node
 from arena.domain.placement import place
-from arena.domain.pools import pool_of
-from arena.domain.schedule import due_firing
 from arena.embedded import database_url
-from arena.engine import Rules
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
 from arena.settings import Settings
+from arena.store.rows import MatchRow
 from arena.store.store import Store
-from arena.usecases import ladder, matches
-from arena.usecases.house import house_version
-from arena.usecases.ratings import refit
+from arena.usecases import checks, ladder, matches, runs, schedule, sprts
 from workers.app import app
 from workers.client import RefereeClient
 
 log = logging.getLogger(__name__)
 
-STALL_S = 120  # a run with matches to play and no progress this long gets them sent again
+STALL_S = schedule.STALL_S
 MAX_RETRIES = 12  # about 10 minutes of backoff, then the match is marked failed
 BACKOFF_MAX_S = 60
-CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot
 NODES_S = 1.0  # how long a worker's view of the live nodes serves it
 REFIT_S = 0.5  # a worker fits a pool's ratings at most this often as it records matches
 
@@ -181,7 +175,7 @@ AGAIN = {
 @app.task(name="arena.start_run", bind=True, max_retries=None, **AGAIN)
 def start_run(self: Any, run_id: int) -> int:
     try:
-        ids = store().plan_run(run_id)
+        ids = runs.plan_run(store(), run_id)
     except NotFound as e:
         log.error("run %d: %s", run_id, e)
         return 0
@@ -215,29 +209,28 @@ def play_match(self: Any, match_id: str) -> str:
 
 
 def play(match_id: str) -> tuple[int | None, bool | None]:
-    """Play the match and record it, unless it was recorded (or failed) before: marked
-    running as it is read, played by the referee with a process for each hosted version
-    seated, recorded through the exactly-once path. Its run, and whether that run is done
+    """Play the match and record it (:func:`arena.usecases.matches.play`): on the node
+    that holds its bots, with a process for each hosted version seated; a ladder's freed
+    slot filled at once, a test's next pairs sent. Its run, and whether that run is done
     (None: not known)."""
-    match, seats = store().claim_match(match_id)
-    if match.status in ("finished", "failed"):
-        log.info("match %s was %s before; not playing it again", match_id, match.status)
-        return match.run_id, None
-    clock = TimeControl.from_json(match.clock)
-    node = referee_for(seats)
-    log.info("match %s: played by the referee at %s", match_id, node.address)
-    with host().seated(match_id, seats) as keys:
-        record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
-    if match.ladder_id is not None:  # its slot is free: the ladder fills it now, here
-        ladder_step([match.pool], ended=match_id)
-    # credited as the match's policy says (an absent bot's team loses), the pool's ratings
-    # fitted again unless this worker fitted them a moment ago
-    credited = functools.partial(credit, policy=match.absent)
-    done = matches.record(store(), match_id, record, credited, fit=fit_due(match.pool))
-    log.info("match %s %s", match_id, "recorded" if done.recorded else "was recorded before")
-    if match.sprt_id is not None:  # its test counts it, and goes on or stops
-        send_matches(store().step_sprt(match.sprt_id))
-    return match.run_id, done.run_done
+
+    def on_referee(match: MatchRow, seats: list[str]) -> str:
+        node = referee_for(seats)
+        log.info("match %s: played by the referee at %s", match_id, node.address)
+        clock = TimeControl.from_json(match.clock)
+        with host().seated(match_id, seats) as keys:
+            return node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
+
+    def freed(pool: str) -> None:
+        ladder_step([pool], ended=match_id)
+
+    played = matches.play(store(), match_id, on_referee, freed=freed, fit=fit_due)
+    if not played.played:
+        log.info("match %s was finished before; not playing it again", match_id)
+    else:
+        log.info("match %s %s", match_id, "recorded" if played.recorded else "was recorded before")
+    send_matches(played.next)
+    return played.run_id, played.run_done
 
 
 @app.task(name="arena.ladder", bind=True, max_retries=0)
@@ -272,46 +265,25 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
 def step_sprt(self: Any, test_id: int) -> list[str]:
     """Start a sequential test, or push one on: its next pairs, sent to be played
     (docs/testing.md). Every match of the test that is recorded steps it too."""
-    ids = store().step_sprt(test_id)
+    ids = sprts.step_sprt(store(), test_id)
     send_matches(ids)
     return ids
 
 
 @app.task(name="arena.check_version", bind=True, max_retries=MAX_RETRIES)
 def check_version(self: Any, version: str) -> str:
-    """Play the new version CHECK_MATCHES unrated matches against a house bot, each side
-    in turn, and judge it: active if it played them cleanly (the one active before it
-    retired), else rejected saying why; then this machine's unpacked folders pruned.
-    Played again after a crash, the matches already recorded are not played twice."""
-    s = store()
-    row = s.version(version)
-    if row.status != "checking":
-        return row.status
+    """Check the new version and judge it (:func:`arena.usecases.checks.check`); then
+    this machine's unpacked folders pruned. Tried again while no sandbox or referee can be
+    had, up to MAX_RETRIES; played again after a crash, the matches already recorded are
+    not played twice."""
+    last = self.request.retries >= MAX_RETRIES
     try:
-        house = house_version(s)
-        ids = {b.name: b.id for b in s.bots() if b.name in (version, house)}
-        faults = []
-        for k in range(CHECK_MATCHES):
-            match_id = f"check-{row.id}-{k + 1}"
-            seats = [version, house][:: 1 if k % 2 == 0 else -1]
-            s.create_match(match_id, Rules(), [ids[b] for b in seats], rated=False)
-            play(match_id)
-            found = s.match(match_id)
-            assert found is not None
-            counts = found[0].faults.get(version, {})
-            faults += [f"{n} {kind} in {match_id}" for kind, n in counts.items() if n]
-    except Unavailable as e:  # no sandbox here, the referee away: another try, or give up
-        if self.request.retries < MAX_RETRIES:
-            log.warning("version %s: %s; trying again", version, e)
-            raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
-        faults = [f"could not be checked after {MAX_RETRIES + 1} tries: {e}"]
-    except ArenaError as e:
-        faults = [str(e)]
-    reason = ""
-    if faults:
-        reason = f"{', '.join(faults)} (arena bot logs {owner_bot(version)} MATCH_ID)"
-    judged = s.judge_version(row.id, reason)
-    log.info("version %s: %s%s", version, judged.status, f" ({reason})" if reason else "")
+        judged = checks.check(store(), version, play, last_try=last)
+    except Unavailable as e:
+        log.warning("version %s: %s; trying again", version, e)
+        raise self.retry(exc=e, countdown=_backoff(self.request.retries)) from None
+    reason = f" ({judged.reason})" if judged.reason else ""
+    log.info("version %s: %s%s", version, judged.status, reason)
     host().prune()  # the version retired or rejected here: its folder goes, once unused
     return judged.status
 
@@ -346,10 +318,7 @@ def fit_due(pool: str) -> bool:
 
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
-    found = store().run(run_id)
-    if found is not None and found[0].status == "running":  # its last matches counted
-        refit(store(), pool_of(Rules.parse(found[0].definition.get("rules", "paulista"))))
-    finished = store().finish_run(run_id)
+    finished = runs.finish_run(store(), run_id)
     if finished:
         log.info("run %d finished", run_id)
     return finished
@@ -363,31 +332,12 @@ def dispatch_due(self: Any, now: str | None = None) -> list[int]:
 
 
 def dispatch(s: Store, now: datetime) -> list[int]:
-    started = []
-    for t in s.scheduled_tournaments():
-        assert t.schedule is not None
-        firing = due_firing(t.schedule, t.fired_at, now)
-        if firing is None:
-            continue
-        run = s.create_run(t, fired_for=firing)
-        if run is not None:  # None: another scheduler started this firing
-            log.info("tournament %s: run %d for %s", t.name, run.id, firing.isoformat())
-            start_run.delay(run.id)
-            started.append(run.id)
-    for run_id, status, unfinished in s.stalled_runs(now, STALL_S):
-        log.warning("run %d was left %s; picking it up", run_id, status)
-        if status == "starting":
-            start_run.delay(run_id)
-        elif unfinished:  # sent again: a copy still queued finds its match recorded
-            send_matches(unfinished)
-        else:
-            finish_run.delay(run_id)
-    stalled = s.stalled_matches(now, STALL_S)
-    if stalled:  # a copy still queued finds its match recorded; one playing is joined
-        log.warning("%d requested matches were left behind; sending them again", len(stalled))
-        send_matches(stalled)
-    for test_id in s.running_sprts():  # a step lost with its worker is taken again
-        send_matches(s.step_sprt(test_id))
-    for pool in s.pools():  # refit what changed, so that pages seldom have to
-        refit(s, pool)
-    return started
+    """The scheduler's tick (:func:`arena.usecases.schedule.tick`), its work sent; the
+    runs it made."""
+    due = schedule.tick(s, now, STALL_S)
+    for run_id in due.start:
+        start_run.delay(run_id)
+    for run_id in due.finish:
+        finish_run.delay(run_id)
+    send_matches(due.matches)
+    return due.started

@@ -8,15 +8,20 @@ module of the command's concern, print.
 - :mod:`~arena.cli.servers`: the commands that run a process of the arena.
 
 The commands that run a referee or a worker import ``referee`` and ``workers`` when they
-run: the CLI is the one place that wires every part together.
+run: the CLI is the one place that wires every part together. A bot author's install
+(``pip install truco-arena``) has the engine's commands, local matches, ``bot run`` and
+the Arena API's readers of a remote arena; a command that needs the server parts says
+so (:func:`server_parts`) instead of failing on an import.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from arena.cli.common import READER_GONE
 from arena.engine import TrucoError
@@ -53,4 +58,24 @@ def _main(argv: Sequence[str] | None) -> int:
     except (ArenaError, TrucoError) as e:  # the user's: the message is meant for them
         print(f"arena: {e}", file=sys.stderr)
         return 1  # anything else is a bug: its traceback shows
+    except ModuleNotFoundError as e:
+        if (e.name or "").partition(".")[0] not in server_parts():
+            raise
+        print(
+            f"arena {args.command} needs the server parts ({e.name} is missing): "
+            "pip install 'truco-arena[server]'",
+            file=sys.stderr,
+        )
+        return 1
     return code
+
+
+def server_parts() -> set[str]:
+    """The modules of the packages of the server extra (pyproject.toml's ``server``), as
+    this installation's metadata lists them: what a bot author's install leaves out."""
+    try:
+        needs = metadata.requires("truco-arena") or []
+    except metadata.PackageNotFoundError:  # run from a source tree never installed
+        return set()
+    names = (re.match(r"[A-Za-z0-9_.-]+", n) for n in needs if re.search(r"extra == .server", n))
+    return {m[0].lower().replace("-", "_") for m in names if m}

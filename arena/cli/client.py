@@ -47,10 +47,11 @@ class Arena:
         organizer: bool = False,
         token: str | None = None,
         timeout: float = 30,
+        missing_ok: bool = False,
     ) -> Any:
         """One call (``request`` an iterator of messages for a streaming one), with the
         organizer's token or ``token`` if either is asked for; a gRPC error becomes
-        SystemExit saying what the server said."""
+        SystemExit saying what the server said (but NOT_FOUND: None, with ``missing_ok``)."""
         import grpc
 
         from arena.proto.truco.v1 import arena_pb2_grpc
@@ -66,6 +67,8 @@ class Arena:
             try:
                 return getattr(stub, method)(request, metadata=metadata, timeout=timeout)
             except grpc.RpcError as e:
+                if missing_ok and e.code() == grpc.StatusCode.NOT_FOUND:
+                    return None
                 raise SystemExit(
                     f"arena: {e.details()} ({e.code().name.lower()}, at {self.address})"
                 ) from None

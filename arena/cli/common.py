@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, NoReturn
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl
+from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl, check_ms
 from arena.engine import Rules, TrucoError, quoted
 from arena.errors import MAX_ID, Invalid
+
+if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
+    Commands = argparse._SubParsersAction["Parser"]
 
 READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
 
@@ -42,7 +46,7 @@ ROW_ID = count(1, MAX_ID)
 LIMIT = count(1, 200)  # the Arena API's largest page
 PORT = count(1, 65535)
 CONCURRENCY = count(1, 64)
-DECISION_MS = count(1, LIMITS_MS["decision_ms"])
+DECISION_MS = count(*LIMITS_MS["decision_ms"])  # a house bot's thinking time, as a clock's
 
 CLOCK_HELP = {
     "decision_ms": "time for each decision",
@@ -56,23 +60,40 @@ def clock_options(parser: argparse.ArgumentParser, *, keep: bool = False) -> Non
     and defaults as :class:`TimeControl` declares them; with ``keep``, each left out
     stays as it was (None)."""
     for name, default in DEFAULT_CLOCK.to_json().items():
-        low = 1 if name == "decision_ms" else 0
         parser.add_argument(
             "--" + name.replace("_", "-"),
-            type=count(low, LIMITS_MS[name]),
+            type=_clock_ms(name),
             default=None if keep else default,
             help=f"{CLOCK_HELP[name]} ({'unchanged if left out; first ' if keep else 'default '}"
             f"{default})",
         )
 
 
-def clock_given(args: argparse.Namespace) -> dict[str, int]:
-    """The clock options given (``clock_options(keep=True)``), by field."""
-    return {name: getattr(args, name) for name in LIMITS_MS if getattr(args, name) is not None}
+def _clock_ms(name: str) -> Callable[[str], int]:
+    """An argparse type: the clock ``name`` in ASCII digits, in the range TimeControl
+    checks (:func:`check_ms`); anything else is a usage error that gives the range."""
+
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        whole = digits.isascii() and digits.isdigit() and len(digits) <= 20
+        try:
+            return check_ms(name, int(text) if whole else text)
+        except Invalid as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return parse
 
 
-def clock_of(args: argparse.Namespace) -> TimeControl:
-    return TimeControl.from_json(clock_given(args))
+def clock_given(args: argparse.Namespace) -> bool:
+    """Whether a clock option was given (``clock_options(keep=True)``)."""
+    return any(getattr(args, name) is not None for name in LIMITS_MS)
+
+
+def clock_of(args: argparse.Namespace, base: TimeControl = DEFAULT_CLOCK) -> TimeControl:
+    """The TimeControl the clock options give: ``base``'s clocks for those left out
+    (``clock_options(keep=True)``)."""
+    given = {name: getattr(args, name) for name in LIMITS_MS}
+    return replace(base, **{name: ms for name, ms in given.items() if ms is not None})
 
 
 def sprt_options(parser: argparse.ArgumentParser, about: str, required: bool = False) -> None:

@@ -36,6 +36,7 @@ from arena.embedded import (
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
+from arena.wire_clock import clock_to_pb
 
 BOTS = {
     "house-random": "house:random",
@@ -147,9 +148,8 @@ def _ladder(organizer: Organizer, dial_ins: Iterable[str], seconds: int) -> int:
             raise
         before = 0
     on = api.SetLadderRequest(
-        pool=POOL, on=True, concurrency=LADDER_CONCURRENCY,
-        decision_ms=DEFAULT_CLOCK.decision_ms, time_bank_ms=DEFAULT_CLOCK.time_bank_ms,
-    )  # fmt: skip
+        pool=POOL, on=True, concurrency=LADDER_CONCURRENCY, clock=clock_to_pb(DEFAULT_CLOCK)
+    )
     organizer.call("SetLadder", on)
     print(f"\nLadder {POOL}: on for {seconds} s, {LADDER_CONCURRENCY} matches at once")
 

@@ -1,18 +1,18 @@
-"""Every command of ``arena`` and its arguments, in one place; each runs a ``cmd_*``
-function of the module that holds its concern."""
+"""Every command of ``arena`` and its arguments: the parser, and here the grammar of the
+engine's commands, local matches, reading, tournaments, ladders and tests; a bot's
+commands are in :mod:`arena.cli.grammar_bots`, the processes' in
+:mod:`arena.cli.grammar_processes`. Each command runs a ``cmd_*`` function of the module
+that holds its concern."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, hosting, ladder, match, organizer, reader, servers, testing
+from arena.cli import engine, ladder, match, organizer, reader, testing
 from arena.cli.common import (
-    CONCURRENCY,
-    DECISION_MS,
     LIMIT,
     MATCHES,
-    PORT,
     ROW_ID,
     SEED,
     Parser,
@@ -22,28 +22,29 @@ from arena.cli.common import (
     sprt_options,
     time,
 )
+from arena.cli.grammar_bots import bots
+from arena.cli.grammar_processes import processes
 from arena.domain.absence import DEFAULT_POLICY, POLICIES
 from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import DEFAULT_POOL
-from arena.domain.versions import RUNTIMES
 from arena.engine import Rules
 
-if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
-    Commands = argparse._SubParsersAction[Parser]
+if TYPE_CHECKING:
+    from arena.cli.common import Commands
 
 
 def parser() -> argparse.ArgumentParser:
     top = Parser(prog="arena", description="Truco Arena")
-    sub = top.add_subparsers(metavar="COMMAND")
+    sub = top.add_subparsers(metavar="COMMAND", dest="command")
     _engine(sub)
     _local(sub)
     _reading(sub)
-    _bots(sub)
+    bots(sub)
     _tournaments(sub)
     _ladders(sub)
     _tests(sub)
-    _processes(sub)
+    processes(sub)
     return top
 
 
@@ -151,90 +152,6 @@ def _reading(sub: Commands) -> None:
     p.set_defaults(run=organizer.cmd_challenge)
 
 
-def _bots(sub: Commands) -> None:
-    group = sub.add_parser("bot", help="bots")
-    actions = group.add_subparsers(metavar="ACTION")
-    p = actions.add_parser("register", help="register a bot (organizer); prints its token once")
-    p.add_argument("name")
-    p.add_argument("--owner", default="")
-    p.set_defaults(run=organizer.cmd_bot_register)
-    p = actions.add_parser("list", help="the registered bots")
-    p.set_defaults(run=reader.cmd_bot_list)
-    p = actions.add_parser(
-        "run",
-        help="run a house bot, connecting to $ARENA_ADDRESS",
-        description="Run a house bot against a referee until stopped. An arena of several "
-        "referees (arena serve nodes on one database): give each node's address, and the "
-        "bot connects to the first that answers and moves to the next when its own goes "
-        "away (docs/protocol.md section 2).",
-    )
-    p.add_argument("name", help="house:random, house:heuristic or house:mc")
-    p.add_argument(
-        "--address",
-        action="append",
-        metavar="ADDRESS",
-        help="the referee, HOST:PORT (default $ARENA_ADDRESS, which takes the same "
-        "forms); several nodes: repeat the option or separate addresses with commas. Any "
-        "gRPC target works: dns:///NAME:PORT (every address of the name), "
-        "ipv4:A:PORT,B:PORT (one target, commas and all)",
-    )
-    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
-    p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
-    p.add_argument(
-        "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
-    )
-    p.add_argument("--concurrency", type=CONCURRENCY, default=16, help="matches at once (16)")
-    p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
-    p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
-    p.set_defaults(run=servers.cmd_bot_run)
-    p = actions.add_parser(
-        "submit",
-        help="submit a bot's code: the arena runs it (docs/hosting.md)",
-        description="Submit a new version of a hosted bot: its folder or one file of code "
-        "(packed here), or a .tar.gz, .tgz, .tar or .zip of its folder. With the bot's own "
-        "token ($ARENA_TOKEN or --token), or else the organizer's. Then waits for the "
-        "workers' check and says how it ended: exit status 0 when the version is active, "
-        "1 when it is rejected.",
-    )
-    p.add_argument("name", help="the registered bot")
-    p.add_argument("path", help="the bot's folder, one file of code, or an archive")
-    p.add_argument(
-        "--runtime",
-        choices=RUNTIMES,
-        help="default: by the entry's extension (.py, .js), else exec",
-    )
-    p.add_argument("--entry", help="the command that starts it, in its folder (bot.py, index.js)")
-    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
-    p.add_argument("--no-wait", action="store_true", help="return once stored, not once checked")
-    p.add_argument(
-        "--wait-s", type=float, default=600.0, help="how long to wait for the check (600)"
-    )
-    p.set_defaults(run=hosting.cmd_bot_submit)
-    p = actions.add_parser("versions", help="a hosted bot's versions")
-    p.add_argument("name")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(run=hosting.cmd_bot_versions)
-    p = actions.add_parser(
-        "logs",
-        help="what a hosted bot's processes printed in a match (its owner, or the organizer)",
-    )
-    p.add_argument("name", help="the bot (all its versions), or one version NAME@N")
-    p.add_argument("match_id")
-    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
-    p.set_defaults(run=hosting.cmd_bot_logs)
-    p = actions.add_parser(
-        "ladder",
-        help="opt a bot in to ladders or out of them (its own token, or the organizer's)",
-        description="Whether ladders may schedule the bot (docs/ladder.md). A bot that dials "
-        "in plays on them once opted in, while it is connected; a hosted bot plays on them "
-        "unless it opted out.",
-    )
-    p.add_argument("name")
-    p.add_argument("switch", choices=("on", "off"))
-    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
-    p.set_defaults(run=ladder.cmd_bot_ladder)
-
-
 def _tests(sub: Commands) -> None:
     p = sub.add_parser(
         "test",
@@ -250,7 +167,7 @@ def _tests(sub: Commands) -> None:
     p.add_argument("--games", type=count(2, 10_000), help="the most matches (default 2000)")
     p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument("--rated", action="store_true", help="its matches move the ratings")
-    clock_options(p, keep=True)
+    clock_options(p)
     p.add_argument("--token", help="NEW's bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.add_argument("--no-wait", action="store_true", help="return once started")
     p.set_defaults(run=testing.cmd_test)
@@ -328,80 +245,3 @@ def _tournaments(sub: Commands) -> None:
     p.set_defaults(run=reader.cmd_tournament_show)
     p = actions.add_parser("list", help="the tournaments and their last runs")
     p.set_defaults(run=reader.cmd_tournament_list)
-
-
-def _processes(sub: Commands) -> None:
-    p = sub.add_parser("serve", help="run the referee: the Referee and Arena gRPC services")
-    p.add_argument(
-        "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
-    )
-    p.add_argument(
-        "--token-file",
-        metavar="FILE",
-        help="also accept these bots (besides the registered ones): lines BOT=TOKEN, # comments;"
-        " and those of $ARENA_BOT_TOKENS (BOT=TOKEN pairs, by commas or spaces)",
-    )
-    p.add_argument("--tls-cert", metavar="FILE", help="serve TLS: the certificate, PEM "
-                   "($ARENA_TLS_CERT)")  # fmt: skip
-    p.add_argument("--tls-key", metavar="FILE", help="its private key, PEM ($ARENA_TLS_KEY)")
-    p.add_argument(
-        "--node",
-        metavar="NAME",
-        help="its name as one node of several on the database ($ARENA_NODE; default: the "
-        "address it is reached at); see docs/cluster.md",
-    )
-    p.add_argument(
-        "--advertise",
-        metavar="HOST:PORT",
-        help="where the other nodes and the workers reach it ($ARENA_NODE_ADDRESS; "
-        "default: --address, with the port it got)",
-    )
-    p.set_defaults(run=servers.cmd_serve)
-
-    p = sub.add_parser("nodes", help="the live referee nodes and their load (docs/cluster.md)")
-    p.add_argument("--json", action="store_true", help="print them as JSON")
-    p.set_defaults(run=reader.cmd_nodes)
-
-    p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
-    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
-    p.set_defaults(run=servers.cmd_web)
-
-    p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
-    p.add_argument(
-        "--concurrency",
-        type=CONCURRENCY,
-        default=32,
-        help="tasks at once (default 32); each bot's own concurrency still caps its matches",
-    )
-    p.add_argument("--loglevel", default="warning")
-    p.set_defaults(run=servers.cmd_worker)
-    p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
-    p.add_argument("--loglevel", default="warning")
-    p.set_defaults(run=servers.cmd_beat)
-
-    group = sub.add_parser("db", help="the database")
-    actions = group.add_subparsers(metavar="ACTION")
-    p = actions.add_parser("migrate", help="apply the migrations ($ARENA_DATABASE_URL or embedded)")
-    p.set_defaults(run=servers.cmd_db_migrate)
-    p = sub.add_parser(
-        "stop-embedded",
-        help="stop the embedded PostgreSQL and Redis of $ARENA_HOME (other commands leave "
-        "them running for each other)",
-    )
-    p.set_defaults(run=servers.cmd_stop_embedded)
-
-    p = sub.add_parser(
-        "demo",
-        help="the whole service here: referee, worker, scheduler, web, house bots, a tournament, "
-        "the ladder",
-    )
-    p.add_argument("--matches", type=MATCHES, default=8, help="per pairing and leg (default 8)")
-    p.add_argument("--web-port", type=PORT, default=8080, help="the web pages' port (8080)")
-    p.add_argument(
-        "--ladder-s",
-        type=count(1, 3600),
-        default=60,
-        help="how long the ladder plays after the tournament, in seconds (default 60)",
-    )
-    p.set_defaults(run=servers.cmd_demo)

@@ -9,9 +9,11 @@ import os
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import clock_given, console
+from arena.cli.common import clock_given, clock_of, console
 from arena.cli.reader import print_ratings
+from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.wire_clock import clock_from_pb, clock_to_pb
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
@@ -21,7 +23,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     if args.switch == "show":
         reply = arena.call("GetLadder", api.GetLadderRequest(pool=args.pool))
     else:
-        request = api.SetLadderRequest(pool=args.pool, on=args.switch == "on", **clock_given(args))
+        request = api.SetLadderRequest(pool=args.pool, on=args.switch == "on")
+        if clock_given(args):  # a clock is set whole: those left out stay as they were
+            request.clock.CopyFrom(clock_to_pb(clock_of(args, _clock_now(arena, args.pool))))
         if args.concurrency is not None:
             request.concurrency = args.concurrency
         reply = arena.call("SetLadder", request, organizer=True)
@@ -34,12 +38,19 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clock_now(arena: Arena, pool: str) -> TimeControl:
+    """The clock of the pool's ladder; the defaults when it has none yet."""
+    ladder = arena.call("GetLadder", api.GetLadderRequest(pool=pool), missing_ok=True)
+    return DEFAULT_CLOCK if ladder is None else clock_from_pb(ladder.clock)
+
+
 def print_ladder(ladder: Any) -> None:
     state = "on" if ladder.on else "off"
+    clock = ladder.clock
     console().print(
         f"ladder {ladder.pool}: {state}, up to {ladder.concurrency} matches at once "
-        f"({ladder.decision_ms} ms a decision, bank {ladder.time_bank_ms} ms, "
-        f"grace {ladder.reconnect_grace_ms} ms)"
+        f"({clock.decision_ms} ms a decision, bank {clock.time_bank_ms} ms, "
+        f"grace {clock.reconnect_grace_ms} ms)"
     )
     last = f", the last {ladder.last_match}" if ladder.last_match else ""
     console().print(

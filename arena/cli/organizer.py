@@ -11,6 +11,7 @@ from arena.cli.client import Arena
 from arena.cli.common import clock_of
 from arena.cli.reader import match_line, watch
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.wire_clock import clock_to_pb
 
 NO_WORKER_S = 15  # `arena challenge --wait` says it is waiting for a worker after this
 
@@ -26,7 +27,7 @@ def cmd_bot_register(args: argparse.Namespace) -> int:
 def cmd_challenge(args: argparse.Namespace) -> int:
     arena = Arena.from_env()
     request = api.RequestMatchRequest(
-        bots=args.bots, rules=args.rules, matches=args.games, **clock_of(args).to_json()
+        bots=args.bots, rules=args.rules, matches=args.games, clock=clock_to_pb(clock_of(args))
     )
     ids = list(arena.call("RequestMatch", request, organizer=True).match_ids)
     print("requested: " + " ".join(ids))
@@ -57,7 +58,7 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
         else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
         matches=args.matches, duplicate=args.duplicate, trusted=args.trusted,
-        schedule=args.schedule or "", absent=args.absent, **clock_of(args).to_json(),
+        schedule=args.schedule or "", absent=args.absent, clock=clock_to_pb(clock_of(args)),
     )  # fmt: skip
     if args.seed is not None:
         definition.seed = args.seed

@@ -11,11 +11,12 @@ import time
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import clock_given, console
+from arena.cli.common import clock_of, console
 from arena.cli.match import EXIT, PLAY_FAILED, sprt_line, verdict_line
 from arena.domain.sprt import Sequential, Sprt, parse_test
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.wire_clock import clock_to_pb
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -28,7 +29,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     request = api.StartTestRequest(
         new_bot=args.new, base_bot=args.base, elo0=test.elo0, elo1=test.elo1,
         alpha=test.alpha, beta=test.beta, rules=str(args.rules), rated=args.rated,
-        **clock_given(args),
+        clock=clock_to_pb(clock_of(args)),
     )  # fmt: skip
     if args.games is not None:
         request.max_games = args.games

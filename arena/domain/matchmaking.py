@@ -32,7 +32,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.domain.rating import score_from_elo
+from arena.domain.rating import START, score_from_elo
+from arena.domain.tournament import seatings
+from arena.engine import Rules
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quantiles
 NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games
@@ -148,3 +150,51 @@ def _placement_fit(new: Candidate, other: Candidate, rank: Mapping[str, int]) ->
     target = (new.games * GOLDEN) % 1 * (len(rank) - 2)
     at = rank[other.name] - (rank[new.name] < rank[other.name])
     return 1 / (1 + abs(at - target))
+
+
+@dataclass(frozen=True, slots=True)
+class Available:
+    """A bot a ladder may pair now, by who plays for it (``seat``): the matches it may
+    play at once, those the referee sees it in, and its rating in the pool (elo, games
+    and the half interval of the pool's last fit; None: unrated, or not fitted yet)."""
+
+    seat: str
+    concurrency: int
+    elsewhere: int = 0
+    elo: float = START
+    games: int = 0
+    half: float | None = None
+
+
+def ladder_round(
+    bots: Sequence[Available],
+    playing: Sequence[Sequence[str]],
+    recent: Sequence[Sequence[str]],
+    free: int,
+    scheduled: int,
+    rules: Rules,
+    policy: Policy,
+    rng: random.Random,
+) -> list[list[str]]:
+    """The seats of the matches a ladder starts now, up to ``free`` of them; its ladder
+    has made ``scheduled`` so far, and the seats swap from one of its matches to the
+    next. ``playing``: the seats of every ladder's unfinished matches (bots play on more
+    than one ladder); ``recent``: this ladder's latest matches' seats, oldest first."""
+    # a bot's matches now: its unfinished ladder matches (on any ladder), or what the
+    # referee sees it in, whichever is more (a queued match is not seated yet)
+    busy = Counter(name for seats in playing for name in set(seats))
+    candidates = [
+        Candidate(b.seat, b.elo, b.games, b.half, max(busy[b.seat], b.elsewhere), b.concurrency)
+        for b in bots
+    ]
+    pairs = next_pairs(candidates, [p for s in recent if (p := _two(s))], free, policy, rng)
+    return [
+        seatings(rules, [a, b], 2)[number % 2]
+        for number, (a, b) in enumerate(pairs, start=scheduled + 1)
+    ]
+
+
+def _two(seats: Sequence[str]) -> tuple[str, str] | None:
+    """The two bots of a ladder match (one per team, in every seat of its team)."""
+    bots = list(dict.fromkeys(seats))
+    return (bots[0], bots[1]) if len(bots) == 2 else None

@@ -9,16 +9,20 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The fit's matrices are a few hundred wide at most: BLAS threads only fight the server's
 # own threads for the cores (a 200-bot fit took 0.9 s with them, 0.15 s without).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-import numpy as np
-import numpy.typing as npt
 
-Matrix = npt.NDArray[Any]  # players by players
-Vector = npt.NDArray[np.float64]
+# numpy is imported by the fit's functions alone: the Elo of a pairing is what a bot
+# author's install (no numpy: pyproject.toml's server extra has it) needs of this module.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[Any]  # players by players
+    Vector = npt.NDArray[np.float64]
 
 Z95 = 1.959963984540054
 
@@ -211,6 +215,8 @@ def bradley_terry(wins: Mapping[tuple[str, str], int], players: Iterable[str] = 
 
     ``wins[a, b]`` is how often a beat b; ``players`` may name players in addition to those
     in ``wins`` (they must have played, or ValueError)."""
+    import numpy as np
+
     names = sorted({p for pair in wins for p in pair} | set(players))
     index = {p: i for i, p in enumerate(names)}
     n = len(names)
@@ -244,6 +250,8 @@ def bradley_terry(wins: Mapping[tuple[str, str], int], players: Iterable[str] = 
 
 def _strongly_connected(w: Matrix) -> bool:
     """Whether every player reaches every other by wins, and is reached by them."""
+    import numpy as np
+
     n = len(w)
     edges = w > 0
 
@@ -264,18 +272,24 @@ def _softplus(x: float) -> float:
 
 
 def _log_likelihood(w: Matrix, theta: Vector) -> float:
+    import numpy as np
+
     # a beats b with probability 1 / (1 + e^(theta_b - theta_a)): minus log is a softplus
     return -float(np.sum(w * np.logaddexp(0.0, theta[None, :] - theta[:, None])))
 
 
 def _win_probabilities(theta: Vector) -> Matrix:
     """``p[i, j]``: the chance that i beats j."""
+    import numpy as np
+
     return 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
 
 
 def _information(w: Matrix, theta: Vector) -> Matrix:
     """Fisher information plus J/n: invertible on a connected graph, and its inverse minus
     J/n is the covariance under the sum-to-zero constraint (pseudo-inverse of a Laplacian)."""
+    import numpy as np
+
     p = _win_probabilities(theta)
     v = (w + w.T) * p * (1.0 - p)
     m = -v
@@ -286,6 +300,8 @@ def _information(w: Matrix, theta: Vector) -> Matrix:
 def _newton(w: Matrix) -> tuple[Vector, int]:
     """Maximise the log-likelihood in natural-log strengths summing to 0 (line-searched
     Newton; the objective is concave, so this converges from 0)."""
+    import numpy as np
+
     theta = np.zeros(len(w))
     for iteration in range(1, MAX_ITERATIONS + 1):
         grad = w.sum(axis=1) - ((w + w.T) * _win_probabilities(theta)).sum(axis=1)

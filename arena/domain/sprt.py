@@ -30,14 +30,20 @@ fastchess's logistic SPRT (tests/test_sprt.py holds reference cases from both).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 
+from arena.domain.clock import TimeControl
+from arena.domain.matches import NewMatch, sprt_match_id
 from arena.domain.rating import elo_from_score, score_from_elo
-from arena.errors import Invalid
+from arena.domain.tournament import deal_seed, seatings
+from arena.engine import Rules, quoted
+from arena.errors import Exhausted, Invalid
 
 EMPTY = 1e-3  # the count an empty outcome is given (fishtest's and fastchess's)
+MAX_GAMES = 2000  # a test's matches at most, unless it asks for another number
 Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
 
 
@@ -48,6 +54,22 @@ class Room:
 
     tests: int
     games: int
+
+    def refuse(self, owner: str, bot: str, tests: int, running: int, games: int) -> None:
+        """Exhausted when the owner of ``bot`` (``owner``; none: the bot is its own),
+        with ``tests`` running of ``running`` matches in all, may not add one of
+        ``games``."""
+        who = f"owner {quoted(owner)}" if owner else f"bot {quoted(bot)}"
+        if tests + 1 > self.tests:
+            raise Exhausted(
+                f"{who} has {tests} tests running, the most at once: wait for one to decide "
+                "(arena test show ID), or ask the organizer"
+            )
+        if running + games > self.games:
+            raise Exhausted(
+                f"{who} has tests of {running} matches running; with {games} more that is "
+                f"over the {self.games} allowed at once: ask for fewer (--max-games) or wait"
+            )
 
 
 OWNER_ROOM = Room(tests=2, games=4000)
@@ -213,3 +235,149 @@ def shown_estimate(pairs: Sequence[int]) -> tuple[float | None, float | None, fl
         return round(value, 1) if math.isfinite(value) else None
 
     return shown(elo), shown(low), shown(high)
+
+
+# ---- a test in the arena: what it plays, and each step on ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a test is asked to play."""
+
+    rules: Rules
+    clock: TimeControl
+    max_games: int = MAX_GAMES
+    at_once: int = 8
+    rated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SprtMatch:
+    """A match of a test as its step sees it: its number in the test (from 1: matches
+    2k+1 and 2k+2 are pair k), its status, the team credited with it (None: nobody yet,
+    or nobody at all), the bot row in its first seat (NEW's team is that seat's when it
+    is NEW) and when it finished."""
+
+    number: int
+    status: str
+    winner: int | None
+    first: int
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Where a test stands: its pairs counted (NEW lost both, split, NEW won both), the
+    LLR after them, and how many matches it has made."""
+
+    pairs: tuple[int, int, int]
+    llr: float
+    scheduled: int
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A pair counted by a step: its place, NEW's wins in it (0, 1 or 2), its number
+    among the test's counted pairs and the LLR after it."""
+
+    pair: int
+    score: int
+    number: int
+    llr: float
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What a step does: the pairs it counts, where the test stands then, its verdict
+    (None: it runs on; "undecided": out of matches) and the pairs it makes next."""
+
+    counted: list[Counted]
+    tally: Tally
+    verdict: str | None
+    make: list[int]
+
+
+def step(
+    test: Sprt,
+    tally: Tally,
+    matches: Sequence[SprtMatch],
+    counted: Set[int],
+    new_id: int,
+    at_once: int,
+    max_games: int,
+) -> Step:
+    """Count the pairs not yet ``counted`` whose matches are both recorded, in the order
+    they ended, until the evidence decides; then, while the test runs, the next pairs to
+    make: as many as ``at_once`` leaves room for among the matches still playing, up to
+    ``max_games`` in all."""
+    pairs = list(tally.pairs)
+    llr, verdict = tally.llr, None
+    out: list[Counted] = []
+    for pair, score in ended_pairs(matches, new_id, counted):
+        pairs[score] += 1
+        llr = test.llr(pairs)
+        out.append(Counted(pair, score, len(counted) + len(out) + 1, llr))
+        verdict = test.verdict(llr)
+        if verdict is not None:
+            break
+    playing = sum(m.status not in ("finished", "failed") for m in matches)
+    scheduled = tally.scheduled
+    make = []
+    while verdict is None and playing + 2 <= at_once and scheduled < max_games:
+        make.append(scheduled // 2)
+        scheduled += 2
+        playing += 2
+    if verdict is None and playing == 0 and scheduled >= max_games:
+        verdict = "undecided"
+    return Step(out, Tally((pairs[0], pairs[1], pairs[2]), llr, scheduled), verdict, make)
+
+
+def ended_pairs(
+    matches: Sequence[SprtMatch], new_id: int, counted: Set[int]
+) -> list[tuple[int, int]]:
+    """The pairs not yet counted whose two matches are recorded, in the order their
+    second match ended: each with NEW's matches won (0, 1 or 2), as credited (a match
+    NEW's bot was absent from is lost: arena/domain/absence.py). A pair with a failed
+    match, or one that both sides forfeited (nobody credited), is never counted."""
+    by_pair: dict[int, list[SprtMatch]] = {}
+    for m in matches:
+        by_pair.setdefault((m.number - 1) // 2, []).append(m)
+    ended = []
+    for pair, both in by_pair.items():
+        if pair in counted or len(both) < 2 or any(m.status != "finished" for m in both):
+            continue
+        ends = [m.finished_at for m in both if m.finished_at is not None]
+        if any(m.winner is None for m in both) or len(ends) < 2:
+            continue
+        won = sum(m.winner == (0 if m.first == new_id else 1) for m in both)
+        ended.append((max(ends), pair, won))
+    return [(pair, won) for _, pair, won in sorted(ended)]
+
+
+def pair_matches(
+    test_id: int,
+    pair: int,
+    asked: Asked,
+    new_id: int,
+    base_id: int,
+    duplicate: bool,
+    key: bytes,
+) -> list[NewMatch]:
+    """Pair ``pair``'s two matches of test ``test_id`` (NEW's bot row ``new_id``), NEW on
+    the first team then on the second; dealt alike when ``duplicate``, each its own deals
+    otherwise, keyed by the arena's ``key``."""
+    ids = [sprt_match_id(test_id, 2 * pair + k + 1) for k in range(2)]
+    seats = seatings(asked.rules, [str(new_id), str(base_id)], 2)
+    return [
+        NewMatch(
+            ids[k],
+            asked.rules,
+            tuple(int(b) for b in seats[k]),
+            deal_seed(key, f"sprt{test_id}-pair{pair}" if duplicate else ids[k]),
+            asked.clock,
+            rated=asked.rated,
+            twin=ids[1 - k] if duplicate else None,
+            sprt_id=test_id,
+        )
+        for k in range(2)
+    ]

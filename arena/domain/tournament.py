@@ -32,6 +32,7 @@ from typing import Any
 from arena.domain.absence import DEFAULT_POLICY, check_policy
 from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.domain.identity import is_version
+from arena.domain.matches import NewMatch, run_match_id
 from arena.domain.pools import parse_pool
 from arena.domain.rating import bradley_terry, win_counts
 from arena.domain.schedule import check_schedule
@@ -144,7 +145,7 @@ class Definition:
         if unknown:
             raise Invalid(f"unknown fields in a tournament definition: {sorted(unknown)}")
         rest = {k: v for k, v in data.items() if k not in clock_fields}
-        clock = TimeControl.from_json({k: v for k, v in data.items() if k in clock_fields})
+        clock = TimeControl.from_json(data)  # its own fields, beside the others
         return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
 
 
@@ -235,6 +236,44 @@ def plan(
                 twin = (number + 1 if k % 2 == 0 else number - 1) if duplicate else None
                 out.append(Planned(number, (a, b), seats, match_seed, twin))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """A run's matches to make, its participants as its records and table name them (who
+    plays for each: a hosted version, NAME@N, or the bot), and its deals (:data:`DEALS`)."""
+
+    matches: list[NewMatch]
+    participants: list[str]
+    deals: str
+
+
+def plan_run(
+    run_id: int,
+    definition: Definition,
+    playing: Mapping[str, tuple[int, str]],
+    seed: int,
+    key: bytes,
+) -> RunPlan:
+    """Every match of run ``run_id`` of ``definition`` among the bots ``playing`` (for
+    each, the bot row and name of who plays for it), its deals keyed by the arena's
+    ``key``. ValueError says why the run cannot be played (too few bots, unfair deals)."""
+    deals = deal_mode(definition, {name: seat for name, (_, seat) in playing.items()})
+    rules = Rules.parse(definition.rules)
+    matches = [
+        NewMatch(
+            run_match_id(run_id, m.number),
+            rules,
+            tuple(playing[bot][0] for bot in m.seats),
+            m.seed,
+            definition.clock,
+            absent=definition.absent,
+            twin=None if m.twin is None else run_match_id(run_id, m.twin),
+            run_id=run_id,
+        )
+        for m in plan(definition, sorted(playing), seed, key, deals)
+    ]
+    return RunPlan(matches, sorted(seat for _, seat in playing.values()), deals)
 
 
 # ---- standings ----------------------------------------------------------------------------

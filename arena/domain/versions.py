@@ -56,6 +56,20 @@ class Checked:
     archive: str  # the sha256 of the archive's bytes, as sent: the store keeps it by this
 
 
+CHECK_MATCHES = 2  # unrated matches a new version plays against a house bot, a side each
+
+
+def check_seats(version: str, house: str, number: int) -> list[str]:
+    """Who sits where in check match ``number`` (from 1): the version first, then the
+    house bot first, in turn."""
+    return [version, house] if number % 2 == 1 else [house, version]
+
+
+def check_faults(match_id: str, counts: dict[str, int]) -> list[str]:
+    """What a version did wrong in one check match, from its fault counts (none: clean)."""
+    return [f"{n} {kind} in {match_id}" for kind, n in counts.items() if n]
+
+
 VERSIONS_PER_BOT = 50  # versions the store keeps of a bot, whatever their status
 ARCHIVE_BYTES_PER_BOT = 256 * MiB  # archives' bytes the store keeps of a bot, each once
 

@@ -29,37 +29,26 @@ was checked is what runs.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
 import hashlib
 import io
-import lzma
 import os
 import posixpath
-import stat
-import struct
-import tarfile
-import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
 from arena.domain.versions import Checked, Manifest
 from arena.engine import quoted
 from arena.errors import Invalid
+from arena.hosted.formats import PATH_MAX, Bounds, entries, read_contents
 from arena.hosted.tree import Tree
 
 MiB = 1024 * 1024
 CHUNK = 64 * 1024  # bytes of a file read (hashed, written) at a time
-PATH_MAX = 4096  # the longest path or link target the kernel takes
-SPECIAL = "a device, FIFO or other special file"
-ONLY = "a bot's folder holds files, folders and links"
 EMPTY = hashlib.sha256(b"").digest()  # the contents of a folder or an empty file, hashed
-READING = (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
-"""What reading a damaged archive raises, whatever its format or compression."""
+
 
 Source = bytes | Path | IO[bytes]
 """An archive: its bytes, its file's path, or a binary file open on it (read from its
@@ -90,57 +79,6 @@ class Member:
     target: str = ""
 
 
-@dataclass(slots=True)
-class _Entry:
-    """An entry as a format's reader found it, before it is checked; a file's contents
-    are read before the next entry is asked for."""
-
-    path: str
-    kind: str
-    executable: bool = False
-    target: str = ""
-    contents: IO[bytes] | None = None
-
-
-class _Stream(Protocol):
-    def read(self, size: int = -1, /) -> bytes: ...
-    def seek(self, offset: int, whence: int = 0, /) -> int: ...
-    def tell(self) -> int: ...
-
-
-class _Headers:
-    """A tar's (decompressed) stream, counting what tarfile reads of it besides the
-    files' contents: its headers, long names and pax headers included, which tarfile
-    reads whole into memory. A read that would take them past ``room`` is refused before
-    it is made."""
-
-    def __init__(self, stream: _Stream, room: int) -> None:
-        self.stream = stream
-        self.limit = self.room = room
-        self.contents = False  # a file's contents are being read: not counted here
-
-    def read(self, size: int = -1, /) -> bytes:
-        if not self.contents:
-            if size < 0 or size > self.room:
-                raise Invalid(f"archive: its headers are over the limit of {self.limit:,} bytes")
-            data = self.stream.read(size)
-            self.room -= len(data)
-            return data
-        return self.stream.read(size)
-
-    def seek(self, pos: int, whence: int = 0, /) -> int:
-        return self.stream.seek(pos, whence)
-
-    def tell(self) -> int:
-        return self.stream.tell()
-
-    def write(self, data: bytes, /) -> int:
-        raise io.UnsupportedOperation("read only")
-
-    def close(self) -> None:
-        """The stream is its owner's to close."""
-
-
 def _inside(path: str, what: str) -> str:
     """``path`` made relative and normal, refused if it leaves the folder."""
     if path.startswith("/") or "\\" in path:
@@ -163,134 +101,6 @@ def _text(value: str, what: str) -> str:
     return value
 
 
-COMPRESSED = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}  # first bytes: format
-
-
-def _decompressed(f: IO[bytes]) -> _Stream:
-    """The tar inside ``f``, decompressed as it is read when it is compressed."""
-    start = f.read(6)
-    f.seek(0)
-    kind = next((k for magic, k in COMPRESSED.items() if start.startswith(magic)), None)
-    if kind == "gz":
-        return gzip.GzipFile(fileobj=f, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(f)
-    if kind == "xz":
-        return lzma.LZMAFile(f)
-    return f
-
-
-def _tar_entries(f: IO[bytes], limits: Limits) -> Iterator[_Entry]:
-    headers = _Headers(_decompressed(f), limits.header_bytes)
-    try:
-        archive = tarfile.TarFile(fileobj=headers, mode="r")
-    except READING as e:
-        raise Invalid(f"archive: not a tar, tar.gz or zip file ({e})") from None
-    with archive:
-        try:
-            while (info := archive.next()) is not None:
-                path = info.name
-                if info.isdir():
-                    yield _Entry(path, "dir")
-                elif info.issym():
-                    yield _Entry(path, "link", target=info.linkname)
-                elif info.isreg():
-                    if info.size > limits.unpacked_bytes:
-                        raise Invalid(f"file {quoted(path)}: larger than the unpacked limit")
-                    contents = archive.extractfile(info)
-                    assert contents is not None  # a regular file has contents
-                    headers.contents = True
-                    yield _Entry(path, "file", bool(info.mode & 0o111), contents=contents)
-                    headers.contents = False
-                else:
-                    kind = "a hard link" if info.islnk() else SPECIAL
-                    raise Invalid(f"{quoted(path)}: {kind}; {ONLY}")
-        except READING as e:
-            raise Invalid(f"archive: damaged ({e})") from None
-
-
-_EOCD_SIZE, _EOCD_LOCATION, _EOCD_SIGNATURE = 5, 9, 0  # in zipfile's end record
-_CENTRAL = struct.Struct("<4s24x3H12x")  # a central directory entry: its lengths, 46 bytes
-
-
-def _zip_directory(f: IO[bytes], limits: Limits) -> None:
-    """Refuses a zip whose central directory holds more bytes than the limit on headers
-    or more entries than the limit on files, before zipfile reads it: zipfile reads it
-    whole and makes an object of every entry (some 500 bytes from 46 of the archive),
-    whatever the end record claims. The end record is found by zipfile's own reader, so
-    that this looks at the very directory zipfile will read."""
-    try:
-        end = zipfile._EndRecData(f)  # type: ignore[attr-defined]  # zipfile's own, as old as it
-    except READING:
-        end = None
-    if not end:
-        return  # zipfile says what is wrong
-    size = end[_EOCD_SIZE]
-    if size > limits.header_bytes:
-        raise Invalid(
-            f"archive: a zip directory of {size:,} bytes, over the limit of {limits.header_bytes:,}"
-        )
-    zip64 = end[_EOCD_SIGNATURE] == b"PK\x06\x06"
-    start = end[_EOCD_LOCATION] - size - (76 if zip64 else 0)  # as zipfile finds it
-    if start < 0:
-        return
-    f.seek(start)
-    count = read = 0
-    while read < size:
-        head = f.read(_CENTRAL.size)
-        if len(head) < _CENTRAL.size or not head.startswith(b"PK\x01\x02"):
-            return  # damaged: zipfile says so
-        count += 1
-        if count > limits.files:
-            raise Invalid(f"archive: more than {limits.files:,} files, folders and links")
-        _, name, extra, comment = _CENTRAL.unpack(head)
-        f.seek(name + extra + comment, os.SEEK_CUR)
-        read += _CENTRAL.size + name + extra + comment
-
-
-def _zip_entries(f: IO[bytes], limits: Limits) -> Iterator[_Entry]:
-    _zip_directory(f, limits)
-    f.seek(0)
-    try:
-        archive = zipfile.ZipFile(f)
-    except READING as e:
-        raise Invalid(f"archive: damaged zip file ({e})") from None
-    with archive:
-        for info in archive.infolist():
-            mode = info.external_attr >> 16
-            path = info.filename
-            kind = stat.S_IFMT(mode) if info.create_system == 3 and mode else 0
-            if info.is_dir():
-                yield _Entry(path.rstrip("/"), "dir")
-                continue
-            if kind not in (0, stat.S_IFREG, stat.S_IFLNK):
-                raise Invalid(f"{quoted(path)}: {SPECIAL}; {ONLY}")
-            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                # zipfile inflates bzip2 and lzma whole, however much comes of a few bytes
-                raise Invalid(
-                    f"file {quoted(path)}: compressed with method {info.compress_type}; "
-                    "only stored or deflated files are read (what zip tools write)"
-                )
-            try:
-                contents = archive.open(info)
-            except (*READING, NotImplementedError, RuntimeError) as e:  # RuntimeError: encrypted
-                raise Invalid(f"file {quoted(path)}: cannot be read ({e})") from None
-            with contents:
-                if kind == stat.S_IFLNK:
-                    target = _read(contents, path, PATH_MAX + 1)
-                    yield _Entry(path, "link", target=target.decode(errors="replace"))
-                else:
-                    yield _Entry(path, "file", bool(mode & 0o111), contents=contents)
-
-
-def _read(contents: IO[bytes], path: str, size: int) -> bytes:
-    """Up to ``size`` bytes of a member's contents; damage said as the member's."""
-    try:
-        return contents.read(size)
-    except (*READING, NotImplementedError) as e:
-        raise Invalid(f"file {quoted(path)}: cannot be read ({e})") from None
-
-
 def _size(f: IO[bytes]) -> int:
     size = f.seek(0, os.SEEK_END)
     f.seek(0)
@@ -304,11 +114,9 @@ def _walk(f: IO[bytes], limits: Limits, tree: Tree, into: Path | None) -> Iterat
     size = _size(f)
     if size > limits.archive_bytes:
         raise Invalid(f"archive: {size:,} bytes, over the limit of {limits.archive_bytes:,}")
-    is_zip = f.read(4) == b"PK\x03\x04"
-    f.seek(0)
-    entries = _zip_entries(f, limits) if is_zip else _tar_entries(f, limits)
+    bounds = Bounds(limits.header_bytes, limits.files, limits.unpacked_bytes)
     unpacked = files = 0
-    for e in entries:
+    for e in entries(f, bounds):
         path = _inside(_text(e.path, "path"), "path")
         if path == ".":
             continue
@@ -345,7 +153,7 @@ def _consume(
     digest = hashlib.sha256()
     size = 0
     with out.open("xb") if out is not None else contextlib.nullcontext() as sink:
-        while chunk := _read(contents, path, CHUNK):
+        while chunk := read_contents(contents, path, CHUNK):
             size += len(chunk)
             if size > room:
                 raise Invalid(f"archive: over {limits.unpacked_bytes:,} bytes once unpacked")

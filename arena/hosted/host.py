@@ -29,9 +29,10 @@ from typing import IO, Protocol
 
 from arena.domain.identity import is_version
 from arena.hosted.archive import unpack
+from arena.hosted.bwrap import SOCKET
 from arena.hosted.folders import Folders, Lease
 from arena.hosted.relay import Relay
-from arena.hosted.sandbox import SOCKET, Limits, Sandbox
+from arena.hosted.sandbox import Limits, Sandbox
 from arena.hosted.tokens import match_token, token_key
 from arena.settings import Settings, private_folder
 

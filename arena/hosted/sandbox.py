@@ -12,19 +12,19 @@ text = sandbox.log_text()                  # what it printed, capped
 
 The bot sees its folder ``code`` read-only at ``/bot``, a private ``/tmp``, the runtime
 read-only and the referee's unix socket ``socket`` at ``/run/arena/referee.sock``; no
-network, nothing else of the host. Its environment is ``env`` and a few neutral variables
-(:meth:`Sandbox._environment`). The entry is split like a shell command line: its first
-word names a file of the bot's folder, relative to it, the rest are arguments
-(``python``: ``python -B /bot/FILE ARGS`` with the arena's own interpreter, so that
-``import arena.sdk`` works; ``node``: ``/usr/bin/node /bot/FILE ARGS``; ``exec``:
-``/bot/FILE ARGS``).
+network, nothing else of the host. Its environment is ``env`` and a few neutral
+variables. The entry is split like a shell command line: its first word names a file of
+the bot's folder, relative to it, the rest are arguments (``python``: ``python -B
+/bot/FILE ARGS`` with the arena's own interpreter, so that ``import arena.sdk`` works;
+``node``: ``/usr/bin/node /bot/FILE ARGS``; ``exec``: ``/bot/FILE ARGS``).
+:class:`arena.hosted.bwrap.Layout` holds that layout and the command line that builds it.
 
 prlimit sets the :class:`Limits` before bwrap runs, so nothing inside can raise them. As
 root, each sandbox runs under a uid of its own (:mod:`arena.hosted.confine`), since the
-kernel counts RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox privileged, then
-setpriv drops to that uid. As another user, bwrap makes a user namespace and the bot runs
-as that user (:meth:`Sandbox._argv`). Where the cgroup v1 hierarchies are writable, the
-whole sandbox also gets a cgroup (:func:`arena.hosted.confine.cgroups`).
+kernel counts RLIMIT_NPROC per uid and never for root: bwrap builds the sandbox
+privileged, then setpriv drops to that uid. As another user, bwrap makes a user
+namespace and the bot runs as that user. Where the cgroup v1 hierarchies are writable,
+the whole sandbox also gets a cgroup (:func:`arena.hosted.confine.cgroups`).
 
 Where no sandbox can be made, :func:`unavailable` says why and :meth:`Sandbox.start`
 raises :class:`Unavailable`: a hosted bot never runs unsandboxed.
@@ -39,41 +39,27 @@ import json
 import logging
 import os
 import select
-import shlex
 import stat
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
-import arena
-from arena.engine import quoted
 from arena.errors import ArenaError, Invalid, Unavailable
 from arena.hosted import confine
+from arena.hosted.bwrap import BWRAP, CODE, NODE, PRLIMIT, SETPRIV, Layout
 from arena.hosted.confine import MiB
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("python", "node", "exec")
-BWRAP = "/usr/bin/bwrap"  # the Debian package bubblewrap
-PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets the limits, then runs bwrap
-SETPRIV = "/usr/bin/setpriv"  # util-linux: drops root to the sandbox's uid inside
-NODE = "/usr/bin/node"
-CODE = PurePosixPath("/bot")
-SOCKET = PurePosixPath("/run/arena/referee.sock")
-# V8 reserves about 800 MiB of address space it does not use (its code range and heap
-# cage), which RLIMIT_AS counts: node's limit is the memory plus this, its heap is capped
-# by --max-old-space-size.
-NODE_RESERVE_BYTES = 1 << 30
+Limits = confine.Limits  # what one sandbox may use (arena/hosted/confine.py holds them)
 KILL_WAIT_S = 5.0  # how long stop() waits for killed processes to go (they go in ms)
 TRIAL_WAIT_S = 30.0
 
 
-Limits = confine.Limits  # what one sandbox may use (arena/hosted/confine.py holds them)
 DEFAULT_LIMITS = Limits()
 
 
@@ -127,11 +113,9 @@ class Sandbox:
         log: Path,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
-        if runtime not in RUNTIMES:
-            raise Invalid(f"no runtime {quoted(runtime)}: one of {', '.join(RUNTIMES)}")
+        self.layout = Layout.of(code, runtime, entry, socket, limits)
         self.code, self.runtime, self.socket, self.log = code, runtime, socket, log
         self.env, self.limits = dict(env), limits
-        self._file, self._args = _entry(code, entry)
         self._process: subprocess.Popen[bytes] | None = None
         self._uid: int | None = None  # as root: the sandbox's own
         self._uid_lock = -1  # holds the uid while the sandbox runs
@@ -244,12 +228,12 @@ class Sandbox:
             fcntl.fcntl(out_r, fcntl.F_SETPIPE_SZ, MiB)
         try:
             self._process = subprocess.Popen(
-                self._argv(bwrap, info_w, block_r),
+                self.layout.argv(bwrap, self._uid, info_w, block_r),
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
                 stderr=out_w,
                 pass_fds=(info_w, block_r),
-                env=self._environment(),
+                env=self.layout.environment(self.env),
                 cwd="/",
                 start_new_session=True,
             )
@@ -281,78 +265,11 @@ class Sandbox:
             if _privileged() and not mode & 0o002:
                 raise Invalid(f"the bot cannot connect to {self.socket}: make it mode 0666")
         if _privileged():
-            entry = self.code / self._file.relative_to(CODE)
+            entry = self.code / self.layout.file.relative_to(CODE)
             needed = 0o005 if self.runtime == "exec" else 0o004
             for path, bits in ((self.code, 0o005), (entry, needed)):
                 if path.stat().st_mode & bits != bits:
                     raise Invalid(f"the bot cannot read {path}: make it readable by everyone")
-
-    def _argv(self, bwrap: str, info_fd: int, block_fd: int) -> list[str]:
-        """prlimit, bwrap, (as root) setpriv, the bot. Not as root, RLIMIT_NPROC counts
-        every task of the user: it is set to their count now plus the limit."""
-        limits, uid = self.limits, self._uid
-        memory = limits.memory_bytes + (NODE_RESERVE_BYTES if self.runtime == "node" else 0)
-        tasks = (
-            limits.processes if uid is not None else limits.processes + confine.tasks(os.getuid())
-        )
-        cpu = f"{limits.cpu_s}:{limits.cpu_s + 1}"
-        prlimit = [PRLIMIT, f"--as={memory}", f"--nproc={tasks}", f"--cpu={cpu}", "--core=0"]
-        prlimit += [f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--"]
-        sandbox = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-        sandbox += ["--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
-        sandbox += ["--info-fd", str(info_fd), "--block-fd", str(block_fd), *self._mounts()]
-        if uid is None:
-            sandbox += ["--unshare-user", "--disable-userns", "--"]
-            return [*prlimit, *sandbox, *self._command()]
-        sandbox += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", SETPRIV]
-        drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
-        return [*prlimit, *sandbox, *drop, "--bounding-set=-all", "--", *self._command()]
-
-    def _mounts(self) -> list[str]:
-        """bwrap's arguments that build the sandbox's file system, on an empty root that
-        ends read-only."""
-        args = ["--ro-bind", "/usr", "/usr"]
-        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-            if os.path.islink(top):  # merged /usr: the link into it
-                args += ["--symlink", os.readlink(top), top]
-            elif os.path.isdir(top):
-                args += ["--ro-bind", top, top]
-        args += ["--perms", "0755", "--dir", "/etc"]  # the dynamic linker's cache only
-        args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-        args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
-        args += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
-        bound = [PurePosixPath("/usr")]
-        for path in _python_paths() if self.runtime == "python" else ():
-            if not any(path.is_relative_to(b) for b in bound):
-                args += [*_folders(path.parent, bound), "--ro-bind", str(path), str(path)]
-                bound.append(path)
-        args += ["--ro-bind", str(self.code), str(CODE)]
-        if self.socket is not None:
-            args += [*_folders(SOCKET.parent, bound), "--ro-bind", str(self.socket), str(SOCKET)]
-        return [*args, "--remount-ro", "/", "--chdir", str(CODE)]
-
-    def _command(self) -> list[str]:
-        file = str(self._file)
-        if self.runtime == "python":
-            return [sys.executable, "-B", file, *self._args]
-        if self.runtime == "node":
-            heap = f"--max-old-space-size={self.limits.memory_bytes // MiB}"
-            return [NODE, heap, file, *self._args]
-        return [file, *self._args]
-
-    def _environment(self) -> dict[str, str]:
-        """What the caller passed, over a few neutral variables: a PATH of the runtime's,
-        HOME in the private /tmp, a UTF-8 locale, for python where arena is found, and
-        MALLOC_ARENA_MAX: glibc reserves 64 MiB of address space for each thread's arena,
-        which RLIMIT_AS counts (a gRPC bot in Python would reserve 700 MiB to use 40).
-        Nothing of the arena's own environment."""
-        path = ["/usr/bin", "/bin"]
-        neutral = {"HOME": "/tmp", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"}
-        if self.runtime == "python":
-            path.insert(0, str(Path(sys.executable).parent))
-            neutral["PYTHONPATH"] = str(_arena_folder().parent)
-        neutral["PATH"] = ":".join(dict.fromkeys(path))
-        return neutral | self.env
 
     def _owns(self, pid: int) -> bool:
         """Whether ``pid`` is a live process of the bot: one in the sandbox's pid
@@ -414,46 +331,8 @@ class Sandbox:
         return pids
 
 
-def _entry(code: Path, entry: str) -> tuple[PurePosixPath, list[str]]:
-    """The bot's file inside the sandbox and its arguments, from ``entry``."""
-    try:
-        words = shlex.split(entry)
-    except ValueError as e:
-        raise Invalid(f"the entry {quoted(entry)} is not a command line: {e}") from None
-    if not words:
-        raise Invalid("the entry is empty: it names the bot's file, such as bot.py")
-    name = PurePosixPath(words[0])
-    if name.is_absolute() or ".." in name.parts:
-        raise Invalid(f"the entry's file {quoted(words[0])} must be in the bot's folder")
-    if not (code / name).is_file():
-        raise Invalid(f"the bot has no file {quoted(words[0])}")
-    return CODE / name, words[1:]
-
-
 def _privileged() -> bool:
     return os.geteuid() == 0
-
-
-def _arena_folder() -> Path:
-    """The folder of the running ``arena`` package (an editable install's source tree)."""
-    return Path(arena.__file__).resolve().parent
-
-
-def _python_paths() -> list[PurePosixPath]:
-    """What the python runtime binds: the interpreter's virtual environment, the base
-    installation it links to, and the arena package, at their own paths."""
-    paths = {sys.prefix, sys.base_prefix, str(_arena_folder())}
-    return sorted(PurePosixPath(p) for p in paths)
-
-
-def _folders(path: PurePosixPath, bound: list[PurePosixPath]) -> list[str]:
-    """bwrap's arguments that make ``path`` and its parents open to all (bwrap would make
-    them 0700), except those under what is bound already."""
-    args: list[str] = []
-    for folder in [*reversed(path.parents), path][1:]:
-        if not any(folder.is_relative_to(b) for b in bound):
-            args += ["--perms", "0755", "--dir", str(folder)]
-    return args
 
 
 def _drain(pipe: int, output: BinaryIO, cap: int) -> None:

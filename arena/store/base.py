@@ -1,26 +1,30 @@
 """The store's connection to PostgreSQL: a pool, transactions and single statements,
-and the one place that turns the driver's errors into the kinds of :mod:`arena.errors`
-(:func:`_translated`).
+the one insert of new matches, and the one place that turns the driver's errors into the
+kinds of :mod:`arena.errors` (:func:`_translated`).
+
+A use case (arena/usecases/) runs its write in one unit of work (:meth:`Connected.unit`):
+one transaction whose connection it hands to the store's row methods, each of which
+reads, writes or locks rows on it and decides nothing.
 """
 
 from __future__ import annotations
 
 import select
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from arena.domain.absence import DEFAULT_POLICY
+from arena.domain.matches import NewMatch
 from arena.errors import Exists, Invalid, Unavailable
 from arena.store.sql import QUERIES as Q
 
-MATCH_DEFAULTS = {"run_id": None, "ladder_id": None, "sprt_id": None, "twin": None,
-                  "absent": DEFAULT_POLICY}  # fmt: skip
-"""The columns of a new match that most makers leave as they are."""
+Unit = psycopg.Connection[Any]
+"""A unit of work: a connection in a transaction (:meth:`Connected.unit`)."""
 
 
 def _check(conn: psycopg.Connection[Any]) -> None:
@@ -64,17 +68,23 @@ class Connected:
         with _translated(), self.pool.connection() as conn:
             yield conn
 
-    def _insert_match(
-        self, conn: psycopg.Connection[Any], match: dict[str, Any], seat_bots: Sequence[int]
-    ) -> None:
-        """A match to play (its id again: nothing) and the bot at each seat. ``match``:
-        its columns, and its run, ladder or test when it has one (run_id, ladder_id,
-        sprt_id), its duplicate twin (twin) and its absence policy (absent)."""
-        conn.execute(Q["insert_match"], {**MATCH_DEFAULTS, **match})
-        for seat, bot_id in enumerate(seat_bots):
-            conn.execute(
-                Q["insert_seat"], {"match_id": match["id"], "seat": seat, "bot_id": bot_id}
-            )
+    def unit(self) -> AbstractContextManager[Unit]:
+        """A unit of work: one transaction, committed when the block ends, rolled back
+        when it raises; its connection goes to the row methods the use case calls."""
+        return self._transaction()
+
+    def insert_matches(self, conn: Unit, matches: Sequence[NewMatch]) -> None:
+        """The matches to play and the bot at each seat: the one insert of new matches,
+        whoever makes them. A match whose id is taken already is left as it is."""
+        conn.cursor().executemany(Q["insert_match"], [_match_params(m) for m in matches])
+        conn.cursor().executemany(
+            Q["insert_seat"],
+            [
+                {"match_id": m.id, "seat": seat, "bot_id": bot_id}
+                for m in matches
+                for seat, bot_id in enumerate(m.seats)
+            ],
+        )
 
     def deal_key(self) -> bytes:
         """The arena's secret deal key (migration 0007), read once."""
@@ -84,6 +94,22 @@ class Connected:
             assert row is not None  # the migration made it
             self._deal_key = bytes(row["deal_key"])
         return self._deal_key
+
+
+def _match_params(match: NewMatch) -> dict[str, Any]:
+    return {
+        "id": match.id,
+        "pool": match.pool,
+        "rules": str(match.rules),
+        "seed": match.seed,
+        "clock": Jsonb(match.clock.to_json()),
+        "rated": match.rated,
+        "absent": match.absent,
+        "twin": match.twin,
+        "run_id": match.run_id,
+        "ladder_id": match.ladder_id,
+        "sprt_id": match.sprt_id,
+    }
 
 
 @contextmanager

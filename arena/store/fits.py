@@ -1,21 +1,20 @@
 """A pool's ratings in the store: the results the fit reads (lineup_stats, kept as matches
-are recorded: migration 0015), and what a fit writes, in one transaction under the pool's
-lock: every bot's rating and deviation, the fit's version and intervals, and the rating
-events of the matches it is the first to count (each bot's rating before that fit and
-after it). The fit itself is the caller's (arena/domain/poolfit.py, through
-arena/usecases/ratings.py): the store reads and writes, and decides nothing.
+are recorded: migration 0015), and what a fit writes, on the unit of work of
+arena/usecases/ratings.py under the pool's lock: every bot's rating and deviation, the
+fit's version and intervals, and the rating events of the matches it is the first to
+count (each bot's rating before that fit and after it). The fit itself is the use case's
+(arena/domain/poolfit.py): the store reads and writes, and decides nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
 from arena.domain.poolfit import Fit, Lineup
-from arena.store.base import Connected
+from arena.store.base import Connected, Unit
 from arena.store.sql import QUERIES as Q
 
 
@@ -50,40 +49,52 @@ class Fits(Connected):
         with self._statement() as conn:
             return [_lineup(r) for r in conn.execute(Q["pool_lineups"], {"pool": pool})]
 
-    def refit(self, pool: str, model: Callable[[list[Lineup]], Fit]) -> KeptFit:
-        """Fit the pool with ``model`` unless its last fit is of its current version, and
-        keep what it says, all under the pool's lock (a second caller waits, then finds
-        the fit done). The matches recorded before the fit began and not counted by an
-        earlier one get their rating events; one recorded while it runs is counted, and
-        given its events, by the next."""
-        with self._transaction() as conn:
-            conn.execute(Q["lock_pool_fit"], {"pool": pool})
-            counted = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
-            version = int(counted["version"]) if counted else 0
-            kept = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
-            if kept is not None:
-                return KeptFit(kept["version"], dict(kept["halves"]), kept["dispersion"])
-            new = conn.execute(Q["matches_to_fit"], {"pool": pool}).fetchall()
-            fit = model([_lineup(r) for r in conn.execute(Q["pool_lineups"], {"pool": pool})])
-            before = {r["bot_id"]: (r["name"], r["elo"]) for r in conn.execute(
-                Q["pool_ratings"], {"pool": pool})}  # fmt: skip
-            after = {
-                bot_id: fit.ratings[name] for bot_id, (name, _) in before.items()
-                if name in fit.ratings
-            }  # fmt: skip
-            conn.execute(
-                Q["set_ratings"],
-                {"pool": pool, "bot_ids": list(after),
-                 "elos": [e.elo for e in after.values()],
-                 "deviations": [e.sd for e in after.values()]},
-            )  # fmt: skip
-            _events(conn, pool, new, before, after)
-            halves = {name: e.half for name, e in fit.ratings.items()}
-            conn.execute(
-                Q["keep_pool_fit"],
-                {"pool": pool, "version": version, "halves": Jsonb(halves),
-                 "dispersion": fit.dispersion},
-            )  # fmt: skip
+    def lock_pool_fit(self, conn: Unit, pool: str) -> tuple[int, KeptFit | None]:
+        """The pool's version now and its fit of that version if it has one, the pool
+        locked for fitting until the unit of work ends (a second fitter waits, then finds
+        the fit done)."""
+        conn.execute(Q["lock_pool_fit"], {"pool": pool})
+        counted = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
+        version = int(counted["version"]) if counted else 0
+        kept = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
+        if kept is None:
+            return version, None
+        return version, KeptFit(kept["version"], dict(kept["halves"]), kept["dispersion"])
+
+    def unfitted(self, conn: Unit, pool: str) -> list[dict[str, Any]]:
+        """The pool's recorded matches no fit has counted yet (read before the results a
+        fit reads: one recorded in between is counted by the next fit)."""
+        return conn.execute(Q["matches_to_fit"], {"pool": pool}).fetchall()
+
+    def fit_lineups(self, conn: Unit, pool: str) -> list[Lineup]:
+        """The pool's rated results, a lineup per pairing of teams, in the unit of work."""
+        return [_lineup(r) for r in conn.execute(Q["pool_lineups"], {"pool": pool})]
+
+    def keep_fit(
+        self, conn: Unit, pool: str, version: int, fit: Fit, new: list[dict[str, Any]]
+    ) -> KeptFit:
+        """Keep what a fit of the pool's ``version`` says: every bot's rating and
+        deviation, the fit's intervals, and the rating events of the matches ``new`` to
+        it (each bot's rating before this fit and after it)."""
+        before = {r["bot_id"]: (r["name"], r["elo"]) for r in conn.execute(
+            Q["pool_ratings"], {"pool": pool})}  # fmt: skip
+        after = {
+            bot_id: fit.ratings[name] for bot_id, (name, _) in before.items()
+            if name in fit.ratings
+        }  # fmt: skip
+        conn.execute(
+            Q["set_ratings"],
+            {"pool": pool, "bot_ids": list(after),
+             "elos": [e.elo for e in after.values()],
+             "deviations": [e.sd for e in after.values()]},
+        )  # fmt: skip
+        _events(conn, pool, new, before, after)
+        halves = {name: e.half for name, e in fit.ratings.items()}
+        conn.execute(
+            Q["keep_pool_fit"],
+            {"pool": pool, "version": version, "halves": Jsonb(halves),
+             "dispersion": fit.dispersion},
+        )  # fmt: skip
         return KeptFit(version, halves, fit.dispersion)
 
 

@@ -9,7 +9,7 @@ SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
 -- A match to play, of a run, a ladder or a test when it is one's, with its duplicate twin
--- when it has one and what absence does to its result (Connected._insert_match).
+-- when it has one and what absence does to its result (Connected.insert_matches).
 INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id, twin,
                      absent)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,

@@ -1,39 +1,25 @@
-"""Tournaments and their runs in the store: definitions, planning a run's matches once,
-its progress and standings, and the runs the scheduler must push on."""
+"""Tournaments and their runs in the store: definitions, the rows a run's planning reads
+and writes (the planning is arena/usecases/runs.py's), its progress and standings, and
+the runs the scheduler must push on."""
 
 from __future__ import annotations
 
-import logging
-import secrets
 from datetime import datetime
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
-from arena.domain.pools import pool_of
-from arena.domain.tournament import Definition, Result, deal_mode, plan, standings
-from arena.engine import Rules, quoted
+from arena.domain.tournament import Definition, Result, RunPlan, standings
+from arena.engine import quoted
 from arena.errors import Exists, NotFound, parse_id
-from arena.store.base import MATCH_DEFAULTS, Connected
+from arena.store.base import Connected, Unit
 from arena.store.rows import MatchRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
 
-log = logging.getLogger(__name__)
-
 
 class Runs(Connected):
-    def create_tournament(self, definition: Definition) -> TournamentRow:
-        """Keep a definition; its listed bots must be registered."""
-        listed = [*definition.bots, *([definition.challenger] if definition.challenger else [])]
-        if listed:
-            with self._transaction() as conn:
-                found = conn.execute(Q["active_bots"], {"names": listed}).fetchall()
-            seated = {r["name"]: r["seat"] for r in found}
-            missing = [b for b in dict.fromkeys(listed) if b not in seated]
-            if missing:
-                raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
-            deal_mode(definition, seated)  # refused now, with the real reason, if unfair
+    def insert_tournament(self, definition: Definition) -> TournamentRow:
+        """Keep a definition (checked by the use case that creates it)."""
         params = {
             "name": definition.name,
             "definition": Jsonb(definition.to_json()),
@@ -68,13 +54,11 @@ class Runs(Connected):
         with self._transaction() as conn:
             return [TournamentRow(**r) for r in conn.execute(Q["scheduled_tournaments"])]
 
-    def create_run(
-        self, tournament: TournamentRow, *, fired_for: datetime | None = None
+    def insert_run(
+        self, tournament: TournamentRow, seed: int, fired_for: datetime | None = None
     ) -> RunRow | None:
-        """A new run of the tournament as it is defined now. For a scheduled firing, None
-        when that firing already has its run."""
-        definition = Definition.from_json(tournament.definition)
-        seed = definition.seed if definition.seed is not None else secrets.randbits(62)
+        """A new run of the tournament as it is defined now, dealt from ``seed``. For a
+        scheduled firing, None when that firing already has its run."""
         params = {
             "tournament_id": tournament.id,
             "definition": Jsonb(tournament.definition),
@@ -87,63 +71,32 @@ class Runs(Connected):
                 conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
         return None if row is None else RunRow(**row)
 
-    def plan_run(self, run_id: int) -> list[str]:
-        """Create the run's matches (once: the run row is locked while planning) and return
-        the ids of those not yet finished or failed."""
-        with self._transaction() as conn:
-            row = conn.execute(Q["lock_run"], {"id": run_id}).fetchone()
-            if row is None:
-                raise NotFound(f"no run {run_id}")
-            if row["status"] == "starting":
-                try:
-                    self._plan(conn, RunRow(**row))
-                except ValueError as e:
-                    conn.execute(Q["fail_run"], {"id": run_id, "error": str(e)})
-                    log.warning("run %d cannot start: %s", run_id, e)
-                    return []
-        return self.run_unfinished(run_id)
+    def lock_run(self, conn: Unit, run_id: int) -> RunRow:
+        """The run, locked until the unit of work ends."""
+        row = conn.execute(Q["lock_run"], {"id": run_id}).fetchone()
+        if row is None:
+            raise NotFound(f"no run {run_id}")
+        return RunRow(**row)
 
-    def _plan(self, conn: psycopg.Connection[Any], run: RunRow) -> None:
-        definition = Definition.from_json(run.definition)
+    def run_bots(self, conn: Unit, definition: Definition) -> dict[str, tuple[int, str]]:
+        """The active bots a run of ``definition`` may seat (those listed, or those rated
+        in its pool), each with the bot row and name of who plays for it (its active
+        hosted version, else itself)."""
         if definition.pool:
-            found = conn.execute(Q["pool_bots"], {"pool": definition.pool}).fetchall()
+            rows = conn.execute(Q["pool_bots"], {"pool": definition.pool})
         else:
-            found = conn.execute(Q["active_bots"], {"names": list(definition.bots)}).fetchall()
-        gone = [b for b in definition.bots if b not in {r["name"] for r in found}]
-        if gone:
-            log.warning("run %d: %s no longer active; playing without", run.id, gone)
-        # each bot is seated as who plays for it: its active hosted version, else itself
-        ids = {r["name"]: r["id"] for r in found}
-        seated = {r["name"]: r["seat"] for r in found}
-        deals = deal_mode(definition, seated)
-        matches = plan(definition, sorted(ids), run.seed, self.deal_key(), deals)
-        rules = Rules.parse(definition.rules)
-        clock = Jsonb(definition.clock.to_json())
-        conn.cursor().executemany(
-            Q["insert_match"],
-            [
-                MATCH_DEFAULTS | {
-                    "id": run_match_id(run.id, m.number), "pool": pool_of(rules),
-                    "rules": str(rules), "seed": m.seed, "clock": clock, "rated": True,
-                    "run_id": run.id, "absent": definition.absent,
-                    "twin": None if m.twin is None else run_match_id(run.id, m.twin),
-                }
-                for m in matches
-            ],
-        )  # fmt: skip
-        conn.cursor().executemany(
-            Q["insert_seat"],
-            [
-                {"match_id": run_match_id(run.id, m.number), "seat": seat, "bot_id": ids[bot]}
-                for m in matches
-                for seat, bot in enumerate(m.seats)
-            ],
-        )
-        participants = sorted(seated.values())  # as its records and table name them
-        conn.execute(
-            Q["planned_run"],
-            {"id": run.id, "total": len(matches), "participants": participants, "deals": deals},
-        )
+            rows = conn.execute(Q["active_bots"], {"names": list(definition.bots)})
+        return {r["name"]: (r["id"], r["seat"]) for r in rows}
+
+    def fail_run(self, conn: Unit, run_id: int, error: str) -> None:
+        """A run that was starting cannot be played, for ``error``."""
+        conn.execute(Q["fail_run"], {"id": run_id, "error": error})
+
+    def planned_run(self, conn: Unit, run_id: int, plan: RunPlan) -> None:
+        """The run is planned: running, with its total, participants and deals."""
+        params = {"id": run_id, "total": len(plan.matches), "participants": plan.participants,
+                  "deals": plan.deals}  # fmt: skip
+        conn.execute(Q["planned_run"], params)
 
     def run(self, run_id: int) -> tuple[RunRow, str] | None:
         """A run and its tournament's name."""
@@ -185,19 +138,9 @@ class Runs(Connected):
         ]
         return standings(run.participants, results)
 
-    def finish_run(self, run_id: int) -> bool:
-        """Write the final table of a run whose matches are all done; False when it was
-        finished before or still has matches to play."""
-        found = self.run(run_id)
-        if found is None:
-            raise NotFound(f"no run {run_id}")
-        run = found[0]
-        if run.status != "running":
-            return False
-        if not self.run_done(run_id):
-            return False
-        table = self.run_standings(run)
-        with self._transaction() as conn:
+    def finish_run(self, run_id: int, table: dict[str, Any]) -> bool:
+        """Write the final table of a running run; False when it was finished before."""
+        with self._statement() as conn:
             done = conn.execute(
                 Q["finish_run"], {"id": run_id, "standings": Jsonb(table)}
             ).fetchone()
@@ -230,10 +173,6 @@ class Runs(Connected):
         with self._transaction() as conn:
             rows = conn.execute(Q["stalled_runs"], params).fetchall()
         return [(r["id"], r["status"], r["unfinished"]) for r in rows]
-
-
-def run_match_id(run_id: int, number: int) -> str:
-    return f"r{run_id}-{number:04d}"
 
 
 def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:

@@ -12,10 +12,9 @@ translation of the driver's errors are :mod:`arena.store.base`'s; tournaments an
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,11 +22,9 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from arena.domain.absence import Credit
-from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version
-from arena.domain.pools import pool_of
-from arena.domain.tournament import deal_seed, hand_points
-from arena.engine import Rules, quoted
+from arena.domain.tournament import hand_points
+from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.fits import Fits
@@ -149,56 +146,21 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits):
             row = conn.execute(Q["bot_by_token_hash"], {"token_hash": token_hash(token)}).fetchone()
         return None if row is None else BotRow(**row)
 
-    def create_match(
-        self,
-        match_id: str,
-        rules: Rules,
-        seat_bots: Sequence[int],
-        *,
-        clock: TimeControl | None = None,
-        seed: int | None = None,
-        rated: bool = True,
-        run_id: int | None = None,
-    ) -> None:
-        """Record a match to be played (again with the same id: nothing happens). Its
-        deals come from the arena's secret and its id unless a ``seed`` is given."""
-        if len(seat_bots) != rules.seats:
-            raise Invalid(f"{rules} has {rules.seats} seats, not {len(seat_bots)}")
-        params = {
-            "id": match_id,
-            "pool": pool_of(rules),
-            "rules": str(rules),
-            "seed": deal_seed(self.deal_key(), match_id) if seed is None else seed,
-            "clock": Jsonb((clock or TimeControl()).to_json()),
-            "rated": rated,
-            "run_id": run_id,
-        }
-        with self._transaction() as conn:
-            self._insert_match(conn, params, seat_bots)
-
     def finish_match(
         self,
         match_id: str,
-        record: dict[str, Any] | str,
-        credited: Credit | Callable[[dict[str, Any]], Credit] | None = None,
+        record: dict[str, Any],
+        credited: Credit | None = None,
+        text: str | None = None,
     ) -> Finish:
-        """Write the record and the result it is credited with (``credited``, or what
-        makes it from the record: the recording use case's :func:`arena.domain.absence.credit`
-        under the match's policy; None: the result as played) and apply the Elo change,
-        once per match, and say whether the match's run has any match left to play: one
-        statement, the ``finish_match`` function of migration 0014. The record may come
-        as JSON text, as the referee sends it: it is then written as it is, not decoded
-        and encoded again."""
-        text = record if isinstance(record, str) else None
-        if isinstance(record, str):
-            record = json.loads(record)
-        assert isinstance(record, dict)
+        """Write the record and the result it is ``credited`` with (None: the result as
+        played) and apply the Elo change, once per match, and say whether the match's run
+        has any match left to play: one statement, the ``finish_match`` function of
+        migration 0014. ``text``: the record as JSON text, as the referee sent it: then
+        written as it is, not encoded again."""
         if record.get("result", {}).get("winner") not in (0, 1):
             raise Invalid(f"match {match_id}: the record has no winner")
-        if credited is None:
-            result = Credit(record["result"]["winner"])
-        else:
-            result = credited if isinstance(credited, Credit) else credited(record)
+        result = Credit(record["result"]["winner"]) if credited is None else credited
         params = {
             "id": match_id,
             "record": Jsonb(record) if text is None else Jsonb(text, dumps=str),

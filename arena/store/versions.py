@@ -1,6 +1,7 @@
 """Hosted bots' versions in the store: each submission of a bot's code, kept once by its
 hash, numbered per bot, with its own bot row ``NAME@N`` for its ratings and seats
-(migration 0010)."""
+(migration 0010). The rows a submission reads and writes are on the unit of work of its
+use case (arena/usecases/versions.py), which counts the bot's caps."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from typing import IO, Any
 
 import psycopg
 
-from arena.domain.versions import KEPT, Caps, Checked, Manifest
+from arena.domain.versions import Checked, Manifest
 from arena.engine import quoted
-from arena.errors import NotFound
-from arena.store.base import Connected
-from arena.store.rows import BotVersionRow
+from arena.errors import Invalid, NotFound
+from arena.store.base import Connected, Unit
+from arena.store.rows import BotRow, BotVersionRow
 from arena.store.sql import QUERIES as Q
 
 CHUNK = 256 * 1024  # bytes of an archive sent to the server at a time
@@ -25,54 +26,53 @@ COPY_TRAILER = b"\xff\xff"
 
 
 class Versions(Connected):
-    def add_version(
-        self,
-        bot: str,
-        manifest: Manifest,
-        archive: IO[bytes] | bytes,
-        checked: Checked,
-        caps: Caps = KEPT,
-    ) -> tuple[BotVersionRow, bool]:
-        """The version of ``bot`` that ``archive`` (checked:
-        :func:`arena.hosted.archive.check`) is, and whether it is new: the same files and
-        manifest again are the version they were the first time, whatever its status. A
-        new one is refused (:class:`arena.errors.Exhausted`) past the bot's ``caps``,
-        counted under the bot's lock, so that two at once cannot both pass the last place.
-        The archive goes to the server a chunk at a time, from its file."""
-        data = io.BytesIO(archive) if isinstance(archive, bytes) else archive
-        with self._transaction() as conn:
-            owner = conn.execute(Q["lock_bot"], {"name": bot}).fetchone()
-            if owner is None:
-                raise NotFound(f"no bot named {quoted(bot)}")
-            row = conn.execute(
-                Q["version_by_hash"], {"bot_id": owner["id"], "hash": checked.hash}
-            ).fetchone()
-            if row is not None:
-                return BotVersionRow(**row), False
-            keeps = conn.execute(
-                Q["bot_keeps"], {"bot_id": owner["id"], "archive": checked.archive}
-            ).fetchone()
-            assert keeps is not None  # an aggregate has a row
-            adding = 0 if keeps["has_archive"] else checked.size
-            caps.refuse(owner["name"], keeps["versions"], keeps["kept"], adding)
-            conn.execute(Q["lock_archive"], {"hash": checked.archive})
-            if conn.execute(Q["archive_kept"], {"hash": checked.archive}).fetchone() is None:
-                _copy_archive(conn, checked.archive, data, checked.size)
-            params = {
-                "bot_id": owner["id"],
-                "name": owner["name"],
-                "owner": owner["owner"],
-                "hash": checked.hash,
-                "archive": checked.archive,
-                "runtime": manifest.runtime,
-                "entry": manifest.entry,
-                "size": checked.size,
-                "unpacked": checked.unpacked,
-                "files": checked.files,
-            }
-            row = conn.execute(Q["insert_version"], params).fetchone()
+    def lock_submitter(self, conn: Unit, bot: str) -> BotRow:
+        """The bot a version is submitted for (active, dialing in or hosted, not a
+        version), locked until the unit of work ends: its versions are numbered, and its
+        caps counted, one at a time."""
+        row = conn.execute(Q["lock_bot"], {"name": bot}).fetchone()
+        if row is None:
+            raise NotFound(f"no bot named {quoted(bot)}")
+        return BotRow(**row)
+
+    def version_by_hash(self, conn: Unit, bot_id: int, hash: str) -> BotVersionRow | None:
+        row = conn.execute(Q["version_by_hash"], {"bot_id": bot_id, "hash": hash}).fetchone()
+        return None if row is None else BotVersionRow(**row)
+
+    def bot_keeps(self, conn: Unit, bot_id: int, archive: str) -> tuple[int, int, bool]:
+        """What the store keeps of the bot: its versions, the bytes of their archives
+        (each archive once), and whether ``archive`` is one of them."""
+        row = conn.execute(Q["bot_keeps"], {"bot_id": bot_id, "archive": archive}).fetchone()
+        assert row is not None  # an aggregate has a row
+        return row["versions"], row["kept"], row["has_archive"]
+
+    def keep_archive(self, conn: Unit, checked: Checked, archive: IO[bytes] | bytes) -> None:
+        """The archive kept (once, whoever sends it: locked by its hash), sent to the
+        server a chunk at a time, from its file."""
+        conn.execute(Q["lock_archive"], {"hash": checked.archive})
+        if conn.execute(Q["archive_kept"], {"hash": checked.archive}).fetchone() is None:
+            data = io.BytesIO(archive) if isinstance(archive, bytes) else archive
+            _copy_archive(conn, checked.archive, data, checked.size)
+
+    def insert_version(
+        self, conn: Unit, bot: BotRow, manifest: Manifest, checked: Checked
+    ) -> BotVersionRow:
+        """The bot's next version (numbered after its last), with its own bot row NAME@N."""
+        params = {
+            "bot_id": bot.id,
+            "name": bot.name,
+            "owner": bot.owner,
+            "hash": checked.hash,
+            "archive": checked.archive,
+            "runtime": manifest.runtime,
+            "entry": manifest.entry,
+            "size": checked.size,
+            "unpacked": checked.unpacked,
+            "files": checked.files,
+        }
+        row = conn.execute(Q["insert_version"], params).fetchone()
         assert row is not None
-        return BotVersionRow(**row), True
+        return BotVersionRow(**row)
 
     def playing_as(self, names: Sequence[str]) -> dict[str, tuple[int, str]]:
         """For each active bot among ``names``: the id and name it plays as, its active
@@ -162,7 +162,7 @@ def _copy_archive(conn: psycopg.Connection[Any], hash: str, data: IO[bytes], siz
         while left:
             chunk = data.read(min(CHUNK, left))
             if not chunk:
-                raise ValueError(f"the archive ended {left:,} bytes short of its {size:,}")
+                raise Invalid(f"the archive ended {left:,} bytes short of its {size:,}")
             copy.write(chunk)
             left -= len(chunk)
         copy.write(COPY_TRAILER)

@@ -13,6 +13,7 @@ from arena.errors import Exists
 from arena.hosted.archive import check
 from arena.hosted.house import OWNER, archive
 from arena.store.store import Store
+from arena.usecases.versions import judge, submit
 
 
 def house_version(store: Store, name: str = "random") -> str:
@@ -23,7 +24,7 @@ def house_version(store: Store, name: str = "random") -> str:
         store.register_bot(bot, OWNER)
         store.set_bot_ladder(bot, False)  # a sparring partner for checks, not a contender
     data, manifest = archive(name), Manifest("python", "bot.py")
-    version, _ = store.add_version(bot, manifest, data, check(data, manifest))
+    version, _ = submit(store, bot, manifest, data, check(data, manifest))
     if version.status == "checking":
-        store.judge_version(version.id)
+        judge(store, version.id)
     return str(BotRef(bot, version.number))

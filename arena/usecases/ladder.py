@@ -5,25 +5,27 @@ matchmaker picks (:mod:`arena.domain.matchmaking`) among the bots available now
 Available means: a hosted bot (its active version is started for each match) unless it
 opted out, and a bot that dials in while it is connected to the referee and has opted
 in. Nobody else is ever scheduled, so a ladder never seats a stand-in on purpose. The
-matches are made by the store under the ladder's lock (:meth:`Store.fill_ladder`) and
-then played by the workers like any other, through the one recording path.
+matches are chosen under the ladder's lock (:func:`fill`) and then played by the workers
+like any other, through the one recording path.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from arena.domain.matchmaking import Candidate, Policy, next_pairs
+from arena.domain.clock import TimeControl
+from arena.domain.matches import NewMatch, ladder_match_id
+from arena.domain.matchmaking import Available, Policy, ladder_round
 from arena.domain.pools import pool_rules
 from arena.domain.rating import START
-from arena.domain.tournament import seatings
-from arena.store.ladders import LadderBot, Slots
+from arena.domain.tournament import deal_seed
+from arena.store.ladders import LadderBot
 from arena.store.store import Store
 
 HOSTED_CONCURRENCY = 2  # ladder matches a hosted bot plays at once (a process for each)
 TICK_S = 5.0  # how often the scheduler looks, besides whenever a ladder match ends
+RECENT = 60  # the latest pairings a ladder reads for its matchmaking
 
 
 def available(
@@ -53,47 +55,47 @@ def fill(
     """Start the matches the pool's ladder has room for; their ids (to send to the
     workers). Nothing when the ladder is off or nobody can be paired. ``ended``: a match
     of the ladder that the referee has ended and that is being recorded (its slot is
-    free, its bots too)."""
+    free, its bots too). The matches are made under the ladder's lock, in one unit of
+    work with the counter that names them: two schedulers asking at once take turns, and
+    the second sees the first's matches in the slots, so a slot is never filled twice."""
     bots = available(store.ladder_bots(), connected)
     ratings = {s.name: s.rating for s in store.leaderboard(pool)}
     # the intervals last fitted: a few matches behind is as good for choosing pairs (the
     # worker that records a match refits its pool anyway)
     kept = store.pool_fit(pool)
     halves = kept.halves if kept is not None else {}
+    candidates = [
+        Available(seat, concurrency, elsewhere, r.elo if r else START, r.games if r else 0,
+                  halves.get(seat))
+        for seat, (_, concurrency, elsewhere) in bots.items()
+        for r in [ratings.get(seat)]
+    ]  # fmt: skip
     rules = pool_rules(pool)
-    rng = rng or random.Random()
-
-    def choose(slots: Slots) -> list[list[int]]:
-        # a bot's matches now: its unfinished ladder matches (on any ladder), or what the
-        # referee sees it in, whichever is more (a queued match is not seated yet)
-        busy = Counter(name for games in slots.open.values() for s in games for name in set(s))
-        candidates = []
-        for seat, (_, concurrency, elsewhere) in bots.items():
-            rating = ratings.get(seat)
-            candidates.append(
-                Candidate(
-                    seat,
-                    rating.elo if rating else START,
-                    rating.games if rating else 0,
-                    halves.get(seat),
-                    max(busy[seat], elsewhere),
-                    concurrency,
-                )
-            )
-        recent = [pair for seats in slots.recent if (pair := _pair(seats))]
-        pairs = next_pairs(candidates, recent, slots.free, policy or Policy(), rng)
-        number = slots.ladder.scheduled
-        out = []
-        for a, b in pairs:
-            number += 1  # seats swap from one match of the ladder to the next
-            seats = seatings(rules, [a, b], 2)[number % 2]
-            out.append([bots[name][0].id for name in seats])
-        return out
-
-    return store.fill_ladder(pool, choose, list(bots), ended)
-
-
-def _pair(seats: Sequence[str]) -> tuple[str, str] | None:
-    """The two bots of a ladder match (one per team, in every seat of its team)."""
-    bots = list(dict.fromkeys(seats))
-    return (bots[0], bots[1]) if len(bots) == 2 else None
+    key = store.deal_key()  # read now: not on a second connection while holding the lock
+    with store.unit() as conn:
+        ladder = store.lock_ladder(conn, pool)
+        if ladder is None or not ladder.running:
+            return []
+        playing = [(lid, seats) for lid, mid, seats in store.ladder_open(conn) if mid != ended]
+        free = max(0, ladder.concurrency - sum(lid == ladder.id for lid, _ in playing))
+        chosen = ladder_round(
+            candidates,
+            [seats for _, seats in playing],
+            store.ladder_recent(conn, ladder.id, RECENT),
+            free,
+            ladder.scheduled,
+            rules,
+            policy or Policy(),
+            rng or random.Random(),
+        )
+        made = []
+        for number, seats in enumerate(chosen, start=ladder.scheduled + 1):
+            match_id = ladder_match_id(ladder.id, number)
+            made.append(
+                NewMatch(match_id, rules, tuple(bots[s][0].id for s in seats),
+                         deal_seed(key, match_id), TimeControl.from_json(ladder.clock),
+                         ladder_id=ladder.id)
+            )  # fmt: skip
+        store.insert_matches(conn, made)
+        store.ladder_scheduled(conn, ladder.id, ladder.scheduled + len(made), list(bots))
+    return [m.id for m in made]

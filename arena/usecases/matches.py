@@ -1,15 +1,53 @@
-"""Recording a match the referee has played: the exactly-once write of its record and of
-the result it is credited with (arena/domain/absence.py), then its pool's ratings fitted
-again (arena/usecases/ratings.py) when it is rated."""
+"""A match's life outside the planners: asked for by hand (a challenge, a version's
+check), claimed by the worker that plays it, and recorded once played: the exactly-once
+write of its record and of the result it is credited with (arena/domain/absence.py), then
+its pool's ratings fitted again (arena/usecases/ratings.py) when it is rated."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from arena.domain.absence import Credit
+from arena.domain.absence import Credit, credit
+from arena.domain.clock import DEFAULT_CLOCK, TimeControl
+from arena.domain.matches import NewMatch
+from arena.domain.tournament import deal_seed
+from arena.engine import Rules
+from arena.store.rows import MatchRow
 from arena.store.store import Finish, Store
 from arena.usecases.ratings import refit
+from arena.usecases.sprts import step_sprt
+
+
+def request(
+    store: Store,
+    match_id: str,
+    rules: Rules,
+    seats: Sequence[int],
+    *,
+    clock: TimeControl = DEFAULT_CLOCK,
+    seed: int | None = None,
+    rated: bool = True,
+) -> NewMatch:
+    """A match to be played with the bot row at each seat (asked again with the same
+    id: nothing happens). Its deals come from the arena's secret and its id unless a
+    ``seed`` is given."""
+    if seed is None:
+        seed = deal_seed(store.deal_key(), match_id)
+    match = NewMatch(match_id, rules, tuple(seats), seed, clock, rated)
+    with store.unit() as conn:
+        store.insert_matches(conn, [match])
+    return match
+
+
+def claim(store: Store, match_id: str) -> tuple[MatchRow, list[str]]:
+    """A match to play and the bot at each seat, marked running (started now) unless it
+    was finished or failed; the row as it was before (a finished one is not played
+    again)."""
+    return store.claim_match(match_id)
 
 
 def record(
@@ -20,10 +58,57 @@ def record(
     *,
     fit: bool = True,
 ) -> Finish:
-    """Record the match (once, whoever asks again) as ``credited`` says (None: the result
-    as played), and fit its pool's ratings again unless ``fit`` is False (a worker that
-    has just fitted the pool leaves it to the next)."""
-    done = store.finish_match(match_id, played, credited)
+    """Record the match (once, whoever asks again) as ``credited`` says, or what makes it
+    from the record (:func:`arena.domain.absence.credit` under the match's policy; None:
+    the result as played), and fit its pool's ratings again unless ``fit`` is False (a
+    worker that has just fitted the pool leaves it to the next). The record may come as
+    JSON text, as the referee sends it: it is then kept as it is."""
+    record = json.loads(played) if isinstance(played, str) else played
+    if callable(credited):
+        credited = credited(record)
+    text = played if isinstance(played, str) else None
+    done = store.finish_match(match_id, record, credited, text)
     if done.rated and fit:
         refit(store, done.pool)
     return done
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What playing a match came to: whether it was played (False: it was finished or
+    failed before), whether this call recorded it (False: another had), its run and
+    whether that run is done (None: not known), and the matches to send next (a test's
+    next pairs)."""
+
+    played: bool
+    recorded: bool
+    run_id: int | None
+    run_done: bool | None
+    next: list[str]
+
+
+def play(
+    store: Store,
+    match_id: str,
+    referee: Callable[[MatchRow, list[str]], dict[str, Any] | str],
+    *,
+    freed: Callable[[str], object] = lambda pool: None,
+    fit: Callable[[str], bool] = lambda pool: True,
+) -> Played:
+    """Play the match and record it, unless it was finished or failed before: claimed
+    (marked running), played by ``referee`` (the edge's way of having a referee play the
+    row with these seats: its record), recorded once as the match's absence policy
+    credits it, and its test stepped. ``freed(pool)`` is called as soon as a ladder
+    match is played, before it is recorded, so that its slot is filled at once;
+    ``fit(pool)`` says whether to fit the pool again now (a worker that has just fitted it
+    leaves it to the next)."""
+    match, seats = claim(store, match_id)
+    if match.status in ("finished", "failed"):
+        return Played(False, False, match.run_id, None, [])
+    played = referee(match, seats)
+    if match.ladder_id is not None:
+        freed(match.pool)
+    credited = functools.partial(credit, policy=match.absent)
+    done = record(store, match_id, played, credited, fit=fit(match.pool))
+    following = step_sprt(store, match.sprt_id) if match.sprt_id is not None else []
+    return Played(True, done.recorded, match.run_id, done.run_done, following)

@@ -20,6 +20,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots
 from arena.settings import private_folder
 from arena.store.store import Store
+from arena.usecases.versions import submit
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -74,7 +75,7 @@ class Hosting:
                 ) from None
             checked = await asyncio.to_thread(check, spooled, manifest, ARCHIVE_LIMITS)
             row, new = await asyncio.to_thread(
-                self.store.add_version, m.bot, manifest, spooled, checked, STORE_CAPS
+                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS
             )
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])

@@ -7,12 +7,14 @@ import asyncio
 import logging
 from typing import Any
 
+from arena.domain.clock import TimeControl
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import parse_pool
 from arena.errors import Invalid, NotFound
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders
 from arena.store.store import Store
+from arena.wire_clock import request_clock, sets_clock
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -32,9 +34,11 @@ class Ladders:
         concurrency = request.concurrency if request.HasField("concurrency") else None
         if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
             raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
-        clock = messages.clock_of(request)  # checked whole, then only the fields given kept
-        given = {k: v for k, v in clock.to_json().items() if request.HasField(k)}
-        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, given)
+        clock = None
+        if sets_clock(request):  # whole; each deprecated field set changes its clock alone
+            now = await asyncio.to_thread(self.store.ladder, pool)
+            clock = request_clock(request, TimeControl.from_json(now.clock if now else None))
+        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, clock)
         log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
         if row.running and self.dispatch is not None:
             self.dispatch.ladder(pool)
@@ -47,4 +51,4 @@ class Ladders:
         found = await asyncio.to_thread(ladders.ladder, self.store, pool)
         if found is None:
             raise NotFound(f"pool {pool} has no ladder (arena ladder on {pool})")
-        return messages.message(api.Ladder, found)
+        return messages.ladder_message(found)

@@ -17,6 +17,8 @@ from arena.errors import Invalid, NotFound, NotReady
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import matches
 from arena.store.store import Store
+from arena.usecases.matches import request as request_match
+from arena.wire_clock import request_clock
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -41,7 +43,7 @@ class Matches:
         if not 1 <= count <= MAX_REQUESTED:
             raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {count}")
         rules = Rules.parse(request.rules or "paulista")
-        clock = messages.clock_of(request)
+        clock = request_clock(request)
         plan = seatings(rules, list(request.bots), count)
         names = list(dict.fromkeys(request.bots))
         playing = await asyncio.to_thread(self.store.playing_as, names)  # or its version
@@ -57,7 +59,9 @@ class Matches:
         ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
         for match_id, seats in zip(ids, plan, strict=True):
             bot_ids = [playing[name][0] for name in seats]
-            await asyncio.to_thread(self.store.create_match, match_id, rules, bot_ids, clock=clock)
+            await asyncio.to_thread(
+                request_match, self.store, match_id, rules, bot_ids, clock=clock
+            )
         await asyncio.to_thread(self.dispatch.play, ids)
         return api.RequestMatchResponse(match_ids=ids)
 

@@ -19,7 +19,7 @@ from arena.domain.nodes import Where
 from arena.engine import Rules
 from arena.errors import Invalid, Unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
-from referee import messages
+from arena.wire_clock import request_clock
 from referee.callers import Callers
 from referee.hub import Hub
 from referee.nodes import Node
@@ -45,7 +45,7 @@ class Playing:
         after, waits for the same match (a cancelled call leaves it playing)."""
         await self.callers.organizer(context)
         rules = Rules.parse(request.rules or "paulista")
-        clock = messages.clock_of(request)
+        clock = request_clock(request)
         if len(request.seats) != rules.seats or not request.match_id:
             raise Invalid(f"give a match id and {rules.seats} seats for {rules}")
         match_id = request.match_id

@@ -8,13 +8,14 @@ import logging
 from typing import Any
 
 from arena.domain.identity import is_version, owner_bot
-from arena.domain.sprt import OWNER_ROOM, Sprt
+from arena.domain.sprt import MAX_GAMES, OWNER_ROOM, Asked, Sprt
 from arena.engine import Rules, quoted
 from arena.errors import Forbidden, Invalid, NotReady
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import sprts
-from arena.store.sprts import MAX_GAMES, Asked
 from arena.store.store import Store
+from arena.usecases.sprts import start_sprt
+from arena.wire_clock import request_clock
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -47,7 +48,7 @@ class Testing:
                 "a bot's own token starts unrated tests only: rated matches move the "
                 "leaderboard, and who plays them is the organizer's choice"
             )
-        if new == request.base_bot:  # the store's check too, which says it as a bug's
+        if new == request.base_bot:  # before asking who is connected (start_sprt checks too)
             raise Invalid("a test compares two different bots")
         await self._available([new, request.base_bot])
         test = Sprt(request.elo0, request.elo1, *given_or(request, alpha=0.05, beta=0.05))
@@ -55,12 +56,12 @@ class Testing:
         if not 2 <= max_games <= MAX_TEST_GAMES:
             raise Invalid(f"max_games must be from 2 to {MAX_TEST_GAMES}, not {max_games}")
         asked = Asked(
-            Rules.parse(request.rules or "paulista"), messages.clock_of(request),
+            Rules.parse(request.rules or "paulista"), request_clock(request),
             max_games=max_games - max_games % 2, rated=request.rated,
         )  # fmt: skip
         room = None if by == "organizer" else OWNER_ROOM
         row = await asyncio.to_thread(
-            self.store.create_sprt, new, request.base_bot, test, asked, by, room
+            start_sprt, self.store, new, request.base_bot, test, asked, by, room
         )
         log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, by)
         if self.dispatch is None:

@@ -13,6 +13,7 @@ from arena.errors import NotFound, NotReady
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import tournaments
 from arena.store.store import Store
+from arena.usecases.runs import create_run, create_tournament
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -29,7 +30,7 @@ class Tournaments:
     async def CreateTournament(self, request: Any, context: Any) -> api.Tournament:
         await self.callers.organizer(context)
         definition = messages.definition_of(request.definition)
-        row = await asyncio.to_thread(self.store.create_tournament, definition)
+        row = await asyncio.to_thread(create_tournament, self.store, definition)
         log.info("created tournament %s", row.name)
         empty = {"runs": 0, "last_run": None, "last_status": None}
         return messages.tournament_message(
@@ -43,7 +44,7 @@ class Tournaments:
             raise NotFound(f"no tournament {quoted(request.tournament)}")
         if self.dispatch is None:
             raise NotReady("this server has no workers to play runs")
-        run = await asyncio.to_thread(self.store.create_run, row)
+        run = await asyncio.to_thread(create_run, self.store, row)
         assert run is not None  # None only for a scheduled firing that has its run
         await asyncio.to_thread(self.dispatch.start_run, run.id)
         log.info("started run %d of tournament %s", run.id, row.name)

@@ -36,6 +36,8 @@ from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.settings import Settings
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
+from arena.usecases.matches import request as request_match
+from arena.usecases.versions import submit
 from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
@@ -101,7 +103,7 @@ def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
     store.register_bot("mine")
     _, token = store.register_bot("opponent")
     data, manifest = packed(EXAMPLE), Manifest("python", EXAMPLE.name)
-    version, _ = store.add_version("mine", manifest, data, check(data, manifest))
+    version, _ = submit(store, "mine", manifest, data, check(data, manifest))
     store.judge_version(version.id)
     seats = ["mine@1", "opponent"]
     ids = [version.id, store.bot("opponent").id]  # type: ignore[union-attr]
@@ -127,7 +129,7 @@ def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
             if kind == "warm":
                 assert warm_host.wait_ready("mine@1", 1, 60), "no warm process came up"
             match_id = f"bench-{k}"
-            store.create_match(match_id, Rules(), ids, rated=False)
+            request_match(store, match_id, Rules(), ids, rated=False)
             began = time.perf_counter()
             with host.seated(match_id, seats) as keys:
                 request = api.RunMatchRequest(
@@ -197,7 +199,7 @@ def throughput(
                 began = time.perf_counter()
                 for m in range(matches):
                     match_id = f"through-{kind}-{r}-{m}"
-                    store.create_match(match_id, Rules(), seat_ids, rated=False)
+                    request_match(store, match_id, Rules(), seat_ids, rated=False)
                     with host.seated(match_id, seats) as keys:
                         request = api.RunMatchRequest(
                             match_id=match_id, seats=seats, seed=m, hosted_keys=keys

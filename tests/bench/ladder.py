@@ -69,13 +69,16 @@ from typing import Any
 
 import psycopg
 
+import arena.domain.matchmaking
 import arena.usecases.ladder
+from arena.domain.clock import TimeControl
+from arena.domain.matches import ladder_match_id
 from arena.domain.poolfit import fit
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, wait_serving
-from arena.store.ladders import ladder_match_id
 from arena.store.store import Store
+from arena.wire_clock import clock_to_pb
 from tests.bench.workers import arena_env, cpu_s, postgres, scratch_database
 
 GOAL = 0.90
@@ -89,6 +92,7 @@ WARM_UP = 24
 POOL = "paulista/1"
 DECISION_MS = 30_000  # nothing times out, however loaded the machine
 TIME_BANK_MS = 60_000
+CLOCK = TimeControl(decision_ms=DECISION_MS, time_bank_ms=TIME_BANK_MS)
 SAMPLE_S = 0.2  # how often the matches seated in the referee are counted
 TIMEOUT_S = 600.0
 FILL_BOTS = (6, 200)  # available bots in the matchmaker's timing
@@ -172,8 +176,8 @@ class Bench:
         name = name or next(self.names)
         per_pairing = matches // (BOTS * (BOTS - 1) // 2)
         definition = api.TournamentDefinition(
-            name=name, bots=self.bots, matches=per_pairing, decision_ms=DECISION_MS,
-            time_bank_ms=TIME_BANK_MS, seed=1, trusted=True,
+            name=name, bots=self.bots, matches=per_pairing, clock=clock_to_pb(CLOCK), seed=1,
+            trusted=True,
         )  # fmt: skip
         self.organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
         start = api.StartTournamentRequest(tournament=name)
@@ -233,8 +237,7 @@ class Bench:
 
     def _switch(self, on: bool, concurrency: int) -> Any:
         request = api.SetLadderRequest(
-            pool=POOL, on=on, concurrency=concurrency, decision_ms=DECISION_MS,
-            time_bank_ms=TIME_BANK_MS,
+            pool=POOL, on=on, concurrency=concurrency, clock=clock_to_pb(CLOCK)
         )  # fmt: skip
         self.organizer.call("SetLadder", request)
         found = self.store.ladder(POOL)
@@ -318,11 +321,9 @@ class FillTime:
 
 def fill_times(database: str) -> tuple[list[FillTime], float]:
     """:func:`arena.usecases.ladder.fill` timed in this process (see the module's docstring)."""
-    # two connections: Store.fill_ladder reads the deal key on a second one, inside its
-    # transaction, the first time (with one, it waits 30 s for itself and fails)
     store = Store(database, max_size=2)
     spent: list[float] = []
-    pure = arena.usecases.ladder.next_pairs
+    pure = arena.domain.matchmaking.next_pairs
 
     def timed(*args: Any, **kwargs: Any) -> list[tuple[str, str]]:
         began = time.perf_counter()
@@ -336,7 +337,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
         store.register_bot(name)
         store.set_bot_ladder(name, True)
     out = []
-    vars(arena.usecases.ladder)["next_pairs"] = timed  # fill calls it by this name
+    vars(arena.domain.matchmaking)["next_pairs"] = timed  # the ladder's round calls it so
     try:
         for bots, slots in itertools.product(FILL_BOTS, FILL_SLOTS):
             connected = {name: (BOT_CONCURRENCY, 0) for name in names[:bots]}
@@ -363,7 +364,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
             fit(store.pool_lineups(POOL))
             refits.append(time.perf_counter() - began)
     finally:
-        vars(arena.usecases.ladder)["next_pairs"] = pure
+        vars(arena.domain.matchmaking)["next_pairs"] = pure
         store.close()
     return out, 1000 * statistics.median(refits)
 

@@ -38,13 +38,15 @@ import psycopg
 import arena.read.tournaments
 from arena.domain import rating
 from arena.domain.clock import DEFAULT_CLOCK
+from arena.domain.matches import run_match_id
 from arena.domain.tournament import Definition, Result, hand_points, standings
 from arena.engine import Rules
 from arena.read import bots, ratings
 from arena.store.migrate import migrate
 from arena.store.rows import TournamentRow
-from arena.store.runs import run_match_id
 from arena.store.store import Store
+from arena.usecases.matches import request as request_match
+from arena.usecases.runs import create_tournament
 from tests.bench.store import server
 from tests.scratch import scratch_database
 from tests.test_store import played
@@ -156,8 +158,8 @@ def build(url: str, n: int) -> None:
     try:
         bots = [store.register_bot(f"bot{k:03d}", "bench")[0] for k in range(BOTS)]
         tours = [
-            store.create_tournament(
-                Definition(name=f"nightly-{t}", pool=POOL, schedule=f"{t} 3 * * *")
+            create_tournament(
+                store, Definition(name=f"nightly-{t}", pool=POOL, schedule=f"{t} 3 * * *")
             )
             for t in range(TOURNAMENTS)
         ]
@@ -341,7 +343,7 @@ def recording(store: Store, records: list[dict[str, Any]], tag: str) -> float:
     samples = []
     for k, record in enumerate(records):
         match_id = f"bench-{tag}-{k}"
-        store.create_match(match_id, RULES, random.Random(k).sample(bots, 2), seed=k)
+        request_match(store, match_id, RULES, random.Random(k).sample(bots, 2), seed=k)
         start = time.perf_counter()
         store.finish_match(match_id, record)
         samples.append(time.perf_counter() - start)

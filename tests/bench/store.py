@@ -20,6 +20,7 @@ from psycopg.types.json import Jsonb
 from arena.engine import Match, Rules, to_record
 from arena.store.migrate import migrate
 from arena.store.store import Store
+from arena.usecases.matches import request as request_match
 from tests.scratch import scratch_database
 
 GOAL = 0.5
@@ -55,7 +56,7 @@ def store_rate(url: str, played: list[dict[str, Any]]) -> float:
         bots = [store.register_bot(f"bench{i}")[0].id for i in range(8)]
         for k in range(len(played)):
             a, b = random.Random(k).sample(bots, 2)
-            store.create_match(f"b{k}", Rules(), [a, b], seed=k)
+            request_match(store, f"b{k}", Rules(), [a, b], seed=k)
         start = time.perf_counter()
         for k, record in enumerate(played):
             store.finish_match(f"b{k}", record)

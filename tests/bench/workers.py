@@ -57,6 +57,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
 from arena.store.store import Store
+from arena.wire_clock import clock_to_pb
 from referee.runner import MatchRunner
 from tests import scratch
 
@@ -67,6 +68,7 @@ ROUNDS = 7
 WARM_UP = 32
 DECISION_MS = 30_000  # nothing times out, however loaded the machine
 TIME_BANK_MS = 60_000
+CLOCK = TimeControl(decision_ms=DECISION_MS, time_bank_ms=TIME_BANK_MS)
 MACHINE_DATABASE = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
@@ -218,8 +220,8 @@ def play(
     """Create and start a round robin of ``matches`` matches; its run id once finished.
     Polls the store, not GetRun: GetRun computes the standings so far at every call."""
     definition = api.TournamentDefinition(
-        name=name, bots=bots, matches=matches, decision_ms=DECISION_MS,
-        time_bank_ms=TIME_BANK_MS, seed=1, trusted=True,  # house bots: the same deals as local
+        name=name, bots=bots, matches=matches, clock=clock_to_pb(CLOCK),
+        seed=1, trusted=True,  # house bots: the same deals as local
     )  # fmt: skip
     organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
     run_id = int(organizer.call("StartTournament", api.StartTournamentRequest(tournament=name)).id)
@@ -267,14 +269,13 @@ def local_rate(matches: int) -> Rate:
             times.append(time.monotonic())
             return record
 
-    clock = TimeControl(decision_ms=DECISION_MS, time_bank_ms=TIME_BANK_MS)
     own, children = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
     saved = vars(referee.local)["MatchRunner"]
     vars(referee.local)["MatchRunner"] = Timed  # play_local makes its runners from this name
     try:
         summary = asyncio.run(
             referee.local.play_local(
-                Rules(), ["house:random", "house:random"], games=matches, seed=1, clock=clock
+                Rules(), ["house:random", "house:random"], games=matches, seed=1, clock=CLOCK
             )
         )
     finally:

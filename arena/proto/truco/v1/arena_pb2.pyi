@@ -1,3 +1,4 @@
+from arena.proto.truco.v1 import bot_pb2 as _bot_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -55,7 +56,7 @@ class OpenRelayResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class StartTestRequest(_message.Message):
-    __slots__ = ("new_bot", "base_bot", "elo0", "elo1", "alpha", "beta", "max_games", "rules", "rated", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    __slots__ = ("new_bot", "base_bot", "elo0", "elo1", "alpha", "beta", "max_games", "rules", "rated", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     NEW_BOT_FIELD_NUMBER: _ClassVar[int]
     BASE_BOT_FIELD_NUMBER: _ClassVar[int]
     ELO0_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +66,7 @@ class StartTestRequest(_message.Message):
     MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
@@ -77,10 +79,11 @@ class StartTestRequest(_message.Message):
     max_games: int
     rules: str
     rated: bool
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
-    def __init__(self, new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rules: _Optional[str] = ..., rated: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rules: _Optional[str] = ..., rated: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class GetTestRequest(_message.Message):
     __slots__ = ("id",)
@@ -145,20 +148,22 @@ class SprtTest(_message.Message):
     def __init__(self, id: _Optional[int] = ..., new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., rules: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rated: _Optional[bool] = ..., duplicate: _Optional[bool] = ..., status: _Optional[str] = ..., pairs: _Optional[int] = ..., lost_both: _Optional[int] = ..., split: _Optional[int] = ..., won_both: _Optional[int] = ..., llr: _Optional[float] = ..., lower: _Optional[float] = ..., upper: _Optional[float] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., games: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., history: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class SetLadderRequest(_message.Message):
-    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    __slots__ = ("pool", "on", "concurrency", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ON_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     pool: str
     on: bool
     concurrency: int
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
-    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class GetLadderRequest(_message.Message):
     __slots__ = ("pool",)
@@ -167,10 +172,11 @@ class GetLadderRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("pool", "on", "concurrency", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "per_hour", "last_match", "available", "looked_at")
+    __slots__ = ("pool", "on", "concurrency", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "per_hour", "last_match", "available", "looked_at")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ON_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
@@ -183,6 +189,7 @@ class Ladder(_message.Message):
     pool: str
     on: bool
     concurrency: int
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
@@ -192,7 +199,7 @@ class Ladder(_message.Message):
     last_match: str
     available: _containers.RepeatedScalarFieldContainer[str]
     looked_at: str
-    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., per_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., per_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
 
 class SetBotLadderRequest(_message.Message):
     __slots__ = ("bot", "on")
@@ -397,20 +404,22 @@ class GetLeaderboardResponse(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ...) -> None: ...
 
 class RequestMatchRequest(_message.Message):
-    __slots__ = ("bots", "rules", "matches", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
+    __slots__ = ("bots", "rules", "matches", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms")
     BOTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedScalarFieldContainer[str]
     rules: str
     matches: int
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
-    def __init__(self, bots: _Optional[_Iterable[str]] = ..., rules: _Optional[str] = ..., matches: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., rules: _Optional[str] = ..., matches: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class RequestMatchResponse(_message.Message):
     __slots__ = ("match_ids",)
@@ -515,7 +524,7 @@ class GetRatingHistoryResponse(_message.Message):
     def __init__(self, changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "rules", "seats", "seed", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "hosted_keys")
+    __slots__ = ("match_id", "rules", "seats", "seed", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "hosted_keys")
     class HostedKeysEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -527,6 +536,7 @@ class RunMatchRequest(_message.Message):
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
@@ -535,11 +545,12 @@ class RunMatchRequest(_message.Message):
     rules: str
     seats: _containers.RepeatedScalarFieldContainer[str]
     seed: int
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     reconnect_grace_ms: int
     hosted_keys: _containers.ScalarMap[str, str]
-    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., hosted_keys: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., hosted_keys: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("record_json",)
@@ -548,7 +559,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -557,6 +568,7 @@ class TournamentDefinition(_message.Message):
     CHALLENGER_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -572,6 +584,7 @@ class TournamentDefinition(_message.Message):
     challenger: str
     matches: int
     duplicate: bool
+    clock: _bot_pb2.Clock
     decision_ms: int
     time_bank_ms: int
     seed: int
@@ -579,7 +592,7 @@ class TournamentDefinition(_message.Message):
     reconnect_grace_ms: int
     trusted: bool
     absent: str
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")

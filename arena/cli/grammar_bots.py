@@ -1,0 +1,97 @@
+"""The grammar of a bot's commands (``arena bot ...``): register, list, run a house bot,
+submit hosted code, its versions, its logs, its ladder switch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.cli import hosting, ladder, organizer, reader, servers
+from arena.cli.common import CONCURRENCY, DECISION_MS, SEED
+from arena.domain.versions import RUNTIMES
+
+if TYPE_CHECKING:
+    from arena.cli.common import Commands
+
+
+def bots(sub: Commands) -> None:
+    group = sub.add_parser("bot", help="bots")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("register", help="register a bot (organizer); prints its token once")
+    p.add_argument("name")
+    p.add_argument("--owner", default="")
+    p.set_defaults(run=organizer.cmd_bot_register)
+    p = actions.add_parser("list", help="the registered bots")
+    p.set_defaults(run=reader.cmd_bot_list)
+    p = actions.add_parser(
+        "run",
+        help="run a house bot, connecting to $ARENA_ADDRESS",
+        description="Run a house bot against a referee until stopped. An arena of several "
+        "referees (arena serve nodes on one database): give each node's address, and the "
+        "bot connects to the first that answers and moves to the next when its own goes "
+        "away (docs/protocol.md section 2).",
+    )
+    p.add_argument("name", help="house:random, house:heuristic or house:mc")
+    p.add_argument(
+        "--address",
+        action="append",
+        metavar="ADDRESS",
+        help="the referee, HOST:PORT (default $ARENA_ADDRESS, which takes the same "
+        "forms); several nodes: repeat the option or separate addresses with commas. Any "
+        "gRPC target works: dns:///NAME:PORT (every address of the name), "
+        "ipv4:A:PORT,B:PORT (one target, commas and all)",
+    )
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--ca-file", help="TLS, trusting this CA certificate ($ARENA_CA_FILE)")
+    p.add_argument(
+        "--tls", action="store_true", default=None, help="TLS with the system's roots ($ARENA_TLS)"
+    )
+    p.add_argument("--concurrency", type=CONCURRENCY, default=16, help="matches at once (16)")
+    p.add_argument("--seed", type=SEED, help="seed the bot's random choices")
+    p.add_argument("--budget-ms", type=DECISION_MS, help="mc only: thinking time a decision (30)")
+    p.set_defaults(run=servers.cmd_bot_run)
+    p = actions.add_parser(
+        "submit",
+        help="submit a bot's code: the arena runs it (docs/hosting.md)",
+        description="Submit a new version of a hosted bot: its folder or one file of code "
+        "(packed here), or a .tar.gz, .tgz, .tar or .zip of its folder. With the bot's own "
+        "token ($ARENA_TOKEN or --token), or else the organizer's. Then waits for the "
+        "workers' check and says how it ended: exit status 0 when the version is active, "
+        "1 when it is rejected.",
+    )
+    p.add_argument("name", help="the registered bot")
+    p.add_argument("path", help="the bot's folder, one file of code, or an archive")
+    p.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        help="default: by the entry's extension (.py, .js), else exec",
+    )
+    p.add_argument("--entry", help="the command that starts it, in its folder (bot.py, index.js)")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument("--no-wait", action="store_true", help="return once stored, not once checked")
+    p.add_argument(
+        "--wait-s", type=float, default=600.0, help="how long to wait for the check (600)"
+    )
+    p.set_defaults(run=hosting.cmd_bot_submit)
+    p = actions.add_parser("versions", help="a hosted bot's versions")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=hosting.cmd_bot_versions)
+    p = actions.add_parser(
+        "logs",
+        help="what a hosted bot's processes printed in a match (its owner, or the organizer)",
+    )
+    p.add_argument("name", help="the bot (all its versions), or one version NAME@N")
+    p.add_argument("match_id")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.set_defaults(run=hosting.cmd_bot_logs)
+    p = actions.add_parser(
+        "ladder",
+        help="opt a bot in to ladders or out of them (its own token, or the organizer's)",
+        description="Whether ladders may schedule the bot (docs/ladder.md). A bot that dials "
+        "in plays on them once opted in, while it is connected; a hosted bot plays on them "
+        "unless it opted out.",
+    )
+    p.add_argument("name")
+    p.add_argument("switch", choices=("on", "off"))
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.set_defaults(run=ladder.cmd_bot_ladder)
