@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, text_format
@@ -27,12 +27,14 @@ from arena.hosted.tokens import token_key
 from arena.proto.truco.v1 import arena_pb2, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
-from referee.api import ArenaApi, add_arena
 from referee.callers import bearer
 from referee.hub import Hub
 from referee.nodes import Node
 from referee.sessions import NOT_READING, Outgoing, Session
 from referee.statuses import Statuses
+
+if TYPE_CHECKING:  # the Arena API needs the server parts; local matches serve without it
+    from referee.api import ArenaApi
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +298,7 @@ def create_server(
         this_node = Node(
             named.name or reached, reached, arena.store, hub, arena.admin_token, named.secure
         )
-        add_arena(arena.areas(hub, this_node), server)
+        arena.serve(server, hub, this_node)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)

@@ -48,6 +48,10 @@ class ArenaApi:
     spool: Path | None = None
     uploads: Uploads = field(default_factory=Uploads)
 
+    def serve(self, server: grpc.aio.Server, hub: Hub, node: Node | None) -> None:
+        """The Arena service on ``server``, its areas serving on ``hub`` as ``node``."""
+        add_arena(self.areas(hub, node), server)
+
     def areas(self, hub: Hub, node: Node | None) -> list[object]:
         """The areas of the API, serving on ``hub`` as ``node`` (None: alone)."""
         store, dispatch = self.store, self.dispatch
