@@ -17,6 +17,8 @@ from typing import Any
 
 import grpc
 
+from arena.errors import Invalid
+
 TRUE = {"1", "true", "yes", "on"}
 
 # gRPC's own target schemes whose path is a list of addresses, separated by commas
@@ -54,14 +56,14 @@ def tls_from_env(env: Mapping[str, str] = os.environ) -> tuple[str | None, bool]
 
 
 def credentials(ca_file: str | None = None, tls: bool = False) -> grpc.ChannelCredentials | None:
-    """TLS credentials for a channel, or None for plaintext; ValueError when the CA file
+    """TLS credentials for a channel, or None for plaintext; Invalid when the CA file
     cannot be read."""
     if ca_file:
         try:
             with open(ca_file, "rb") as f:
                 return grpc.ssl_channel_credentials(root_certificates=f.read())
         except OSError as e:
-            raise ValueError(f"cannot read the CA file {ca_file}: {e.strerror}") from None
+            raise Invalid(f"cannot read the CA file {ca_file}: {e.strerror}") from None
     if tls:
         return grpc.ssl_channel_credentials()  # the system's roots
     return None

@@ -25,6 +25,20 @@ class Invalid(ArenaError, ValueError):
     """The request itself is wrong: a bad value, a bad name, an impossible combination."""
 
 
+class Forbidden(ArenaError):
+    """The caller is known, and this is not theirs to do or to see: another bot's token,
+    a rated test asked for with a bot's own token, the organizer's lists."""
+
+
+class Unauthenticated(ArenaError):
+    """The request needs a token (the organizer's, or the bot's own) and carries none."""
+
+
+class NotReady(ArenaError):
+    """The request is right, but the arena is not in a state to carry it out now: a bot
+    that is not connected, a server without workers to play matches."""
+
+
 class Sealed(ArenaError):
     """Withheld for now: a match whose duplicate twin is not played yet."""
 

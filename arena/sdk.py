@@ -46,6 +46,7 @@ from arena.bots.base import Bot
 from arena.channel import addresses, open_channel, tls_from_env
 from arena.domain.identity import is_match_token
 from arena.engine import Action, View
+from arena.errors import Invalid
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.proto.truco.v1 import bot_pb2_grpc
 from arena.wire import PROTOCOL_VERSION, action_to_pb, hand_from_pb, view_from_pb
@@ -105,7 +106,7 @@ class Rotation:
 
     def __post_init__(self) -> None:
         if not self.addresses:
-            raise ValueError("no address to dial")
+            raise Invalid("no address to dial")
         self.backoff_s = self.first_backoff_s
 
     @property
@@ -146,11 +147,11 @@ def run(
     ``concurrency``, when given, overrides the bot's own. ``ca_file`` (default
     ``$ARENA_CA_FILE``) or ``tls`` (default ``$ARENA_TLS``) connect over TLS. Raises
     BotError when the referee refuses the bot (no other referee of the arena would
-    take it either), and ValueError when no address or token is given."""
+    take it either), and Invalid when no address or token is given."""
     targets = addresses(address or os.environ.get("ARENA_ADDRESS", ""))
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not targets or not token:
-        raise ValueError("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
+        raise Invalid("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")
     if is_match_token(token) and max_matches is None:
         max_matches = 1  # a hosted process: its token seats it in one match, then it is done
     env_ca_file, env_tls = tls_from_env()

@@ -35,7 +35,8 @@ from arena.bots import house_bot
 from arena.domain.clock import TimeControl
 from arena.domain.rating import EloDifference, elo_difference
 from arena.domain.tournament import seatings
-from arena.engine import Rules
+from arena.engine import Rules, quoted
+from arena.errors import Invalid
 from referee.hub import Hub
 from referee.runner import MatchRunner
 from referee.server import create_server
@@ -141,7 +142,10 @@ def unique(names: Sequence[str]) -> list[str]:
 
 def _command_name(command: str) -> str:
     """A short name for a bot command: the script or module an interpreter runs."""
-    words = shlex.split(command) or ["bot"]
+    try:
+        words = shlex.split(command) or ["bot"]
+    except ValueError as e:  # an unclosed quote
+        raise Invalid(f"bot {quoted(command)} is not a command line ({e})") from None
     house = [w.removeprefix("house:") for w in words if w.startswith("house:")]
     if house:  # arena bot run house:NAME ...
         return house[0]

@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
-from arena import read
 from arena.domain.absence import DEFAULT_POLICY
 from arena.domain.clock import TimeControl
 from arena.domain.pools import DEFAULT_POOL, parse_pool
@@ -18,7 +17,9 @@ from arena.domain.tournament import Definition
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, tournaments
-from arena.store.rows import BotRow, RunRow
+from arena.read import stamp as read_stamp
+from arena.read.bots import BotLine
+from arena.read.matches import MatchSummary
 from arena.wire_clock import put_clock, request_clock
 
 M = TypeVar("M", bound=Message)
@@ -31,7 +32,7 @@ def message(kind: type[M], values: Mapping[str, Any]) -> M:
     return kind(**{k: v for k, v in values.items() if k in known and v is not None})
 
 
-def summary_message(summary: read.MatchSummary) -> api.MatchSummary:
+def summary_message(summary: MatchSummary) -> api.MatchSummary:
     return message(api.MatchSummary, summary)
 
 
@@ -42,8 +43,13 @@ def time_field(name: str, text: str, now: datetime) -> datetime | None:
         return None
     try:
         return parse_time(text, now)
-    except ValueError as e:
+    except Invalid as e:
         raise Invalid(f"{name}: {e}") from None
+
+
+def page_token(last: MatchSummary) -> str:
+    """The token of the page after the one ending on ``last``: read by :func:`page_after`."""
+    return f"{last['created_at']}|{last['id']}"
 
 
 def page_after(token: str) -> tuple[datetime, str] | None:
@@ -70,7 +76,7 @@ def pool_of_request(text: str) -> str:
 
 
 def stamp(at: datetime | None) -> str:
-    return read.stamp(at) or ""  # a message's unset time is empty
+    return read_stamp(at) or ""  # a message's unset time is empty
 
 
 def given(msg: Any, *names: str) -> dict[str, Any]:
@@ -80,7 +86,7 @@ def given(msg: Any, *names: str) -> dict[str, Any]:
 
 
 def definition_of(msg: Any) -> Definition:
-    """A definition from its message; ValueError names what is wrong."""
+    """A definition from its message; Invalid names what is wrong."""
     return Definition(
         name=msg.name,
         rules=msg.rules or "paulista",
@@ -122,50 +128,25 @@ def tournament_message(t: dict[str, Any]) -> api.Tournament:
     )
 
 
-def run_message(
-    row: RunRow,
-    name: str,
-    progress: tournaments.Progress,
-    table: dict[str, Any] | None,
-    organizer: bool,
-) -> api.Run:
-    run = api.Run(
-        id=row.id,
-        tournament_id=row.tournament_id,
-        tournament=name,
-        status=row.status,
-        error=row.error or "",
-        total=row.total,
-        finished=progress["finished"],
-        failed=progress["failed"],
-        running=progress["running"],
-        created_at=stamp(row.created_at),
-        finished_at=stamp(row.finished_at),
-        fired_for=stamp(row.fired_for),
-        seed=row.seed if organizer else None,
-        definition=definition_message(row.definition, organizer),
-        participants=row.participants,
-        first_started=progress["first_started"] or "",
-        deals=row.deals or "",
-    )
-    for line in (table or {}).get("table", []):
+def run_message(state: tournaments.RunState) -> api.Run:
+    """A run of the read model (:func:`arena.read.tournaments.run_state`) as a message."""
+    progress = state["progress"]
+    run = message(api.Run, state["run"])
+    run.definition.CopyFrom(message(api.TournamentDefinition, state["definition"]))
+    run.finished, run.failed = progress["finished"], progress["failed"]
+    run.running, run.first_started = progress["running"], progress["first_started"] or ""
+    for line in state["standings"]:
         run.standings.add(**{k: v for k, v in line.items() if v is not None})
-    for bot, against in (table or {}).get("crosstable", {}).items():
+    for bot, against in state["crosstable"].items():
         for opponent, (wins, losses) in sorted(against.items()):
             run.crosstable.add(bot=bot, opponent=opponent, wins=wins, losses=losses)
     return run
 
 
-def bot_message(row: BotRow, presence: tuple[int, int] | None = None) -> api.Bot:
+def bot_message(line: BotLine, presence: tuple[int, int] | None = None) -> api.Bot:
     """A bot; ``presence``, while it is connected: its concurrency and matches now."""
     concurrency, playing = presence or (0, 0)
-    return api.Bot(
-        name=row.name,
-        owner=row.owner,
-        active=row.active,
-        created_at=row.created_at.isoformat(),
-        connected=presence is not None,
-        ladder=row.ladder,
-        concurrency=concurrency,
-        playing=playing,
+    return message(
+        api.Bot,
+        {**line, "connected": presence is not None, "concurrency": concurrency, "playing": playing},
     )

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, text_format
@@ -24,12 +24,17 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from arena.domain.identity import is_match_token
 from arena.guard import FailedTokens, peer_address
 from arena.hosted.tokens import token_key
-from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc, bot_pb2_grpc
+from arena.proto.truco.v1 import arena_pb2, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import PROTOCOL_VERSION
+from referee.callers import bearer
 from referee.hub import Hub
 from referee.nodes import Node
 from referee.sessions import NOT_READING, Outgoing, Session
+from referee.statuses import Statuses
+
+if TYPE_CHECKING:  # the Arena API needs the server parts; local matches serve without it
+    from referee.api import ArenaApi
 
 log = logging.getLogger(__name__)
 
@@ -214,14 +219,6 @@ class WriteWatch:
         self._timer.cancel()
 
 
-def bearer(context: Any) -> str:
-    """The token of an ``authorization: Bearer TOKEN`` metadata entry, or ""."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value.removeprefix("Bearer ").strip()
-    return ""
-
-
 @dataclass
 class RefereeServer:
     server: grpc.aio.Server
@@ -260,19 +257,19 @@ class RefereeServer:
 def create_server(
     address: str,
     hub: Hub,
-    arena: Any = None,
+    arena: ArenaApi | None = None,
     credentials: grpc.ServerCredentials | None = None,
     local_socket: str | None = None,
     node: NodeName | None = None,
 ) -> RefereeServer:
     """A referee bound to ``address`` (port 0 picks a free port), not yet started; with
-    ``arena`` (an ArenaServicer) it serves the Arena API too, and is a node of the
-    referees on its database (referee/nodes.py), named as ``node`` says; with
-    ``credentials`` (:func:`arena.channel.server_credentials`) it speaks TLS only on
-    ``address``; with ``local_socket`` (``unix:PATH``, in a folder of one user's own) it
-    also listens there, in plaintext, for that user's CLI
-    (:func:`arena.settings.referee_socket`)."""
+    ``arena`` it serves the Arena API too (referee/api/), and is a node of the referees
+    on its database (referee/nodes.py), named as ``node`` says; with ``credentials``
+    (:func:`arena.channel.server_credentials`) it speaks TLS only on ``address``; with
+    ``local_socket`` (``unix:PATH``, in a folder of one user's own) it also listens
+    there, in plaintext, for that user's CLI (:func:`arena.settings.referee_socket`)."""
     server = grpc.aio.server(
+        interceptors=[Statuses()],  # what the Arena API's errors become
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.keepalive_time_ms", 20_000),
@@ -281,18 +278,8 @@ def create_server(
             ("grpc.http2.max_ping_strikes", PING_STRIKES),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
-        ]
+        ],
     )
-    add_referee(RefereeServicer(hub), server)
-    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
-    if arena is not None:
-        arena.hub = hub
-        hub.token_key = token_key(arena.store.deal_key())  # hosted bots' match tokens
-        arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
-        services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
-    checker = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    add_reflection(services, server)
     if credentials is None:
         port = server.add_insecure_port(address)
     else:
@@ -301,14 +288,22 @@ def create_server(
         raise OSError(f"cannot listen on {address}")
     if local_socket is not None:
         server.add_insecure_port(local_socket)
-    made = RefereeServer(server, port, hub, checker, services)
-    if arena is not None:
+    add_referee(RefereeServicer(hub), server)
+    services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
+    this_node = None
+    if arena is not None:  # a node of the referees on its database, reached at its port
+        hub.token_key = token_key(arena.store.deal_key())  # hosted bots' match tokens
         named = node or NodeName()
         reached = named.address or address.rsplit(":", 1)[0] + f":{port}"
-        made.node = arena.node = Node(
+        this_node = Node(
             named.name or reached, reached, arena.store, hub, arena.admin_token, named.secure
         )
-    return made
+        arena.serve(server, hub, this_node)
+        services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
+    checker = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    add_reflection(services, server)
+    return RefereeServer(server, port, hub, checker, services, this_node)
 
 
 def add_referee(servicer: RefereeServicer, server: grpc.aio.Server) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from arena.domain.absence import SHARE, Credit, absent_bots, credit, is_absent
+from arena.errors import Invalid
 
 
 def record(winner: int, presence: dict[str, tuple[int, int]], seats: list[str]) -> dict[str, Any]:
@@ -50,7 +51,7 @@ def test_a_present_loser_keeps_its_loss_and_no_presence_means_as_played() -> Non
 
 
 def test_policies_and_records_are_checked() -> None:
-    with pytest.raises(ValueError, match="forfeit, play-on"):
+    with pytest.raises(Invalid, match="forfeit, play-on"):
         credit(record(0, {}, ["a", "b"]), "stand-in")
     with pytest.raises(ValueError, match="no winner"):
         credit({"seats": ["a", "b"], "result": {"winner": None}})

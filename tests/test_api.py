@@ -34,7 +34,7 @@ from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.usecases.runs import create_run, plan_run
 from arena.web import create_app
-from referee.api import ArenaServicer
+from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
 from referee.sessions import MemoryTokens
@@ -54,9 +54,7 @@ class ArenaReferee(Referee):
 
     async def _start(self) -> Any:
         self.hub = Hub(MemoryTokens(fallback=StoreTokens(self.store)))
-        server = create_server(
-            "127.0.0.1:0", self.hub, ArenaServicer(self.store, "organizer-secret")
-        )
+        server = create_server("127.0.0.1:0", self.hub, ArenaApi(self.store, "organizer-secret"))
         await server.start()
         return server
 

@@ -22,6 +22,7 @@ from arena.bots.evaluate import play_match, play_matches
 from arena.bots.strength import LOST, TIED, WON, chance_to_take, hand_taker
 from arena.engine import PRESETS, Action, Match, Phase, Rules, RulesError, View, view
 from arena.engine.rules import BothAtSpecial
+from arena.errors import Invalid
 from tests.scripted import act, new_match
 
 VARIANTS = [*PRESETS, "inteligente:deck=sujo52,manilha=velha", "tradicional:deck=short24"]
@@ -61,7 +62,7 @@ def test_every_house_bot_is_made_by_name_and_is_a_bot() -> None:
 
 
 def test_an_unknown_house_bot_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="random, heuristic, mc"):
+    with pytest.raises(Invalid, match="random, heuristic, mc"):
         house_bot("grandmaster")
 
 

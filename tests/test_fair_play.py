@@ -15,7 +15,6 @@ import grpc
 import pytest
 from starlette.testclient import TestClient
 
-from arena import read
 from arena.cli import reader
 from arena.domain.absence import Credit, credit
 from arena.domain.poolfit import fit
@@ -25,6 +24,7 @@ from arena.hosted.archive import check
 from arena.hosted.house import archive
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.proto.truco.v1 import arena_pb2_grpc
+from arena.read import ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
@@ -32,7 +32,7 @@ from arena.usecases.ratings import refit
 from arena.usecases.runs import create_run, plan_run
 from arena.usecases.versions import submit
 from arena.web import create_app
-from referee.api import ArenaServicer
+from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
 from referee.sessions import MemoryTokens
@@ -64,7 +64,7 @@ class WithWorkers(ArenaReferee):
     async def _start(self) -> Any:
         self.dispatched = Dispatched()
         self.hub = Hub(MemoryTokens(fallback=_Tokens(self.store)))
-        servicer = ArenaServicer(self.store, "organizer-secret", dispatch=self.dispatched)
+        servicer = ArenaApi(self.store, "organizer-secret", dispatch=self.dispatched)
         server = create_server("127.0.0.1:0", self.hub, servicer)
         await server.start()
         return server
@@ -269,7 +269,7 @@ def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     assert sum(s.played for s in standings) == 0  # nothing of the sealed match counted
     counted = stub.GetRun(api.GetRunRequest(id=run.id), metadata=ORGANIZER, timeout=10)
     assert sum(s.played for s in counted.standings) == 2
-    assert read.rating_history(ref.store, "ana@1", "paulista/1") == []
+    assert ratings.rating_history(ref.store, "ana@1", "paulista/1") == []
     bot_page = web.get("/api/bots/ana@1").json()
     assert [m["sealed"] for m in bot_page["recent_matches"]] == [False, True]  # newest first
     assert [m["elo_change"] for m in bot_page["recent_matches"]] == [None, None]
@@ -279,7 +279,7 @@ def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     anyone = stub.GetMatch(api.GetMatchRequest(id=first), timeout=10)
     assert not anyone.match.sealed and anyone.record_json
     assert web.get(f"/api/matches/{first}/record").status_code == 200
-    assert len(read.rating_history(ref.store, "ana@1", "paulista/1")) == 2
+    assert len(ratings.rating_history(ref.store, "ana@1", "paulista/1")) == 2
     standings = stub.GetRun(api.GetRunRequest(id=run.id), timeout=10).standings
     assert sum(s.played for s in standings) == 4
 
@@ -301,7 +301,7 @@ def test_a_forfeit_shows_wherever_the_result_does(
     record = won_by(0)  # ana wins at the table, away for 15 of its 20 decisions
     record["presence"] = {"ana": {"decisions": 20, "away": 15}, "bia": {"decisions": 20, "away": 0}}
     record_match(ref.store, "m-gone", record, credit)
-    elo = {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")}
+    elo = {s["bot"]: s["elo"] for s in ratings.standings(ref.store, "paulista/1")}
     assert elo["ana"] < 1500 < elo["bia"]  # ana won at the table, yet lost
     shown = stub.GetMatch(api.GetMatchRequest(id="m-gone"), timeout=10).match
     assert shown.winner == 1 and list(shown.forfeit) == [0] and shown.score[0] == 12
@@ -321,7 +321,8 @@ def test_a_forfeit_shows_wherever_the_result_does(
     both = won_by(1)
     both["presence"] = {"ana": {"decisions": 9, "away": 9}, "bia": {"decisions": 9, "away": 8}}
     record_match(ref.store, "m-empty", both, credit)
-    assert {s["bot"]: s["elo"] for s in read.standings(ref.store, "paulista/1")} == elo  # no change
+    standings = ratings.standings(ref.store, "paulista/1")
+    assert {s["bot"]: s["elo"] for s in standings} == elo  # no change
     empty = stub.GetMatch(api.GetMatchRequest(id="m-empty"), timeout=10).match
     assert not empty.HasField("winner") and list(empty.forfeit) == [0, 1]
     assert "both forfeited: nobody won" in reader.match_line(empty)

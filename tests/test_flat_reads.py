@@ -11,11 +11,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from arena import read
 from arena.domain.absence import Credit
 from arena.domain.poolfit import fit, lineups
 from arena.domain.rating import win_counts
 from arena.engine import Rules
+from arena.read import bots, ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
@@ -144,11 +144,11 @@ def test_what_pages_read_equals_a_full_recomputation(
         stored = sorted(store.pool_lineups(pool), key=lambda x: (x.team_a, x.team_b))
         assert stored == sorted(full_lineups(database, pool), key=lambda x: (x.team_a, x.team_b))
         expected = {b: e.half for b, e in fit(full_lineups(database, pool)).ratings.items()}
-        assert read.intervals(store, pool) == pytest.approx(expected)
-        assert read.intervals(store, pool) == pytest.approx(expected)  # kept
+        assert ratings.intervals(store, pool) == pytest.approx(expected)
+        assert ratings.intervals(store, pool) == pytest.approx(expected)  # kept
         for bot in names:
             mine = full_matches(database, bot, pool)
-            page = read.bot(store, bot, pool)
+            page = bots.bot(store, bot, pool)
             expected: dict[str, list[int]] = {}  # opponent -> [games, wins]
             for _, seats, winner in mine:
                 met: dict[str, bool] = {}  # each bot across from one of its seats: won?
@@ -177,12 +177,12 @@ def test_a_changed_pool_is_fitted_again(store: Store) -> None:
     for k, seats in enumerate([[a, b], [b, a], [a, b], [c, a], [a, c], [b, c]]):
         if k == 3:
             before = store.pool_version("paulista/1")
-            first = read.intervals(store, "paulista/1")
+            first = ratings.intervals(store, "paulista/1")
             kept = store.pool_fit("paulista/1", before)
             assert kept is not None and kept.halves == first and set(first) == {"ana", "bia"}
         request_match(store, f"x{k}", Rules(), seats, seed=k)
         record_match(store, f"x{k}", played(Rules(), k))
     assert store.pool_version("paulista/1") == before + 6  # two bots in each of 3 matches
-    again = read.intervals(store, "paulista/1")
+    again = ratings.intervals(store, "paulista/1")
     kept = store.pool_fit("paulista/1", before + 6)
     assert set(again) == {"ana", "bia", "caio"} and kept is not None and kept.halves == again

@@ -135,7 +135,7 @@ def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
     versions: Any, beta: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, stub, _ = versions
-    monkeypatch.setattr(referee.api, "HOSTED_START_S", 0.5)
+    monkeypatch.setattr(referee.api.playing, "HOSTED_START_S", 0.5)
     record = json.loads(run_match(stub, "m-3", ["alpha@1", beta]).result().record_json)
     alpha = record["faults"]["alpha@1"]  # away from the start, as a dial-in bot can be
     assert alpha["disconnects"] == 1 and alpha["timeouts"] + alpha["substituted"] > 0
@@ -404,7 +404,7 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
     beside it, against the same opponent: the other match is untouched, the hostile's
     match ends and is recorded, nothing of it survives, its log is kept and capped."""
     ref, stub, _ = versions
-    monkeypatch.setattr(referee.api, "HOSTED_START_S", 2.0)
+    monkeypatch.setattr(referee.api.playing, "HOSTED_START_S", 2.0)
     folder = tmp_path / "hostile"
     folder.mkdir()
     (folder / "bot.py").write_text(HOSTILE[attack].replace("{home}", str(tmp_path / "home")))

@@ -21,13 +21,13 @@ import pytest
 from starlette.testclient import TestClient
 
 import referee.api
-from arena import read
 from arena.domain.tournament import Definition
 from arena.domain.versions import Caps, Manifest
 from arena.engine import Rules
 from arena.errors import Exhausted
 from arena.hosted.archive import Limits, check
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import bots, ratings
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.usecases.runs import create_run, create_tournament, plan_run
@@ -126,7 +126,7 @@ def test_a_bad_submission_is_refused_and_nothing_is_kept(
     says: str,
 ) -> None:
     ref, stub = arena
-    monkeypatch.setattr(referee.api, "ARCHIVE_LIMITS", Limits(archive_bytes=4096))
+    monkeypatch.setattr(referee.api.hosting, "ARCHIVE_LIMITS", Limits(archive_bytes=4096))
     register(stub, "alpha")
     before = kept(ref.store.pool.conninfo)
     with pytest.raises(grpc.RpcError) as refused:
@@ -210,11 +210,11 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     for k, version in enumerate([one, one, two]):
         request_match(store, f"m{k}", rules, [version.id, beta.id])
         record_match(store, f"m{k}", played(rules, k))
-    assert {s["bot"] for s in read.standings(store, "paulista/1")} == {"alpha@1", "beta"}
+    assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@1", "beta"}
     store.judge_version(two.id)  # alpha@2 becomes active, alpha@1 is retired
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")
-    assert {s["bot"] for s in read.standings(store, "paulista/1")} == {"alpha@2", "beta"}
-    page = read.bot(store, "alpha")
+    assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@2", "beta"}
+    page = bots.bot(store, "alpha")
     shown = [(v["name"], v["status"], [r["games"] for r in v["ratings"]]) for v in page["versions"]]
     assert shown == [("alpha@2", "active", [1]), ("alpha@1", "retired", [2])]
     html = TestClient(create_app(store, organizer_token="x")).get("/bots/alpha").text
@@ -312,7 +312,7 @@ def test_an_upload_that_takes_too_long_gives_its_place_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _, stub = arena
-    monkeypatch.setattr(referee.api, "UPLOAD_S", 0.5)
+    monkeypatch.setattr(referee.api.hosting, "UPLOAD_S", 0.5)
     register(stub, "alpha")
     slow = Held(stub, "alpha")  # sends its manifest, then nothing
     assert slow.taken
@@ -332,7 +332,7 @@ def test_what_a_bot_keeps_is_capped_in_versions_and_bytes(
     ref, stub = arena
     register(stub, "alpha")
     register(stub, "beta")
-    monkeypatch.setattr(referee.api, "STORE_CAPS", Caps(versions=2, archive_bytes=10**9))
+    monkeypatch.setattr(referee.api.hosting, "STORE_CAPS", Caps(versions=2, archive_bytes=10**9))
     v1, v2 = tar(BOT), tar(BOT | {"two": b"2"})
     for data in (v1, v2):
         assert submit(stub, "alpha", data, ORGANIZER).new
@@ -345,7 +345,7 @@ def test_what_a_bot_keeps_is_capped_in_versions_and_bytes(
     weights = random.Random(2).randbytes(30_000)  # incompressible: the archive is as large
     heavy = [tar(BOT | {"w": weights, "n": bytes([k])}) for k in range(2)]
     cap = len(heavy[0]) + len(heavy[1]) // 2
-    monkeypatch.setattr(referee.api, "STORE_CAPS", Caps(versions=50, archive_bytes=cap))
+    monkeypatch.setattr(referee.api.hosting, "STORE_CAPS", Caps(versions=50, archive_bytes=cap))
     assert submit(stub, "beta", heavy[0], ORGANIZER).new
     assert submit(stub, "beta", heavy[0], ORGANIZER, entry="bot.py --again").new  # same archive
     said = exhausted(lambda: submit(stub, "beta", heavy[1], ORGANIZER))

@@ -38,7 +38,6 @@ import psycopg
 import pytest
 from psycopg import sql
 
-import arena.read
 import arena.read.ladders
 import arena.read.sprts
 import arena.read.tournaments
@@ -46,6 +45,7 @@ from arena.domain.clock import TimeControl
 from arena.domain.sprt import Asked, Sprt
 from arena.domain.tournament import Definition
 from arena.engine import Rules
+from arena.read import bots, ratings
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.usecases.ladder import fill
@@ -72,14 +72,14 @@ Page = tuple[datetime, str]  # the keyset a page of matches ends on
 Read = Callable[[Store, Page], object]
 
 READS: dict[str, Read] = {
-    "leaderboard": lambda s, _: arena.read.leaderboard(s, POOL),
-    "bot page": lambda s, _: arena.read.bot(s, BOT),
-    "rating history": lambda s, _: arena.read.rating_history(s, BOT, POOL),
+    "leaderboard": lambda s, _: ratings.leaderboard(s, POOL),
+    "bot page": lambda s, _: bots.bot(s, BOT),
+    "rating history": lambda s, _: ratings.rating_history(s, BOT, POOL),
     "matches page 1": lambda s, _: s.matches(pool=POOL, limit=20),
     "matches page 2": lambda s, after: s.matches(pool=POOL, limit=20, after=after),
-    "bots index": lambda s, _: arena.read.bots(s),
+    "bots index": lambda s, _: bots.bots(s),
     "tournaments": lambda s, _: arena.read.tournaments.tournaments(s, organizer=False),
-    "standings": lambda s, _: arena.read.standings(s, POOL),
+    "standings": lambda s, _: ratings.standings(s, POOL),
     "test page": lambda s, _: arena.read.sprts.sprt(s, SPRT_ID),
     "ladder": lambda s, _: arena.read.ladders.ladder(s, POOL),
     # the scheduler's step, every 5 s and after each ladder match (nobody connected: it

@@ -12,6 +12,7 @@ import pytest
 from arena.domain.rating import elo_from_score as elo_of
 from arena.domain.rating import score_from_elo as score_of
 from arena.domain.sprt import Sprt, estimate, llr_logistic, parse_test
+from arena.errors import Invalid
 
 # (elo0, elo1, counts, LLR). The LLRs are fishtest's: LLR_logistic of
 # official-stockfish/fishtest server/fishtest/stats/LLRcalc.py (commit 0753fcc), run with
@@ -93,5 +94,5 @@ def test_a_test_is_parsed_from_its_bounds() -> None:
     assert parse_test("elo0=0,elo1=10") == Sprt(0, 10, 0.05, 0.05)
     assert parse_test("elo0=-5, elo1=5", alpha=0.1) == Sprt(-5, 5, 0.1, 0.05)
     for bad in ("elo0=0", "elo1=10,elo0=20", "elo0=x,elo1=1", "gamma=1", "elo0=nan,elo1=1"):
-        with pytest.raises(ValueError):
+        with pytest.raises(Invalid):
             parse_test(bad)

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from arena.domain.times import parse_time
+from arena.errors import Invalid
 
 NOW = datetime(2026, 11, 30, 18, 45, 10, tzinfo=UTC)
 
@@ -69,7 +70,7 @@ FORMS = "give an RFC 3339 time, a date, or an age such as 2h or 3d"
     ],
 )
 def test_anything_else_is_refused_naming_the_forms(text: str, shown: str) -> None:
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(Invalid) as refused:
         parse_time(text, NOW)
     message = str(refused.value)
     assert message.startswith(shown) and message.endswith(f" is not a time: {FORMS}")

@@ -13,8 +13,8 @@ import pytest
 from arena.domain.clock import TimeControl
 from arena.domain.schedule import due_firing, next_firing
 from arena.domain.tournament import Definition, Result, deal_mode, deal_seed, plan, standings
-from arena.engine import Match, Rules
-from arena.errors import Exists, NotFound
+from arena.engine import Match, Rules, RulesError
+from arena.errors import Exists, Invalid, NotFound
 from arena.store.store import Store
 from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
 from tests.test_store import played
@@ -121,7 +121,7 @@ def test_the_deal_mode_says_what_the_matches_get(
 
 def test_duplicate_deals_asked_with_dial_in_bots_are_refused_naming_them() -> None:
     definition = Definition("x", bots=tuple(MIXED), duplicate=True)
-    with pytest.raises(ValueError, match="need every bot hosted") as refused:
+    with pytest.raises(Invalid, match="need every bot hosted") as refused:
         deal_mode(definition, MIXED)
     assert "'bia', 'caio' dial in" in str(refused.value)
     assert "trusted" in str(refused.value)
@@ -164,7 +164,7 @@ def test_forfeits_count_as_losses_and_a_double_forfeit_as_two() -> None:
     ],
 )
 def test_bad_definitions_are_refused_clearly(fields: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((Invalid, RulesError), match=message):  # the rules: the engine's
         Definition.from_json({"name": "t", **fields})
 
 
@@ -173,7 +173,7 @@ def test_definitions_round_trip_through_json() -> None:
         "t", bots=BOTS, rules="paulista:team_size=2", schedule="0 3 * * 1", seed=9, trusted=True
     )
     assert Definition.from_json(d.to_json()) == d
-    with pytest.raises(ValueError, match="unknown fields"):
+    with pytest.raises(Invalid, match="unknown fields"):
         Definition.from_json({**d.to_json(), "colour": "red"})
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from arena import read
 from arena.cli.reader import print_ratings
 from arena.domain.rating import WIDE_HALF, is_wide
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import ratings
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
@@ -67,14 +67,14 @@ def test_unsettled_ratings_are_marked_until_their_intervals_narrow(
             record_match(store, f"m{k}", played(rules, seated, k))
 
     play(0, 3)
-    board = read.standings(store, POOL)
+    board = ratings.standings(store, POOL)
     assert all(s["wide"] for s in board)
     page = client.get("/pools/paulista/1").text
     assert page.count('<span class="unsettled"') == 3 + 1  # each row, and the note
     assert page.count('<span class="interval wide"') == 3
 
     play(3, 240)
-    board = read.standings(store, POOL)
+    board = ratings.standings(store, POOL)
     for s in board:
         assert s["low"] is not None and s["high"] is not None
         assert not s["wide"] and (s["high"] - s["low"]) / 2 <= WIDE_HALF

@@ -12,6 +12,7 @@ from arena.bots.base import Bot
 from arena.bots.heuristic import HeuristicBot
 from arena.bots.mc import MonteCarloBot
 from arena.bots.uniform import UniformBot
+from arena.errors import Invalid
 
 HOUSE_BOTS: dict[str, Callable[..., Bot]] = {
     "random": UniformBot,
@@ -27,7 +28,7 @@ def house_bot(name: str, seed: int | None = None, **settings: object) -> Bot:
         make = HOUSE_BOTS[name]
     except KeyError:
         known = ", ".join(HOUSE_BOTS)
-        raise ValueError(f"unknown house bot {name!r}: choose one of {known}") from None
+        raise Invalid(f"unknown house bot {name!r}: choose one of {known}") from None
     return make(seed=seed, **settings)
 
 

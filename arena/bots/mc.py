@@ -21,6 +21,7 @@ import time
 from arena.bots.inference import bets_read, plausibility
 from arena.bots.rollout import finish_hand
 from arena.engine import Action, Determinizer, Match, View
+from arena.errors import Invalid
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class MonteCarloBot:
         max_samples: int | None = None,
     ) -> None:
         if budget_ms <= 0:
-            raise ValueError(f"budget_ms must be positive, not {budget_ms}")
+            raise Invalid(f"budget_ms must be positive, not {budget_ms}")
         self.rng = random.Random(seed)
         self.budget_ms = budget_ms
         self.max_samples = max_samples

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from arena.cli.common import READER_GONE
+from arena.engine import TrucoError
 from arena.errors import ArenaError
 
 
@@ -54,9 +55,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     try:
         code: int = args.run(args)
-    except ArenaError as e:  # a kind of arena.errors: its message is meant for the user
+    except (ArenaError, TrucoError) as e:  # the user's: the message is meant for them
         print(f"arena: {e}", file=sys.stderr)
-        return 1
+        return 1  # anything else is a bug: its traceback shows
     except ModuleNotFoundError as e:
         if (e.name or "").partition(".")[0] not in server_parts():
             raise

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from arena.errors import Invalid
 from arena.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ class Arena:
 
         try:
             channel = self._settings.channel(self.address)
-        except ValueError as e:  # an unreadable CA file
+        except Invalid as e:  # an unreadable CA file
             raise SystemExit(f"arena: {e}") from None
         bearer = token or (self._admin if organizer else None)
         metadata = [("authorization", f"Bearer {bearer}")] if bearer else []

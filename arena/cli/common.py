@@ -112,7 +112,7 @@ def sprt_test(text: str) -> str:
 
     try:
         parse_test(text)
-    except ValueError as e:
+    except Invalid as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
@@ -134,7 +134,7 @@ def time(text: str) -> str:
 
     try:
         return parse_time(text, datetime.now(UTC)).isoformat()
-    except ValueError as e:
+    except Invalid as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 

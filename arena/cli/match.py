@@ -12,6 +12,8 @@ from typing import Any
 from arena.cli.common import clock_of, console
 from arena.domain.rating import EloDifference, elo_text
 from arena.domain.sprt import Sequential, estimate, parse_test
+from arena.engine import TrucoError
+from arena.errors import Invalid
 
 FAULTS = ("timeouts", "rejected", "disconnects", "substituted", "errors")
 MAX_SPRT_GAMES = 20_000  # an SPRT's matches when --games does not say: then it is undecided
@@ -34,7 +36,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             return 2
         try:
             test = Sequential(parse_test(args.sprt, args.alpha, args.beta))
-        except ValueError as e:
+        except Invalid as e:
             print(f"arena match: {e}", file=sys.stderr)
             return 2
     games = args.games or (MAX_SPRT_GAMES if test else 2)
@@ -67,7 +69,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                     enough=enough,
                 )
             )
-        except (ValueError, RuntimeError) as e:
+        except (Invalid, TrucoError, RuntimeError) as e:
             print(f"arena match: {e}", file=sys.stderr)
             return 1 if test is None else PLAY_FAILED
     result = summary.to_json()

@@ -169,13 +169,13 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     try:
         settings = {} if args.budget_ms is None else {"budget_ms": args.budget_ms}
         if settings and name != "mc":
-            raise ValueError("--budget-ms is a setting of house:mc only")
+            raise Invalid("--budget-ms is a setting of house:mc only")
         bot = house_bot(name, seed=args.seed, **settings)
         run(
             bot, args.address, args.token, concurrency=args.concurrency, ca_file=args.ca_file,
             tls=args.tls,
         )  # fmt: skip
-    except (ValueError, BotError) as e:
+    except (Invalid, BotError) as e:
         print(f"arena bot run: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

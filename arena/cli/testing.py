@@ -14,6 +14,7 @@ from arena.cli.client import Arena
 from arena.cli.common import clock_of, console
 from arena.cli.match import EXIT, PLAY_FAILED, sprt_line, verdict_line
 from arena.domain.sprt import Sequential, Sprt, parse_test
+from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.wire_clock import clock_to_pb
 
@@ -21,7 +22,7 @@ from arena.wire_clock import clock_to_pb
 def cmd_test(args: argparse.Namespace) -> int:
     try:
         test = parse_test(args.sprt, args.alpha, args.beta)
-    except ValueError as e:
+    except Invalid as e:
         print(f"arena test: {e}", file=sys.stderr)
         return 2
     token = args.token or os.environ.get("ARENA_TOKEN") or None

@@ -43,7 +43,7 @@ def arena_server(
     matches asked for go to the workers. It is a node of the referees on ``store``, named
     ``node`` and reached at ``node_address`` (defaults: the settings', else its address)."""
     from arena.store.store import StoreTokens
-    from referee.api import ArenaServicer
+    from referee.api import ArenaApi
     from referee.hub import Hub
     from referee.server import NodeName, create_server
     from referee.sessions import MemoryTokens
@@ -52,7 +52,7 @@ def arena_server(
     book = MemoryTokens(fallback=StoreTokens(store))
     for bot, token in tokens:
         book.add(bot, token)
-    arena = ArenaServicer(
+    arena = ArenaApi(
         store,
         settings.admin_token(),
         dispatch=Dispatcher(settings),

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import Invalid
+
 SHARE = 0.5  # a bot away for more than this share of its decisions is absent
 POLICIES = ("forfeit", "play-on")
 DEFAULT_POLICY = "forfeit"
@@ -39,7 +41,7 @@ class Credit:
 
 def check_policy(policy: str) -> str:
     if policy not in POLICIES:
-        raise ValueError(f"absent must be one of {', '.join(POLICIES)}, not {policy!r}")
+        raise Invalid(f"absent must be one of {', '.join(POLICIES)}, not {policy!r}")
     return policy
 
 

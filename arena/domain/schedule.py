@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from arena.errors import Invalid
+
 CATCH_UP = timedelta(days=1)  # a schedule's missed firings older than this are skipped
 
 
@@ -18,7 +20,7 @@ def _crontab(expr: str) -> Any:
 
     parts = expr.split()
     if len(parts) != 5:
-        raise ValueError(
+        raise Invalid(
             f"a schedule is five cron fields (minute hour day-of-month month day-of-week, "
             f"UTC), not {expr!r}"
         )
@@ -26,11 +28,11 @@ def _crontab(expr: str) -> Any:
     try:
         return crontab(minute, hour, day_of_week, day_of_month, month)
     except ValueError as e:
-        raise ValueError(f"bad schedule {expr!r}: {e}") from None
+        raise Invalid(f"bad schedule {expr!r}: {e}") from None
 
 
 def check_schedule(expr: str) -> None:
-    """ValueError, saying why, when ``expr`` is not a schedule."""
+    """Invalid, saying why, when ``expr`` is not a schedule."""
     _crontab(expr)
 
 

@@ -40,7 +40,7 @@ from arena.domain.matches import NewMatch, sprt_match_id
 from arena.domain.rating import elo_from_score, score_from_elo
 from arena.domain.tournament import deal_seed, seatings
 from arena.engine import Rules, quoted
-from arena.errors import Exhausted
+from arena.errors import Exhausted, Invalid
 
 EMPTY = 1e-3  # the count an empty outcome is given (fishtest's and fastchess's)
 MAX_GAMES = 2000  # a test's matches at most, unless it asks for another number
@@ -88,10 +88,10 @@ class Sprt:
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
-            raise ValueError(f"elo0 must be below elo1, not {self.elo0} and {self.elo1}")
+            raise Invalid(f"elo0 must be below elo1, not {self.elo0} and {self.elo1}")
         for name in ("alpha", "beta"):
             if not 0 < getattr(self, name) < 0.5:
-                raise ValueError(f"{name} must be between 0 and 0.5, not {getattr(self, name)}")
+                raise Invalid(f"{name} must be between 0 and 0.5, not {getattr(self, name)}")
 
     @property
     def lower(self) -> float:
@@ -122,15 +122,15 @@ def parse_test(text: str, alpha: float = 0.05, beta: float = 0.05) -> Sprt:
     for part in text.split(","):
         name, eq, value = part.strip().partition("=")
         if not eq or name not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"an SPRT is elo0=X,elo1=Y (alpha, beta optional), not {text!r}")
+            raise Invalid(f"an SPRT is elo0=X,elo1=Y (alpha, beta optional), not {text!r}")
         try:
             fields[name] = float(value)
         except ValueError:
-            raise ValueError(f"{name} must be a number, not {value!r}") from None
+            raise Invalid(f"{name} must be a number, not {value!r}") from None
         if not math.isfinite(fields[name]):
-            raise ValueError(f"{name} must be a finite number, not {value!r}")
+            raise Invalid(f"{name} must be a finite number, not {value!r}")
     if "elo0" not in fields or "elo1" not in fields:
-        raise ValueError(f"an SPRT needs elo0 and elo1, as in elo0=0,elo1=10, not {text!r}")
+        raise Invalid(f"an SPRT needs elo0 and elo1, as in elo0=0,elo1=10, not {text!r}")
     return Sprt(**fields)
 
 

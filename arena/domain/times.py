@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime, time, timedelta
 
 from arena.engine import quoted
+from arena.errors import Invalid
 
 AGE = re.compile(r"(\d{1,9}) ?([smhdw])")  # 30m, 2h, 3d, 1w: that long before now
 SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
@@ -21,7 +22,7 @@ def parse_time(text: str, now: datetime) -> datetime:
     """``text`` as a time with its zone: an RFC 3339 time (``2026-11-29T10:00:00Z``), a
     date (``2026-11-29``, its midnight), ``today`` or ``yesterday`` (midnight), ``now``,
     or an age back from ``now`` (``30m``, ``2h``, ``3d``, ``1w``: seconds, minutes, hours,
-    days or weeks). ValueError, quoting ``text`` and naming the forms, for anything else."""
+    days or weeks). Invalid, quoting ``text`` and naming the forms, for anything else."""
     word = text.strip().lower()
     midnight = datetime.combine(now.astimezone(UTC).date(), time(), UTC)
     named = {"now": now, "today": midnight, "yesterday": midnight - timedelta(days=1)}
@@ -33,5 +34,5 @@ def parse_time(text: str, now: datetime) -> datetime:
             return now - timedelta(seconds=int(age[1]) * SECONDS[age[2]])
         parsed = datetime.fromisoformat(word.upper())  # RFC 3339 allows t and z as well
     except (ValueError, OverflowError):  # OverflowError: an age from before year 1
-        raise ValueError(f"{quoted(text)} is not a time: {FORMS}") from None
+        raise Invalid(f"{quoted(text)} is not a time: {FORMS}") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -37,7 +37,7 @@ from arena.domain.pools import parse_pool
 from arena.domain.rating import bradley_terry, win_counts
 from arena.domain.schedule import check_schedule
 from arena.engine import Rules, quoted
-from arena.errors import MAX_ID
+from arena.errors import MAX_ID, Invalid
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 DEALS = {
@@ -70,7 +70,7 @@ def seatings(rules: Rules, bots: Sequence[str], games: int) -> list[list[str]]:
     elif len(bots) == n:
         first = list(bots)
     else:
-        raise ValueError(f"{rules} has {n} seats: give 2 bots (one per team) or {n} (one per seat)")
+        raise Invalid(f"{rules} has {n} seats: give 2 bots (one per team) or {n} (one per seat)")
     return [first if k % 2 == 0 else first[-1:] + first[:-1] for k in range(games)]
 
 
@@ -95,7 +95,7 @@ class Definition:
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
-            raise ValueError(
+            raise Invalid(
                 f"{self.name!r} is not a tournament name: use 1 to 64 letters, digits, "
                 "'.', '_' or '-', starting with a letter or digit"
             )
@@ -103,31 +103,31 @@ class Definition:
         if self.pool is not None:
             parse_pool(self.pool)
         if self.format not in FORMATS:
-            raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
+            raise Invalid(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
         if bool(self.bots) == bool(self.pool):
-            raise ValueError("give the participants either as a list of bots or as a pool")
+            raise Invalid("give the participants either as a list of bots or as a pool")
         if len(set(self.bots)) != len(self.bots):
-            raise ValueError("a bot is listed twice")
+            raise Invalid("a bot is listed twice")
         if self.format == "gauntlet":
             if not self.challenger:
-                raise ValueError("a gauntlet needs a challenger")
+                raise Invalid("a gauntlet needs a challenger")
             if self.bots and self.challenger not in self.bots:
-                raise ValueError(f"the challenger {self.challenger!r} is not a participant")
+                raise Invalid(f"the challenger {self.challenger!r} is not a participant")
             if not NAME.match(self.challenger):
-                raise ValueError(f"the challenger {quoted(self.challenger)} is not a bot name")
+                raise Invalid(f"the challenger {quoted(self.challenger)} is not a bot name")
         elif self.challenger:
-            raise ValueError("only a gauntlet has a challenger")
+            raise Invalid("only a gauntlet has a challenger")
         if self.bots and len(self.bots) < 2:
-            raise ValueError("a tournament needs at least two bots")
+            raise Invalid("a tournament needs at least two bots")
         if not 1 <= self.matches <= 1000:
-            raise ValueError(f"matches per pairing must be from 1 to 1000, not {self.matches}")
+            raise Invalid(f"matches per pairing must be from 1 to 1000, not {self.matches}")
         if self.duplicate and self.matches % 2:
-            raise ValueError("duplicate deals come in pairs of matches: give an even number")
+            raise Invalid("duplicate deals come in pairs of matches: give an even number")
         if self.seed is not None and not 0 <= self.seed <= MAX_ID:
-            raise ValueError(f"a seed is a whole number from 0 to {MAX_ID}, not {self.seed}")
+            raise Invalid(f"a seed is a whole number from 0 to {MAX_ID}, not {self.seed}")
         if self.seed is not None and not self.trusted:
             what = "a fixed seed would deal every run the cards of the last (a new version "
-            raise ValueError(UNTRUSTED.format(what=what + "could be written for them)"))
+            raise Invalid(UNTRUSTED.format(what=what + "could be written for them)"))
         if self.schedule is not None:
             check_schedule(self.schedule)
         check_policy(self.absent)
@@ -143,7 +143,7 @@ class Definition:
         clock_fields = DEFAULT_CLOCK.to_json().keys()
         unknown = set(data) - STORED_DEFAULTS.keys()
         if unknown:
-            raise ValueError(f"unknown fields in a tournament definition: {sorted(unknown)}")
+            raise Invalid(f"unknown fields in a tournament definition: {sorted(unknown)}")
         rest = {k: v for k, v in data.items() if k not in clock_fields}
         clock = TimeControl.from_json(data)  # its own fields, beside the others
         return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
@@ -162,7 +162,7 @@ def deal_mode(definition: Definition, seated: Mapping[str, str]) -> str:
     ``seated`` as who plays for each (a hosted version, NAME@N, or the bot itself, which
     dials in). Duplicate deals come by themselves when every bot is hosted (and the
     matches per pairing are even); asked for (``duplicate``), they need that or the
-    organizer's trust, and ValueError names the bots that dial in."""
+    organizer's trust, and Invalid names the bots that dial in."""
     hosted = bool(seated) and all(is_version(s) for s in seated.values())
     if definition.duplicate:
         if hosted:
@@ -171,7 +171,7 @@ def deal_mode(definition: Definition, seated: Mapping[str, str]) -> str:
             return "duplicate-trusted"
         dial_in = sorted(b for b, s in seated.items() if not is_version(s))
         listed = ", ".join(map(quoted, dial_in))
-        raise ValueError(
+        raise Invalid(
             UNTRUSTED.format(
                 what=f"duplicate deals need every bot hosted (a fresh process per match): "
                 f"{listed} {'dials' if len(dial_in) == 1 else 'dial'} in and could remember "
@@ -202,12 +202,12 @@ def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[
     if definition.format == "gauntlet":
         champion = definition.challenger
         if champion not in players:
-            raise ValueError(f"the challenger {champion!r} is not among the participants")
+            raise Invalid(f"the challenger {champion!r} is not among the participants")
         pairs = [(champion, p) for p in players if p != champion]
     else:
         pairs = list(itertools.combinations(players, 2))
     if not pairs:
-        raise ValueError("a tournament needs at least two participants")
+        raise Invalid("a tournament needs at least two participants")
     return pairs
 
 

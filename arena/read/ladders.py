@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from arena.domain.clock import TimeControl
-from arena.read import check_pool, stamp, told
+from arena.read import check_pool, stamp
+from arena.read.matches import told
 from arena.store.store import Store
 
 LADDER_RECENT = 10  # ladder matches listed on a bot's page
@@ -52,5 +53,5 @@ def ladder(store: Store, pool: str) -> Ladder | None:
 
 def bot_ladder_matches(store: Store, bot: str, pool: str) -> list[dict[str, Any]]:
     """The bot's latest ladder matches in the pool, newest first, told from its side as
-    its page lists its matches (:func:`arena.read.told`)."""
+    its page lists its matches (:func:`arena.read.matches.told`)."""
     return told(store, bot, store.bot_ladder_matches(bot, pool, LADDER_RECENT))

@@ -12,7 +12,8 @@ from arena.domain.schedule import next_firing
 from arena.domain.tournament import DEALS, STORED_DEFAULTS
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
-from arena.read import stamp, summaries
+from arena.read import stamp
+from arena.read.matches import summaries
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
 
@@ -170,35 +171,71 @@ def _crosstable(order: list[str], cross: dict[str, dict[str, list[int]]]) -> lis
     return rows
 
 
+class RunState(TypedDict):
+    """A run as the Arena API's GetRun and the web's run page both show it."""
+
+    run: dict[str, Any]  # its summary: id, tournament, status, seed (organizer's), ...
+    pool: str | None
+    definition: dict[str, Any]
+    progress: Progress
+    live: bool  # the standings are the run's so far, and may change
+    standings: list[dict[str, Any]]  # the table's lines, best first
+    crosstable: dict[str, dict[str, list[int]]]  # bot -> opponent -> [wins, losses]
+
+
+ACTIVE = ("starting", "running")  # a run whose matches are still to be played
+
+
+def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> RunState:
+    """A run, its progress and its standings. The standings are live while the run is
+    starting or running: the table of its matches finished so far, leaving out, for
+    anyone but the organizer, those whose duplicate twin is not played yet. A finished
+    run's are the table written as it finished, and not live; a run that failed to start
+    played nothing, and has none."""
+    found = store.run(run_id)
+    if found is None:
+        raise NotFound(f"no tournament run {run_id}")
+    row, name = found
+    live = row.standings is None and row.status in ACTIVE
+    if live:
+        table = store.run_standings(row, sealed=organizer)
+    else:
+        table = row.standings or {"table": [], "crosstable": {}}
+    return RunState(
+        run=_run_summary(row, name, organizer=organizer),
+        pool=_pool_of(row.definition),
+        definition=definition(row.definition, organizer=organizer),
+        progress=progress(store, row, now),
+        live=live,
+        standings=table["table"],
+        crosstable=table["crosstable"],
+    )
+
+
 def run(
     store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
 ) -> dict[str, Any]:
-    """A tournament run: its progress, its standings (live while it runs) and crosstable,
-    its definition and schedule, and its matches."""
+    """A tournament run's page: :func:`run_state`, with each bot's faults counted, the
+    crosstable in standings order, the schedule and the run's latest matches."""
     now = now or datetime.now(UTC)
     number = parse_id(run_id)
-    found = None if number is None else store.run(number)
-    if found is None:
+    if number is None:
         raise NotFound(f"no tournament run {quoted(run_id)}")
-    row, name = found
-    live = row.standings is None
-    table = store.run_standings(row, sealed=organizer) if live else row.standings
-    assert table is not None
+    state = run_state(store, number, now, organizer=organizer)
     standings_rows = [
-        {**r, "faults_total": sum(r.get("faults", {}).values())} for r in table["table"]
+        {**r, "faults_total": sum(r.get("faults", {}).values())} for r in state["standings"]
     ]
     order = [r["bot"] for r in standings_rows]
-    matches = store.run_matches(row.id, limit=RUN_MATCHES)
-    active = row.status in ("starting", "running")
+    matches = store.run_matches(number, limit=RUN_MATCHES)
     return {
-        "run": _run_summary(row, name, organizer=organizer),
-        "pool": _pool_of(row.definition),
-        "definition": definition(row.definition, organizer=organizer),
-        "schedule": _schedule(row.definition.get("schedule"), now),
-        "progress": progress(store, row, now),
-        "live": live,
-        "refresh": REFRESH_S if active else None,
+        "run": state["run"],
+        "pool": state["pool"],
+        "definition": state["definition"],
+        "schedule": _schedule(state["definition"].get("schedule"), now),
+        "progress": state["progress"],
+        "live": state["live"],
+        "refresh": REFRESH_S if state["run"]["status"] in ACTIVE else None,
         "standings": standings_rows,
-        "crosstable": _crosstable(order, table["crosstable"]),
+        "crosstable": _crosstable(order, state["crosstable"]),
         "matches": summaries(store, matches, organizer=organizer),
     }

@@ -13,7 +13,7 @@ from arena.domain.pools import pool_of
 from arena.domain.tournament import Definition, deal_mode
 from arena.domain.tournament import plan_run as plan_matches
 from arena.engine import Rules, quoted
-from arena.errors import NotFound
+from arena.errors import Invalid, NotFound
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
 from arena.usecases.ratings import refit
@@ -59,7 +59,7 @@ def plan_run(store: Store, run_id: int) -> list[str]:
                 log.warning("run %d: %s no longer active; playing without", run_id, gone)
             try:
                 plan = plan_matches(run_id, definition, playing, run.seed, key)
-            except ValueError as e:
+            except Invalid as e:
                 store.fail_run(conn, run_id, str(e))
                 log.warning("run %d cannot start: %s", run_id, e)
                 return []

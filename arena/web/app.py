@@ -5,7 +5,9 @@ renders. Every route is a GET: nothing here changes the store. The organizer (th
 ``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
 ``?token=TOKEN`` sets) sees the cards and the seeds that are hidden from everyone else; a
 wrong token is refused, later and later for an address that keeps guessing. Errors of the
-kinds of :mod:`arena.errors` become statuses in one place, :func:`create_app`'s ``page``.
+kinds of :mod:`arena.errors` (and the engine's, for what a request names) are the
+visitor's: they become statuses with their reason in one place, the application's
+exception handler (:data:`STATUS`); anything else is a bug of ours, a 500 logged once.
 """
 
 from __future__ import annotations
@@ -28,12 +30,22 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from arena import read
 from arena.domain.rating import WIDE_HALF
-from arena.engine import quoted
-from arena.errors import ArenaError, Exhausted, Invalid, NotFound, Sealed, Unavailable, parse_id
+from arena.engine import TrucoError, quoted
+from arena.errors import (
+    Exhausted,
+    Exists,
+    Forbidden,
+    Invalid,
+    NotFound,
+    NotReady,
+    Sealed,
+    Unauthenticated,
+    Unavailable,
+    parse_id,
+)
 from arena.guard import FailedTokens
-from arena.read import sprts, tournaments
+from arena.read import bots, matches, ratings, sprts, tournaments
 from arena.store.store import Store
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
@@ -45,16 +57,30 @@ COOKIE = "arena_organizer"
 
 Builder = Callable[[Store, Request, bool], dict[str, Any]]
 
-# the error kinds a page answers
-STATUS = {NotFound: 404, Invalid: 400, Sealed: 403, Exhausted: 429, Unavailable: 503}
+STATUS: dict[type[Exception], int] = {  # the errors a page answers with their reason
+    Invalid: 400,
+    TrucoError: 400,  # the engine's: a request's rules, a record that does not parse
+    Unauthenticated: 401,
+    Forbidden: 403,
+    Sealed: 403,
+    NotFound: 404,
+    Exists: 409,
+    NotReady: 409,
+    Exhausted: 429,
+    Unavailable: 503,
+}
 TITLES = {
     400: "Bad request",
+    401: "Unauthorized",
     403: "Forbidden",
     404: "Not found",
+    409: "Conflict",
     429: "Too many requests",
+    500: "Internal error",
     503: "Unavailable",
 }
 UNAVAILABLE = "the arena's database cannot be reached now; try again later"
+BUG = "something went wrong on our side; it is logged, and will be looked into"
 
 
 def pool_url(pool: str) -> str:
@@ -167,8 +193,11 @@ def create_app(
             organizer = is_organizer(request)
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
-            except tuple(STATUS) as e:
-                return _refusal(request, template, e)
+            except tuple(STATUS):
+                raise  # the visitor's: the exception handler's
+            except Exception:
+                log.exception("%s failed", request.url.path)
+                return _error(request, template, 500, BUG)
             headers = {"Cache-Control": "private, no-store"} if organizer else {}
             if template is None:
                 return JSONResponse(data, headers=headers)
@@ -194,12 +223,13 @@ def create_app(
         log.info("organizer view opened from %s", request.client.host if request.client else "?")
         return response
 
-    def _refusal(request: Request, template: str | None, error: ArenaError) -> Response:
+    async def refusal(request: Request, error: Exception) -> Response:
         """The status of the error's kind, with its message (the store's own, when it is
-        unavailable, goes to the log: it names the database)."""
+        unavailable, goes to the log: it names the database), as a page or as JSON."""
         status = next(code for kind, code in STATUS.items() if isinstance(error, kind))
         if status == 503:
             log.warning("a page could not be read: %s", error)
+        template = None if request.url.path.startswith("/api/") else "error.html"
         return _error(request, template, status, UNAVAILABLE if status == 503 else str(error))
 
     def _error(request: Request, template: str | None, status: int, message: str) -> Response:
@@ -214,7 +244,7 @@ def create_app(
         return templates.TemplateResponse(request, "error.html", context, status_code=status)
 
     async def front(request: Request) -> Response:
-        pool = await asyncio.to_thread(read.default_pool, store)
+        pool = await asyncio.to_thread(ratings.default_pool, store)
         return RedirectResponse(pool_url(pool), 307)
 
     async def sign_out(request: Request) -> Response:
@@ -244,7 +274,11 @@ def create_app(
     for path, builder, template in views:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
-    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers=dict.fromkeys(STATUS, refusal),
+    )
 
 
 def _bearer(request: Request) -> str | None:
@@ -278,19 +312,19 @@ def _int(request: Request, name: str, default: int) -> int:
 
 def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     p = request.path_params
-    return read.leaderboard(store, f"{p['preset']}/{p['size']}")
+    return ratings.leaderboard(store, f"{p['preset']}/{p['size']}")
 
 
 def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return read.bots(store)
+    return bots.bots(store)
 
 
 def _bot(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return read.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
+    return bots.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
 
 
 def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    data = read.match(
+    data = matches.match(
         store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
     )
     last = max(len(data["steps"]) - 1, 0)
@@ -299,7 +333,7 @@ def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return read.record(store, request.path_params["id"], organizer=organizer)
+    return matches.record(store, request.path_params["id"], organizer=organizer)
 
 
 def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from arena.usecases.matches import request as request_match
 from arena.usecases.versions import submit
-from referee.api import ArenaServicer
+from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
 from referee.sessions import MemoryTokens, Session
@@ -72,7 +72,7 @@ def serve(store: Store) -> tuple[Any, TimedHub]:
 
     async def start() -> tuple[Any, TimedHub]:
         hub = TimedHub(MemoryTokens(fallback=StoreTokens(store)))
-        referee = create_server("127.0.0.1:0", hub, ArenaServicer(store, ADMIN))
+        referee = create_server("127.0.0.1:0", hub, ArenaApi(store, ADMIN))
         await referee.start()
         return referee, hub
 

@@ -43,7 +43,7 @@ match ended) and of 8; the median of several fills, the slots freed between fill
 marking their matches failed. It prints ms per fill, per scheduled match, and the part of
 it spent in ``next_pairs`` itself. A failed match changes no rating, so these fills find
 the pool's intervals fitted already; on a live ladder every recorded match changes the
-pool and the next fill fits them again (:func:`arena.read.intervals`): that fit on the
+pool and the next fill fits them again (:func:`arena.read.ratings.intervals`): that fit on the
 bench's pool is timed and printed apart.
 
 The database server is ``ARENA_DATABASE_URL``'s, else the machine's (127.0.0.1:5432),

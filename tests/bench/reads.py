@@ -35,13 +35,13 @@ from typing import Any
 
 import psycopg
 
-import arena.read
 import arena.read.tournaments
 from arena.domain import rating
 from arena.domain.clock import DEFAULT_CLOCK
 from arena.domain.matches import run_match_id
 from arena.domain.tournament import Definition, Result, hand_points, standings
 from arena.engine import Rules
+from arena.read import bots, ratings
 from arena.store.migrate import migrate
 from arena.store.rows import TournamentRow
 from arena.store.store import Store
@@ -326,14 +326,14 @@ def paths(store: Store) -> dict[str, Callable[[], Any]]:
     first = store.matches(pool=POOL, limit=20)
     after = (first[-1][0].created_at, first[-1][0].id)
     return {
-        "leaderboard": lambda: arena.read.leaderboard(store, POOL),
-        "bot page": lambda: arena.read.bot(store, bot),
-        "rating history": lambda: arena.read.rating_history(store, bot, POOL),
+        "leaderboard": lambda: ratings.leaderboard(store, POOL),
+        "bot page": lambda: bots.bot(store, bot),
+        "rating history": lambda: ratings.rating_history(store, bot, POOL),
         "matches, page 1": lambda: store.matches(pool=POOL, limit=20),
         "matches, page 2": lambda: store.matches(pool=POOL, limit=20, after=after),
-        "bots index": lambda: arena.read.bots(store),
+        "bots index": lambda: bots.bots(store),
         "tournaments": lambda: arena.read.tournaments.tournaments(store, organizer=False),
-        "standings": lambda: arena.read.standings(store, POOL),
+        "standings": lambda: ratings.standings(store, POOL),
     }
 
 

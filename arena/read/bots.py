@@ -1,0 +1,195 @@
+"""The read model of bots (see :mod:`arena.read`): every bot with its ratings, a bot's
+page, its hosted versions."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from arena.domain.identity import BotRef, is_version
+from arena.engine import quoted
+from arena.errors import NotFound
+from arena.read import check_pool, ladders, stamp
+from arena.read.matches import told
+from arena.read.ratings import interval_half, intervals, rating_history, standings
+from arena.store.rows import BotRow, BotVersionRow
+from arena.store.store import Store
+
+RECENT = 20  # matches listed on a bot's page
+
+
+def bots(store: Store) -> dict[str, Any]:
+    """Every registered bot and its ratings, each with half its interval (the pools' fits
+    are read once per pool, not per bot)."""
+    index = store.bot_index()
+    halves = {
+        p: intervals(store, p) for p in sorted({r["pool"] for b in index for r in b["ratings"]})
+    }
+    return {
+        "bots": [
+            {
+                "name": b["name"],
+                "owner": b["owner"],
+                "active": b["active"],
+                "created_at": b["created_at"].isoformat(),
+                "ratings": [
+                    {
+                        "pool": r["pool"],
+                        "elo": round(r["elo"], 1),
+                        "games": r["games"],
+                        **interval_half(halves[r["pool"]].get(b["name"])),
+                    }
+                    for r in b["ratings"]
+                ],
+            }
+            for b in index
+        ]
+    }
+
+
+def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
+    """A bot in one pool (by default its most played): its standing, rating history,
+    latest matches and ladder matches, faults and results against each opponent."""
+    row = store.bot(name)
+    if row is None:
+        raise NotFound(f"no bot named {quoted(name)}")
+    ratings = store.bot_ratings(name)
+    pools = [r.pool for r in ratings]
+    if pool is not None:
+        pool = check_pool(pool)
+    elif pools:
+        pool = pools[0]
+    out: dict[str, Any] = {
+        "bot": name,
+        "owner": row.owner,
+        "active": row.active,
+        "created_at": row.created_at.isoformat(),
+        "pool": pool,
+        "pools": pools,
+        "standing": None,
+        "history": [],
+        "recent_matches": [],
+        "faults": None,
+        "head_to_head": [],
+        "versions": [],
+        "ladder_opt_in": None,
+        "ladder_default": row.ladder is None,
+        "ladder_matches": [],
+        "version_of": BotRef.parse(name).bot if is_version(name) else None,
+    }
+    out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
+    out["versions"] = versions(store, name, known=True)
+    if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
+        hosted = any(v["status"] == "active" for v in out["versions"])
+        out["ladder_opt_in"] = hosted if row.ladder is None else row.ladder
+    if pool is None:
+        return out
+    out["ladder_matches"] = ladders.bot_ladder_matches(store, name, pool)
+    ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
+    out["standing"] = ours[0] if ours else None
+    out["history"] = rating_history(store, name, pool)
+    out["faults"] = store.bot_faults(name, pool)
+    out["head_to_head"] = [
+        {
+            "opponent": h["opponent"],
+            "games": h["games"],
+            "wins": h["wins"],
+            "losses": h["games"] - h["wins"],
+        }
+        for h in store.head_to_head(name, pool)
+    ]
+    return out
+
+
+class VersionRating(TypedDict):
+    pool: str
+    elo: float
+    games: int
+    half: float | None  # half its 95% interval in the pool, as the leaderboard's
+    wide: bool
+
+
+class Version(TypedDict):
+    bot: str
+    number: int
+    name: str  # its own bot row's: NAME@N
+    hash: str
+    runtime: str
+    entry: str
+    size: int
+    unpacked: int
+    files: int
+    status: str
+    reason: str
+    created_at: str | None
+    checked_at: str | None
+    ratings: list[VersionRating]  # in each pool it has played, the most played first
+
+
+def version(
+    bot: str,
+    row: BotVersionRow,
+    ratings: list[dict[str, Any]] | None = None,
+    halves: dict[str, dict[str, float]] | None = None,
+) -> Version:
+    """A version; with its ratings, each with half its interval from ``halves`` (the
+    pools' fits, by pool)."""
+    name = str(BotRef(bot, row.number))
+    return Version(
+        bot=bot,
+        number=row.number,
+        name=name,
+        hash=row.hash,
+        runtime=row.runtime,
+        entry=row.entry,
+        size=row.size,
+        unpacked=row.unpacked,
+        files=row.files,
+        status=row.status,
+        reason=row.reason,
+        created_at=stamp(row.created_at),
+        checked_at=stamp(row.checked_at),
+        ratings=[
+            VersionRating(
+                pool=r["pool"], elo=round(r["elo"], 1), games=r["games"],
+                **interval_half((halves or {}).get(r["pool"], {}).get(name)),
+            )
+            for r in ratings or []
+        ],
+    )  # fmt: skip
+
+
+def versions(store: Store, bot: str, *, known: bool = False) -> list[Version]:
+    """The bot's versions, the latest first (NotFound for no such bot, unless ``known``:
+    the caller has just read it)."""
+    if not known and store.bot(bot) is None:
+        raise NotFound(f"no bot named {quoted(bot)}")
+    ratings = store.version_ratings(bot)
+    pools = {r["pool"] for rows in ratings.values() for r in rows}
+    halves = {p: intervals(store, p) for p in sorted(pools)}
+    return [version(bot, r, ratings.get(r.number), halves) for r in store.versions(bot)]
+
+
+class BotLine(TypedDict):
+    """A bot as the Arena API lists it (who is connected is the referee's to add)."""
+
+    name: str
+    owner: str
+    active: bool
+    created_at: str
+    ladder: bool | None  # opted in to ladders; None: the default (hosted in, dial-in out)
+
+
+def bot_line(row: BotRow) -> BotLine:
+    """A bot's row as listed: also what a write that changed it answers with."""
+    return BotLine(
+        name=row.name,
+        owner=row.owner,
+        active=row.active,
+        created_at=row.created_at.isoformat(),
+        ladder=row.ladder,
+    )
+
+
+def roster(store: Store) -> list[BotLine]:
+    """Every registered bot, by name."""
+    return [bot_line(r) for r in store.bots()]

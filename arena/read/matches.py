@@ -1,0 +1,198 @@
+"""The read model of matches (see :mod:`arena.read`): summaries as lists show them (a
+sealed match's result withheld), a match with the replay of a hand, its record, a page
+of matches, and a bot's matches told from its side."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from arena.engine import TrucoError, public_record, quoted
+from arena.errors import NotFound, Sealed
+from arena.read import stamp
+from arena.read.replay import replay_hand, teams
+from arena.store.rows import MatchRow
+from arena.store.store import Store
+
+
+class MatchSummary(TypedDict):
+    """What a list of matches shows of one. A sealed match (its duplicate twin, dealt the
+    same cards, is not played yet) shows neither its score nor its result to anyone but
+    the organizer: they say something of the cards the twin deals."""
+
+    id: str
+    pool: str
+    rules: str
+    status: str
+    rated: bool
+    run_id: int | None  # the tournament run, when there is one
+    seats: list[str]
+    teams: list[str]
+    score: list[int] | None  # as played at the table
+    winner: int | None  # the team credited with the match (None: nobody, or not yet)
+    forfeit: list[int] | None  # the teams that lost it by forfeit (arena/domain/absence.py)
+    twin: str | None  # its duplicate twin, dealt the same cards with the seats exchanged
+    sealed: bool  # withheld until its twin is played (score, result and record)
+    created_at: str
+    finished_at: str | None
+
+
+SEALED = "public once its twin, {twin}, is played: the two are dealt the same cards"
+
+
+def summary(row: MatchRow, names: list[str], *, sealed: bool = False) -> MatchSummary:
+    """A match as lists show it; ``sealed``: its score and result withheld."""
+    return MatchSummary(
+        id=row.id,
+        pool=row.pool,
+        rules=row.rules,
+        status=row.status,
+        rated=row.rated,
+        run_id=row.run_id,
+        seats=names,
+        teams=teams(names),
+        score=None if sealed else row.score,
+        winner=None if sealed else row.winner,
+        forfeit=None if sealed else row.forfeit,
+        twin=row.twin,
+        sealed=sealed,
+        created_at=row.created_at.isoformat(),
+        finished_at=stamp(row.finished_at),
+    )
+
+
+def summaries(
+    store: Store, rows: list[tuple[MatchRow, list[str]]], *, organizer: bool = False
+) -> list[MatchSummary]:
+    """Matches as lists show them, sealed ones withheld unless for the organizer."""
+    sealed = set() if organizer else store.sealed([m.id for m, _ in rows if m.twin])
+    return [summary(m, names, sealed=m.id in sealed) for m, names in rows]
+
+
+def told(
+    store: Store, name: str, matches: list[tuple[MatchRow, list[str]]]
+) -> list[dict[str, Any]]:
+    """Matches of a bot (rows and seats) as its page lists them, each from its side with
+    the rating change it made (none shown for a sealed match)."""
+    changes = store.rating_changes(name, [m.id for m, _ in matches])
+    return [
+        _from_side(s, name, None if s["sealed"] else changes.get(s["id"]))
+        for s in summaries(store, matches)
+    ]
+
+
+def _from_side(
+    summary: MatchSummary, name: str, change: tuple[float, float] | None
+) -> dict[str, Any]:
+    """A match summary told from one bot's side: its team, the result, its opponents."""
+    match: dict[str, Any] = dict(summary)
+    team = match["seats"].index(name) % 2
+    match["team"] = team
+    match["opponents"] = list(dict.fromkeys(match["seats"][1 - team :: 2]))
+    match["partners"] = [b for b in dict.fromkeys(match["seats"][team::2]) if b != name]
+    match["result"] = result_from(summary, team)
+    match["elo_change"] = None if change is None else round(change[1] - change[0], 1)
+    return match
+
+
+def result_from(summary: MatchSummary, team: int) -> str | None:
+    """How a finished match ended for ``team``: won, lost, or lost by forfeit (None while
+    it is not finished, or sealed)."""
+    if summary["status"] != "finished" or summary["sealed"]:
+        return None
+    if team in (summary["forfeit"] or ()):
+        return "forfeit"
+    return "won" if summary["winner"] == team else "lost"
+
+
+def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dict[str, Any]:
+    """A match and the replay of one of its hands, step by step. Only the organizer sees
+    cards in hand and the faces of covered cards."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {quoted(match_id)}")
+    row, names = found
+    (shown,) = summaries(store, [(row, names)], organizer=organizer)
+    out: dict[str, Any] = {
+        "match": shown,
+        "organizer": organizer,
+        "faults": None if shown["sealed"] else row.faults,
+        "presence": None if shown["sealed"] or row.record is None else row.record.get("presence"),
+        "sealed": SEALED.format(twin=row.twin) if shown["sealed"] else None,
+        "hand": None,
+        "hands": [],
+        "steps": [],
+        "error": None,
+    }
+    record = row.record
+    if record is None or shown["sealed"]:
+        return out
+    if not 0 <= hand < len(record.get("hands", [])):
+        raise NotFound(f"match {match_id} has no hand {hand}")
+    try:
+        played = replay_hand(record, hand, organizer=organizer)
+    except (TrucoError, KeyError, TypeError, ValueError) as e:
+        out["error"] = f"the record does not replay: {e}"
+        return out
+    out["hand"] = hand
+    out["hands"] = played.hands
+    out["steps"] = played.steps
+    return out
+
+
+def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
+    """The match record: whole for the organizer, else with hidden cards as null."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {quoted(match_id)}")
+    row, names = found
+    if row.record is None:
+        raise NotFound(f"match {match_id} has no record yet ({row.status})")
+    if organizer:
+        return row.record
+    if summaries(store, [(row, names)])[0]["sealed"]:
+        raise Sealed(f"match {match_id}: its record is " + SEALED.format(twin=row.twin))
+    return public_record(row.record)
+
+
+class Shown(TypedDict):
+    """A match with its record as the caller may see it: none while the match is sealed
+    or unplayed, its hidden cards as null but for the organizer."""
+
+    match: MatchSummary
+    record: dict[str, Any] | None
+
+
+def shown(store: Store, match_id: str, *, organizer: bool) -> Shown:
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {quoted(match_id)}")
+    row = found[0]
+    (summed,) = summaries(store, [found], organizer=organizer)
+    record = None if summed["sealed"] else row.record
+    if record is not None and not organizer:
+        record = public_record(record)
+    return Shown(match=summed, record=record)
+
+
+class Page(TypedDict):
+    matches: list[MatchSummary]  # the latest first
+    more: bool  # whether matches older than its last are left
+
+
+def page(
+    store: Store,
+    *,
+    size: int,
+    organizer: bool,
+    bot: str | None = None,
+    pool: str | None = None,
+    after: tuple[datetime, str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> Page:
+    """A page of ``size`` matches (of ``bot``, in ``pool``, created from ``since`` until
+    ``until``), the latest first, starting after the match ``after`` names: (created_at,
+    id) of the previous page's last."""
+    rows = store.matches(bot=bot, pool=pool, limit=size + 1, after=after, since=since, until=until)
+    return Page(matches=summaries(store, rows[:size], organizer=organizer), more=len(rows) > size)

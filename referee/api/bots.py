@@ -1,0 +1,66 @@
+"""The Arena API's bots: registering them and their tokens, the list of them with who is
+connected, their ratings, and their choice of ladders."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import bots, ratings
+from arena.store.store import Store
+from referee import messages
+from referee.callers import Callers
+from referee.hub import Hub
+
+log = logging.getLogger(__name__)
+
+
+class Bots:
+    """RegisterBot, RotateToken, ListBots, SetBotLadder, GetRatingHistory and
+    GetLeaderboard, on ``store``; a rotated token stops working on ``hub`` at once."""
+
+    def __init__(self, store: Store, callers: Callers, hub: Hub) -> None:
+        self.store, self.callers, self.hub = store, callers, hub
+
+    async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
+        await self.callers.organizer(context)
+        row, token = await asyncio.to_thread(self.store.register_bot, request.name, request.owner)
+        log.info("registered bot %s (owner %r)", row.name, row.owner)
+        return api.RegisterBotResponse(bot=messages.bot_message(bots.bot_line(row)), token=token)
+
+    async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
+        await self.callers.organizer(context)
+        row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
+        self.hub.revoke(row.name, "this bot's token was rotated")  # its live session too
+        log.info("rotated the token of bot %s", row.name)
+        return api.RegisterBotResponse(bot=messages.bot_message(bots.bot_line(row)), token=token)
+
+    async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
+        found = await asyncio.to_thread(bots.roster, self.store)
+        seen = await self.callers.presence()
+        return api.ListBotsResponse(
+            bots=[messages.bot_message(b, seen.get(b["name"])) for b in found]
+        )
+
+    async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
+        await self.callers.owner(context, request.bot)
+        row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
+        log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
+        seen = await self.callers.presence([row.name])
+        return messages.bot_message(bots.bot_line(row), seen.get(row.name))
+
+    async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
+        pool = messages.pool_of_request(request.pool)
+        rows = await asyncio.to_thread(ratings.rating_history, self.store, request.bot, pool)
+        return api.GetRatingHistoryResponse(
+            changes=[messages.message(api.RatingChange, r) for r in rows]
+        )
+
+    async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
+        pool = messages.pool_of_request(request.pool)
+        rows = await asyncio.to_thread(ratings.standings, self.store, pool, trends=False)
+        return api.GetLeaderboardResponse(
+            pool=pool, standings=[messages.message(api.Standing, r) for r in rows]
+        )

@@ -1,0 +1,96 @@
+"""The Arena API's matches: rated matches asked for between bots (played by the workers),
+one match with its record, and pages of them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from arena.domain.identity import is_version
+from arena.domain.pools import parse_pool
+from arena.domain.tournament import seatings
+from arena.engine import Rules, quoted
+from arena.errors import Invalid, NotFound, NotReady
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read import matches
+from arena.store.store import Store
+from arena.usecases.matches import request as request_match
+from arena.wire_clock import request_clock
+from referee import messages
+from referee.callers import Callers, Dispatch
+
+MAX_REQUESTED = 1000  # matches in one RequestMatch
+MAX_PAGE = 200  # matches in one page of ListMatches
+
+
+class Matches:
+    """RequestMatch, GetMatch and ListMatches, on ``store``; the matches asked for go to
+    the workers (``dispatch``: without it, RequestMatch is refused)."""
+
+    def __init__(self, store: Store, callers: Callers, dispatch: Dispatch | None) -> None:
+        self.store, self.callers, self.dispatch = store, callers, dispatch
+
+    async def RequestMatch(self, request: Any, context: Any) -> api.RequestMatchResponse:
+        """Rated matches for the workers to play, like a run's: each its own row, its own
+        secret deals (the bots dial in, so no two matches share deals) and its clocks,
+        played through RunMatch and recorded by the one exactly-once path, so a referee
+        that dies mid-match has it played again."""
+        await self.callers.organizer(context)
+        count = request.matches if request.HasField("matches") else 2
+        if not 1 <= count <= MAX_REQUESTED:
+            raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {count}")
+        rules = Rules.parse(request.rules or "paulista")
+        clock = request_clock(request)
+        plan = seatings(rules, list(request.bots), count)
+        names = list(dict.fromkeys(request.bots))
+        playing = await asyncio.to_thread(self.store.playing_as, names)  # or its version
+        for name in names:
+            if name not in playing:
+                raise NotFound(f"no active bot named {quoted(name)}")
+        connected = await self.callers.presence()  # to any node
+        for name in names:  # a hosted version's process is started for its match
+            if not is_version(playing[name][1]) and name not in connected:
+                raise NotReady(f"bot {quoted(name)} is not connected")
+        if self.dispatch is None:
+            raise NotReady("this server has no workers to play matches")
+        ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
+        for match_id, seats in zip(ids, plan, strict=True):
+            bot_ids = [playing[name][0] for name in seats]
+            await asyncio.to_thread(
+                request_match, self.store, match_id, rules, bot_ids, clock=clock
+            )
+        await asyncio.to_thread(self.dispatch.play, ids)
+        return api.RequestMatchResponse(match_ids=ids)
+
+    async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:
+        organizer = await self.callers.is_organizer(context)
+        found = await asyncio.to_thread(matches.shown, self.store, request.id, organizer=organizer)
+        record = found["record"]
+        return api.GetMatchResponse(
+            match=messages.summary_message(found["match"]),
+            record_json="" if record is None else json.dumps(record),
+        )
+
+    async def ListMatches(self, request: Any, context: Any) -> api.ListMatchesResponse:
+        organizer = await self.callers.is_organizer(context)
+        now = datetime.now(UTC)
+        found = await asyncio.to_thread(
+            matches.page,
+            self.store,
+            size=min(request.page_size or 20, MAX_PAGE),
+            organizer=organizer,
+            bot=request.bot or None,
+            pool=parse_pool(request.pool) if request.pool else None,
+            after=messages.page_after(request.page_token),
+            since=messages.time_field("since", request.since, now),
+            until=messages.time_field("until", request.until, now),
+        )
+        shown = found["matches"]
+        last = shown[-1] if shown and found["more"] else None
+        return api.ListMatchesResponse(
+            matches=[messages.summary_message(m) for m in shown],
+            next_page_token="" if last is None else messages.page_token(last),
+        )
