@@ -1,0 +1,1 @@
+"""The domain's tests on values alone: ratings, tournaments, sequential tests, matchmaking."""
