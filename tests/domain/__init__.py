@@ -1,1 +1,1 @@
-"""The domain's tests on values alone: ratings, tournaments, sequential tests, matchmaking."""
+"""The domain's tests on values alone (test_tournament.py ends with runs in PostgreSQL)."""

@@ -1,8 +1,8 @@
 """The domain's decisions on values alone, no database: a new match checks itself, a run's
 plan (who plays whom, seats, deals, twins), a sequential test's step (which pairs count,
 the verdict, the pairs made next) and a ladder's round (who meets whom, in which seats).
-Their use cases on a real PostgreSQL: tests/test_usecases_*.py, test_tournament.py,
-test_sprt_arena.py and test_ladder.py."""
+Their use cases on a real PostgreSQL: tests/usecases/test_*.py, test_tournament.py,
+tests/usecases/test_sprt_arena.py and tests/usecases/test_ladder.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A pool's ratings (arena/domain/poolfit.py) on hand-made results: symmetry, the anchor, the
 prior's pull and its fading, teams by their members' mean, the maximum-likelihood fit it
 becomes with many games, and duplicate pairs' dispersion. (Calibration over many
-simulated pools: tests/test_rating_calibration.py.)"""
+simulated pools: tests/domain/test_rating_calibration.py.)"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Rating maths: the Elo difference of a pairing, what is unsettled, and hand-computed
-Bradley-Terry cases of a run's performance (the pool's ratings: tests/test_poolfit.py)."""
+Bradley-Terry cases of a run's performance (the pool's ratings: tests/domain/test_poolfit.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ against docs/rules.md.
 
 Every expected value here comes from docs/rules.md ("What every preset shares", the
 parameter table, the examples the sources work through, and "Match records" for the card
-and action notation), never from running the engine. Play itself is tested in test_rules.py.
+and action notation), never from running the engine. Play itself is tested in test_hands.py.
 """
 
 import itertools

@@ -2,7 +2,7 @@
 bot given both addresses connects to the first, and when that node is killed (SIGKILL,
 as a crash) or hangs (SIGSTOP: its connections stay open, nothing answers; the SDK's
 keepalive pings find out) it moves to the other and plays its matches there. The
-reading of the addresses and the order of the rotation are tests/test_sdk_addresses.py's."""
+reading of the addresses and the order of the rotation are tests/sdk/test_sdk_addresses.py's."""
 
 from __future__ import annotations
 

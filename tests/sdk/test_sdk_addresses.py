@@ -2,7 +2,7 @@
 database): how a list of them is read, which one comes next and when, gRPC's own
 targets of several addresses passed through unchanged, and refusals that stay fatal
 whatever other address is left. The bot that moves to another node when its own is
-killed, on real processes, is tests/test_bot_failover.py."""
+killed, on real processes, is tests/sdk/test_bot_failover.py."""
 
 from __future__ import annotations
 

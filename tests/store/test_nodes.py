@@ -1,5 +1,5 @@
 """Referee nodes' leases in the store (arena/store/nodes.py) and where the workers place
-a match (arena/domain/placement.py). The cluster of processes is tests/test_cluster.py's."""
+a match (arena/domain/placement.py). The cluster of processes is tests/system/test_cluster.py's."""
 
 from __future__ import annotations
 

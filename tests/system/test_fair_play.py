@@ -3,7 +3,7 @@ real PostgreSQL, and the pages: rated tests are the organizer's and seat only bo
 are there; duplicate deals say what they are and are refused with the real reason;
 duplicate twins stay sealed until both are played; forfeits show wherever a result does;
 the nodes are the organizer's business. (End to end, with the workers and killed bots:
-tests/test_absent_play.py.)"""
+tests/system/test_absent_play.py.)"""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from tests.store.test_store import played
 
 class Dispatched:
     """What the servicer hands the workers, kept (no workers here: the workers' side of
-    tests is tests/test_sprt_arena.py's)."""
+    tests is tests/usecases/test_sprt_arena.py's)."""
 
     def __init__(self) -> None:
         self.tests: list[int] = []

@@ -2,7 +2,7 @@
 two schedulers at once never fill one slot twice, only available bots are paired (hosted
 ones as their active version, dial-ins while connected and opted in), a bot's
 concurrency holds, and a switched-off ladder starts nothing. (The ladder with real
-processes: test_ladder_play.py.)"""
+processes: tests/workers/test_ladder_play.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The runs' use cases on a real PostgreSQL, beyond test_tournament.py's walk through a
+"""The runs' use cases on a real PostgreSQL, beyond tests/domain/test_tournament.py's walk through a
 run: two planners at once make a run's matches once, the matches carry what the
 definition says, and finishing a run fits its pool first."""
 

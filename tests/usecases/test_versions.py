@@ -1,7 +1,7 @@
 """A hosted bot's versions through their use cases, on a real PostgreSQL: a submission is
 kept once by its hash, one past the bot's caps is refused and leaves nothing behind, and
 a judged version becomes the bot's active one, retiring the one before. (Two submissions
-at once against the last place: test_hosting_api.py.)"""
+at once against the last place: tests/referee/test_hosting_api.py.)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 RabbitMQ, and the embedded Redis), `arena serve`, Celery workers and bots, each a process
 of its own. A run plays to the end and its standings agree with the recorded matches; a
 schedule fires when the (injected) clock says so. (Killed workers and other faults:
-test_faults.py.)"""
+tests/system/test_faults.py.)"""
 
 from __future__ import annotations
 
