@@ -2,7 +2,7 @@
 and the measures of coverage, games to settle and wander, for the pool fit
 (:mod:`arena.domain.poolfit`) and for the online Elo it replaces (:mod:`arena.domain.rating`).
 
-Used by tests/test_rating_calibration.py (fixed seeds, a few hundred pools) and by
+Used by tests/domain/test_rating_calibration.py (fixed seeds, a few hundred pools) and by
 tests/bench/ratings.py (more pools, the house bots, the timings). docs/ratings-calibration.md
 gives the figures.
 

@@ -100,7 +100,7 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """`make faults` ends with the tallies of the hostile tests and tests/test_faults.py."""
+    """`make faults` ends with the tallies of the hostile tests and tests/system/test_faults.py."""
     from tests import faultlog
 
     lines = [*faultlog.NOTES]

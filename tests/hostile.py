@@ -1,4 +1,4 @@
-"""Hostile clients of the referee, each run as a process of its own by tests/test_hostile.py.
+"""Hostile clients of the referee, each run as a process of its own by tests/system/test_hostile.py.
 
 Run as ``python tests/hostile.py KIND [options]`` with ARENA_ADDRESS (and, for the kinds
 that hold one, ARENA_TOKEN) set. Each prints what it saw as JSON lines on stdout and exits

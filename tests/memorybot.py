@@ -1,4 +1,4 @@
-"""A bot with a memory, for tests/test_fairness.py: it plays at random, remembers the
+"""A bot with a memory, for tests/system/test_fairness.py: it plays at random, remembers the
 cards it was dealt in every hand of every match, and guesses that in each hand its
 opponent holds what it held itself in the same hand of its previous match (true of the
 second match of a duplicate pair, where the seats are exchanged over the same deals).

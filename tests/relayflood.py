@@ -1,4 +1,4 @@
-"""The two processes of the relay's flood test (tests/test_relay.py), each reporting on
+"""The two processes of the relay's flood test (tests/hosted/test_relay.py), each reporting on
 stdout as a JSON line and then holding on until its stdin closes:
 
 ``python -m tests.relayflood host ADDRESS TOKEN...``: a worker's side, one relay per

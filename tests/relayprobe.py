@@ -1,7 +1,7 @@
 """What a hosted bot might try through its socket besides its Play: every Arena method
 (with each token it is given and with none), health, reflection v1 and v1alpha, a path
 no service has, and Play with tokens not its own. :func:`calls` makes them all on one
-channel and returns what each got, for the relay's tests (tests/test_relay.py), in
+channel and returns what each got, for the relay's tests (tests/hosted/test_relay.py), in
 process and copied into a sandboxed bot's folder (it needs grpc and arena.proto only)."""
 
 from __future__ import annotations

@@ -227,7 +227,7 @@ def test_the_packages_import_only_what_their_layer_allows() -> None:
 def test_a_bot_authors_install_holds_what_the_sdk_and_the_cli_load() -> None:
     # pip install truco-arena, without the server extra: the SDK, the arena command's
     # grammar (every command's module) and local matches load nothing else; a command
-    # that needs the server parts imports them when it runs (tests/test_sdk_install.py)
+    # that needs the server parts imports them when it runs (tests/sdk/test_sdk_install.py)
     found = modules()
     assert third_party("arena.sdk", found) <= SDK_NEEDS
     for start in ("arena.cli", "arena.cli.grammar", "referee.local"):

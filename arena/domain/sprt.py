@@ -24,7 +24,7 @@ The test is the generalized SPRT of the established tools, in **logistic Elo**:
   ``log(beta / (1 - alpha))``.
 
 For the same counts and bounds the LLR equals fishtest's ``LLR_logistic`` and
-fastchess's logistic SPRT (tests/test_sprt.py holds reference cases from both).
+fastchess's logistic SPRT (tests/domain/test_sprt.py holds reference cases from both).
 """
 
 from __future__ import annotations

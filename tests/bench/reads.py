@@ -49,7 +49,7 @@ from arena.usecases.matches import request as request_match
 from arena.usecases.runs import create_tournament
 from tests.bench.store import server
 from tests.scratch import scratch_database
-from tests.test_store import played
+from tests.store.test_store import played
 
 POOL = "paulista/1"
 RULES = Rules()

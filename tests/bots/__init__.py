@@ -1,0 +1,1 @@
+"""The house bots' tests."""

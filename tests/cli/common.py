@@ -1,0 +1,61 @@
+"""What the command line's tests share: the ``arena`` command run as a user runs it (a
+real process, real files, exit codes), a record to replay, an organizer's environment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
+RECORD: dict[str, Any] = {
+    "format": "truco-match/1",
+    "rules": {"preset": "paulista", "team_size": 1},
+    "seats": ["alpha", "beta"],
+    "hands": [
+        {
+            "dealer": 1,
+            "vira": "4D",
+            "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]],
+            "actions": [
+                {"seat": 0, "type": "raise"},
+                {"seat": 1, "type": "accept"},
+                {"seat": 0, "type": "play", "card": "5C"},
+                {"seat": 1, "type": "play", "card": "7H"},
+                {"seat": 0, "type": "play", "card": "3D"},
+                {"seat": 1, "type": "play", "card": "2D", "covered": True},
+            ],
+            "result": {"points": [3, 0]},
+        }
+    ],
+    "result": {"score": [3, 0], "winner": None},
+}
+
+
+# what a process stopping cleanly never prints (grpc's lines when a handler is cancelled)
+UNCLEAN = ("Traceback", "CancelledError", "Exception not handled")
+
+
+def arena(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+
+
+def organizer_env(database: str, home: Path) -> dict[str, str]:
+    """The environment of an organizer with no referee address configured."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return env | {
+        "ARENA_HOME": str(home),
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": "organizer-secret",
+    }

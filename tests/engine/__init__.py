@@ -1,0 +1,1 @@
+"""The engine's tests: cards, hands, the golden matches, playouts, the compiled engine."""

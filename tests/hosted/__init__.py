@@ -1,0 +1,1 @@
+"""Hosted bots' tests: archives, their folders, the sandbox, the relay, uploads."""

@@ -1,0 +1,1 @@
+"""The read model's tests."""

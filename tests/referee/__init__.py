@@ -1,0 +1,1 @@
+"""The referee's tests: sessions, clocks, the Arena API, hosted seats, TLS."""

@@ -1,0 +1,443 @@
+"""The referee's side of hosted bots, on real gRPC and a real PostgreSQL: a version's
+process, holding a match token, plays that one match and nothing else; a process that
+never connects costs its own seat only. (The sandbox and the worker that starts the
+processes have tests of their own: here the process is a plain child process.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+import referee.api
+from arena.cli.hosting import packed
+from arena.domain.versions import Manifest
+from arena.engine import Rules
+from arena.hosted import confine
+from arena.hosted.archive import check
+from arena.hosted.host import Host
+from arena.hosted.sandbox import Limits, Sandbox, unavailable
+from arena.hosted.tokens import match_token, token_key
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.settings import Settings
+from arena.usecases.matches import request as request_match
+from arena.usecases.versions import submit as submit_version
+from tests.hosted.test_archive import BOT, tar
+from tests.hosted.test_sandbox import started
+from tests.referee.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
+from tests.referee.test_hosting_api import register, submit
+from tests.referee.test_sessions import Client
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+CLEAN = {"timeouts": 0, "rejected": 0, "disconnects": 0, "substituted": 0, "errors": 0}
+
+
+def bot_process(address: str, token: str) -> subprocess.Popen[str]:
+    """A house bot as a separate process, as a hosted version's would run."""
+    command = [sys.executable, "-m", "arena.cli", "bot", "run", "house:random"]
+    return subprocess.Popen(
+        [*command, "--address", address, "--token", token],
+        env=os.environ | {"ARENA_HOME": "/nonexistent"}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def run_match(stub: Any, match_id: str, seats: list[str]) -> Future[Any]:
+    request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7)
+    pool = ThreadPoolExecutor(1)
+    future = pool.submit(stub.RunMatch, request, metadata=ORGANIZER, timeout=120)
+    pool.shutdown(wait=False)
+    return future
+
+
+@pytest.fixture
+def beta(versions: Any) -> Iterator[str]:
+    """beta, a registered house bot playing from a process of its own, connected."""
+    ref, stub, _ = versions
+    process = bot_process(ref.server.address, register(stub, "beta"))
+    try:
+        # the wait's own bound, not Referee.call's 10 s: a process's start is slow on a
+        # busy machine (a 10 s bound here once failed a test while its machine was loaded)
+        waited = asyncio.run_coroutine_threadsafe(ref.hub.wait_for(["beta"], 120), ref.loop)
+        try:
+            waited.result()
+        except TimeoutError:
+            process.kill()
+            _, err = process.communicate()
+            raise AssertionError(
+                f"beta never connected (exit status {process.returncode}):\n{err[-3000:]}"
+            ) from None
+        yield "beta"
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def versions(arena: Any) -> tuple[Any, Any, bytes]:  # noqa: F811
+    """The arena with alpha@1 (a version) and beta (a dial-in bot, connected)."""
+    ref, stub = arena
+    register(stub, "alpha")
+    assert submit(stub, "alpha", tar(BOT), ORGANIZER).version.name == "alpha@1"
+    return ref, stub, token_key(ref.store.deal_key())
+
+
+def test_a_hosted_process_plays_its_match_then_its_token_opens_nothing(
+    versions: Any, beta: str
+) -> None:
+    ref, stub, key = versions
+    token = match_token(key, "m-1", "alpha@1")
+    hosted = bot_process(ref.server.address, token)  # may say hello before RunMatch comes
+    try:
+        record = json.loads(run_match(stub, "m-1", ["alpha@1", beta]).result().record_json)
+        assert record["seats"] == ["alpha@1", beta]
+        assert record["faults"]["alpha@1"] == CLEAN
+        assert hosted.wait(timeout=30) == 0  # its one match played, it is done
+        late = Client(ref.server.address)
+        late.hello(token)
+        refused = late.error()
+        assert refused.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert "'m-1', is over" in refused.details()
+        late.close()
+    finally:
+        hosted.kill()
+        hosted.wait()
+
+
+def test_a_match_token_is_good_for_its_own_match_only(
+    versions: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref, _, key = versions
+    monkeypatch.setattr(referee.server, "HOSTED_HELLO_S", 0.2)
+    other = Client(ref.server.address)
+    other.hello(match_token(key, "m-2", "alpha@1"))  # m-2 is not playing here
+    assert "'m-2', is not playing here" in other.error().details()
+    forged = Client(ref.server.address)
+    forged.hello(match_token(b"not the arena's key", "m-2", "alpha@1"))
+    assert forged.error().details() == "unknown token"
+    for client in (other, forged):
+        client.close()
+
+
+def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
+    versions: Any, beta: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, stub, _ = versions
+    monkeypatch.setattr(referee.api.playing, "HOSTED_START_S", 0.5)
+    record = json.loads(run_match(stub, "m-3", ["alpha@1", beta]).result().record_json)
+    alpha = record["faults"]["alpha@1"]  # away from the start, as a dial-in bot can be
+    assert alpha["disconnects"] == 1 and alpha["timeouts"] + alpha["substituted"] > 0
+    assert record["faults"][beta] == CLEAN
+
+
+def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
+    """A version of ``bot`` made of ``folder`` (packed as `arena bot submit` packs it),
+    active; its name."""
+    data = packed(folder)
+    manifest = Manifest(runtime, entry)
+    row, _ = submit_version(ref.store, bot, manifest, data, check(data, manifest))
+    ref.store.judge_version(row.id)
+    return f"{bot}@{row.number}"
+
+
+def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
+    """The match's row, as the workers would play it (its hosted logs refer to it)."""
+    ids = [ref.store.bot(name).id for name in seats]
+    request_match(ref.store, match_id, Rules(), ids, rated=False)
+    return seats
+
+
+def host_for(ref: Any, tmp_path: Path, pool: int = 0, limits: Limits | None = None) -> Host:
+    settings = Settings.from_env(
+        {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
+    )
+    settings.home.mkdir()
+    return Host(ref.store, settings, limits, pool=pool)
+
+
+def example_folder(example: str, tmp_path: Path) -> Path:
+    """The folder to submit of an example, built where it needs building; a skip saying
+    what is missing where it cannot be."""
+    folder = EXAMPLES / example
+    if example == "hosted/node" and not (folder / "node_modules").is_dir():
+        pytest.skip(f"npm install in {folder} first (its node_modules travel in the archive)")
+    if example == "hosted/cpp":
+        if shutil.which("grpc_cpp_plugin") is None or shutil.which("g++") is None:
+            pytest.skip("no gRPC for C++ here (Debian: libgrpc++-dev, protobuf-compiler-grpc)")
+        subprocess.run([str(folder / "build.sh"), str(tmp_path / "dist")], check=True)
+        return tmp_path / "dist"
+    return folder
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize(
+    ("example", "entry", "runtime"),
+    [("highest_card_bot.py", "highest_card_bot.py", "python"), ("hosted/node", "index.js", "node"),
+     ("hosted/cpp", "./bot", "exec")],
+)  # fmt: skip
+def test_the_examples_play_sandboxed_through_the_relay(
+    versions: Any, beta: str, tmp_path: Path, example: str, entry: str, runtime: str
+) -> None:
+    ref, stub, _ = versions
+    folder = example_folder(example, tmp_path)
+    register(stub, "mine")
+    version = hosted(ref, "mine", folder, entry, runtime)
+    seats = stored(ref, "m-4", [version, beta])
+    with host_for(ref, tmp_path).seated("m-4", seats):
+        record = json.loads(run_match(stub, "m-4", seats).result().record_json)
+    assert record["faults"][version] == CLEAN
+    logs = ref.store.bot_logs("m-4", version)  # its status: 0, or 137 if it was slow to end
+    assert [x["version"] for x in logs] == [version], logs
+
+
+SLEEPER = b"""\
+import time
+from arena.sdk import run
+
+class Sleeper:
+    name = "sleeper"
+    def decide(self, view):
+        time.sleep(0.3)  # past its 50 ms clock, every time
+        return view.legal[0]
+
+run(Sleeper())
+"""
+
+
+@pytest.mark.hostile
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_hosted_bot_sleeping_past_its_clock_times_out_alone(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    ref, stub, _ = versions
+    register(stub, "slow")
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "bot.py").write_bytes(SLEEPER)
+    version = hosted(ref, "slow", folder, "bot.py", "python")
+    seats = stored(ref, "m-5", [version, beta])
+    request = api.RunMatchRequest(
+        match_id="m-5", seats=seats, seed=7, decision_ms=50, time_bank_ms=0
+    )
+    with host_for(ref, tmp_path).seated("m-5", seats):
+        reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
+    faults = json.loads(reply.record_json)["faults"]
+    assert faults[version]["timeouts"] > 0
+    assert faults[beta] == CLEAN
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_warm_process_waits_with_a_ticket_then_plays_the_match_it_is_given(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    ref, stub, _ = versions
+    register(stub, "mine")
+    version = hosted(ref, "mine", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    host = host_for(ref, tmp_path, pool=1)
+    try:
+        played = []
+        for match_id in ("m-6", "m-7"):  # the first cold, the second warm
+            seats = stored(ref, match_id, [version, beta])
+            with host.seated(match_id, seats) as keys:
+                request = api.RunMatchRequest(
+                    match_id=match_id, seats=seats, seed=7, hosted_keys=keys
+                )
+                reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+            played.append((keys[version], json.loads(reply.record_json)["faults"][version]))
+            assert host.wait_ready(version, 1, 60)  # started after the first match
+        (cold, _), (warm, faults) = played
+        assert cold == "m-6" and warm.startswith("ticket-")
+        assert faults == CLEAN
+        # the ticket was good for that match only
+        late = Client(ref.server.address)
+        late.hello(match_token(token_key(ref.store.deal_key()), warm, version))
+        assert "is over" in late.error().details()
+        late.close()
+    finally:
+        host.close()
+
+
+def played(host: Host, stub: Any, ref: Any, match_id: str, seats: list[str]) -> Any:
+    """The match played with the host's processes for its hosted seats; its faults."""
+    with host.seated(match_id, stored(ref, match_id, seats)) as keys:
+        request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
+        reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+    return json.loads(reply.record_json)["faults"]
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_retired_versions_folder_goes_and_comes_back_when_it_is_named(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    """Once its bot's next version is active and no process of it runs, a version's
+    folder is gone from the worker; named to play, it is unpacked again, kept while its
+    process runs, and gone again after."""
+    ref, stub, _ = versions
+    register(stub, "mine")
+    one = hosted(ref, "mine", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    folder = tmp_path / "home/hosted" / ref.store.version(one).hash
+    host = host_for(ref, tmp_path, pool=1)
+    try:
+        assert played(host, stub, ref, "m-8", [one, beta])[one] == CLEAN
+        assert host.wait_ready(one, 1, 60) and folder.is_dir()  # a ready process holds it
+        (tmp_path / "v2").mkdir()
+        (tmp_path / "v2/bot.py").write_bytes((EXAMPLES / "random_bot.py").read_bytes() + b"#\n")
+        two = hosted(ref, "mine", tmp_path / "v2", "bot.py", "python")  # active: one retired
+        assert ref.store.version(one).status == "retired"
+        assert host.prune() == [folder.name]  # its ready process stopped, its folder gone
+        assert not folder.exists()
+        seats = stored(ref, "m-9", [one, beta])
+        with host.seated("m-9", seats) as keys:  # named, the retired version plays
+            assert folder.is_dir()
+            assert host.prune() == []  # its process holds it
+            request = api.RunMatchRequest(match_id="m-9", seats=seats, seed=7, hosted_keys=keys)
+            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+        assert json.loads(reply.record_json)["faults"][one] == CLEAN
+        assert not folder.exists()  # pruned as its match ended: no process of it runs
+        assert two != one and not host.wait_ready(one, 1, 0)  # no ready process of it now
+    finally:
+        host.close()
+
+
+class Taken:
+    """The uids that the sandboxes a test starts take (as root, each its own), and the
+    processes of them left once those sandboxes stopped. Only this test's: another arena
+    on the machine runs under other uids, or under one of these once it was given back,
+    which :meth:`leftovers` leaves out by the processes' start times."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.uids: dict[int, float] = {}  # the uid: when its sandbox began to stop (ticks)
+        start, stop = Sandbox.start, Sandbox.stop
+
+        def started(box: Sandbox) -> None:
+            start(box)
+            if box.uid is not None:
+                self.uids[box.uid] = math.inf
+
+        def stopped(box: Sandbox) -> int | None:
+            if box.uid in self.uids:
+                self.uids[box.uid] = min(self.uids[box.uid], boot_ticks())
+            return stop(box)
+
+        monkeypatch.setattr(Sandbox, "start", started)
+        monkeypatch.setattr(Sandbox, "stop", stopped)
+
+    def leftovers(self) -> list[int]:
+        """Processes of those uids that started before their sandbox stopped."""
+        found = []
+        for pid in confine.pids():
+            status, began = confine.status(pid), started(pid)
+            if status is None or began is None:
+                continue
+            uid = int(status.get("Uid", "0").split()[0])
+            if uid in self.uids and int(began) < self.uids[uid]:
+                found.append(pid)
+        return found
+
+
+def boot_ticks() -> float:
+    """Now, in the clock ticks since boot that /proc/PID/stat counts a start time in."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK")
+
+
+SNOOP = """\
+import socket, sys
+for path in ("/etc/shadow", "{home}/admin-token", "/var/lib/postgresql"):
+    try:
+        open(path).read()
+        print("READ", path)
+    except OSError as e:
+        print("refused", path, type(e).__name__)
+for port in (5432, 6379):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1)
+        print("REACHED", port)
+    except OSError as e:
+        print("unreachable", port, type(e).__name__)
+try:
+    open("/bot/bot.py", "a").write("#")
+    print("WROTE MY CODE")
+except OSError as e:
+    print("read-only", type(e).__name__)
+sys.stdout.flush()
+
+from arena.sdk import run
+
+class Bot:
+    name = "snoop"
+    def decide(self, view):
+        return view.legal[0]
+
+run(Bot())
+"""
+HOSTILE = {  # what each attack runs, in place of a bot
+    "fork bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+    "        pass\n",
+    "endless memory": "hoard = []\nwhile True:\n    hoard.append(bytearray(1 << 20))\n",
+    "spinning": "while True:\n    pass\n",
+    "printing without end": "while True:\n    print('x' * 4096, flush=True)\n",
+    "filling the disk": "import os\nwith open('/tmp/fill', 'wb') as f:\n    while True:\n"
+    "        f.write(os.urandom(1 << 20))\n",
+    "reading host files, then playing": SNOOP,
+}
+
+
+@pytest.mark.hostile
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize("attack", HOSTILE)
+def test_a_hostile_hosted_bot_changes_its_own_match_only(
+    versions: Any, beta: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attack: str
+) -> None:
+    """The hostile version plays a match while a well-behaved hosted bot plays another
+    beside it, against the same opponent: the other match is untouched, the hostile's
+    match ends and is recorded, nothing of it survives, its log is kept and capped."""
+    ref, stub, _ = versions
+    monkeypatch.setattr(referee.api.playing, "HOSTED_START_S", 2.0)
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    (folder / "bot.py").write_text(HOSTILE[attack].replace("{home}", str(tmp_path / "home")))
+    register(stub, "villain")
+    villain = hosted(ref, "villain", folder, "bot.py", "python")
+    register(stub, "good")
+    good = hosted(ref, "good", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    limits = Limits(memory_bytes=256 << 20, processes=32, cpu_s=5, tmp_bytes=8 << 20,
+                    log_bytes=16 << 10)  # fmt: skip
+    host = host_for(ref, tmp_path, limits=limits)
+    taken = Taken(monkeypatch)
+    records: dict[str, Any] = {}
+
+    def play(match_id: str, seats: list[str]) -> None:
+        with host.seated(match_id, stored(ref, match_id, seats)) as keys:
+            request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
+            reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=300)
+        records[match_id] = json.loads(reply.record_json)
+
+    with ThreadPoolExecutor(2) as pool:
+        done = [
+            pool.submit(play, "m-bad", [villain, beta]),
+            pool.submit(play, "m-good", [good, beta]),
+        ]
+        for future in done:
+            future.result()
+    assert records["m-good"]["faults"] == {good: CLEAN, beta: CLEAN}
+    assert records["m-bad"]["faults"][beta] == CLEAN and records["m-bad"]["result"]
+    (log,) = ref.store.bot_logs("m-bad", villain)
+    assert len(log["log"]) <= limits.log_bytes + 200  # the cap and its note
+    assert taken.uids and taken.leftovers() == []
+    if attack == "reading host files, then playing":
+        text = log["log"]
+        assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text
+        assert text.count("refused") == 3 and text.count("unreachable") == 2, text
+        assert records["m-bad"]["faults"][villain] == CLEAN

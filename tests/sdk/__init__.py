@@ -1,0 +1,1 @@
+"""The SDK's tests: its addresses, failover, and its install alone."""

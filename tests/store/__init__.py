@@ -1,0 +1,1 @@
+"""The store's tests, on a real PostgreSQL."""

@@ -1,0 +1,1 @@
+"""End to end across many processes: fair play, faults, hosting, attacks, the cluster."""

@@ -1,0 +1,1 @@
+"""The use cases' tests, on a real PostgreSQL."""

@@ -1,0 +1,1 @@
+"""The web's tests: pages, headers, input, tokens, the server, a browser."""

@@ -1,0 +1,1 @@
+"""The workers' tests: tasks and the ladder played by real processes."""
