@@ -219,8 +219,9 @@ def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database:
 
 @pytest.mark.parametrize("server", ["real", "embedded"])
 def test_registered_bots_play_through_arena_serve_and_are_rated(
-    server: str, database: str, tmp_path: Any
+    server: str, database: str, open_tmp: Any
 ) -> None:
+    tmp_path = open_tmp  # the embedded PostgreSQL's home (tests/conftest.py open_folder)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

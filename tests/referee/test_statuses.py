@@ -31,7 +31,7 @@ from arena.read import tournaments as read_tournaments
 from arena.store.store import Store
 from arena.web import create_app
 from referee.statuses import STATUS, Statuses
-from tests.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
+from tests.referee.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 
 KINDS: list[tuple[Exception, grpc.StatusCode]] = [
     (NotFound("no bot 'x'"), grpc.StatusCode.NOT_FOUND),

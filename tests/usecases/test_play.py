@@ -17,7 +17,7 @@ from arena.errors import Unavailable
 from arena.store.rows import MatchRow
 from arena.store.store import Store
 from arena.usecases import ladder, matches, runs, schedule
-from tests.test_store import played
+from tests.store.test_store import played
 
 
 def two_bots(store: Store) -> list[int]:

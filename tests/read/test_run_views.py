@@ -15,10 +15,11 @@ from starlette.testclient import TestClient
 
 from arena.domain.tournament import Definition
 from arena.proto.truco.v1 import arena_pb2 as api
+from arena.usecases import runs
 from arena.web import create_app
-from tests.test_api import ORGANIZER as BEARER
-from tests.test_api import arena  # noqa: F401 (the fixture)
-from tests.test_web_runs import OUTCOMES, WEEKLY, finish
+from tests.referee.test_api import ORGANIZER as BEARER
+from tests.referee.test_api import arena  # noqa: F401 (the fixture)
+from tests.web.test_runs import OUTCOMES, WEEKLY, finish
 from tests.webdata import ORGANIZER, start_run
 
 
@@ -74,7 +75,9 @@ def assert_agree(stub: Any, client: TestClient, run_id: int) -> list[bool]:
 
 def test_a_run_reads_the_same_through_the_api_and_on_its_page(both: Any) -> None:
     store, stub, client = both
-    starting = store.create_run(store.create_tournament(Definition("later", bots=("ana", "bia"))))
+    starting = runs.create_run(
+        store, runs.create_tournament(store, Definition("later", ("ana", "bia")))
+    )
     assert starting is not None and assert_agree(stub, client, starting.id) == [True, True]
 
     run_id, ids = start_run(store, WEEKLY)
@@ -86,7 +89,7 @@ def test_a_run_reads_the_same_through_the_api_and_on_its_page(both: Any) -> None
     finish(store, ids[1:], OUTCOMES[1:2])
     assert assert_agree(stub, client, run_id) == [True, True]
     finish(store, ids[2:], OUTCOMES[2:])
-    assert store.finish_run(run_id)
+    assert runs.finish_run(store, run_id)
     assert assert_agree(stub, client, run_id) == [False, False]
     assert api_view(stub, run_id, False)["standings"][0]["bot"] == "ana"
 
