@@ -9,6 +9,7 @@ maker's prefix, its maker's id and its number there.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from arena.domain.absence import DEFAULT_POLICY, check_policy
@@ -61,6 +62,12 @@ def sprt_match_id(test_id: int, number: int) -> str:
 
 def ladder_match_id(ladder_id: int, number: int) -> str:
     return f"ladder{ladder_id}-{number:06d}"
+
+
+def challenge_match_id() -> str:
+    """A fresh id for a match asked for by hand (a challenge): random, so that nobody
+    learns how many were asked before."""
+    return f"m-{secrets.token_hex(8)}"
 
 
 def check_match_id(version_id: int, number: int) -> str:

@@ -4,6 +4,10 @@ A :class:`Match` is mutable: ``legal_actions()`` lists what the seat ``to_act`` 
 and ``apply(action)`` does it or raises :class:`IllegalAction` saying why. A match made
 with a ``seed`` deals itself from that seed; one made without deals only when
 ``deal(cards, vira)`` is called (that is how records replay).
+
+It is the one module of the arena over about 400 lines, and stays whole on purpose: it
+is one state machine, and splitting it would scatter each rule (a raise, a round, the
+hand of 11) across files that must then be read together.
 """
 
 from __future__ import annotations

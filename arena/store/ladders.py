@@ -13,7 +13,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.domain.clock import TimeControl
+from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.domain.matchmaking import CONCURRENCY
 from arena.engine import quoted
 from arena.errors import NotFound
@@ -34,35 +34,31 @@ class LadderBot:
 
 
 class Ladders(Connected):
-    def set_ladder(
-        self,
-        pool: str,
-        running: bool,
-        concurrency: int | None = None,
-        clock: TimeControl | None = None,
+    def make_ladder(self, conn: Unit, pool: str) -> LadderRow:
+        """The pool's ladder, made (off, with the default concurrency and clocks) if it
+        had none, locked until the unit of work ends."""
+        defaults = {
+            "pool": pool,
+            "concurrency": CONCURRENCY,
+            "clock": Jsonb(DEFAULT_CLOCK.to_json()),
+        }
+        conn.execute(Q["insert_ladder"], defaults)
+        found = self.lock_ladder(conn, pool)
+        assert found is not None
+        return found
+
+    def update_ladder(
+        self, conn: Unit, ladder_id: int, running: bool, concurrency: int, clock: TimeControl
     ) -> LadderRow:
-        """Switch the pool's ladder on or off; ``concurrency`` and ``clock`` change when
-        given, else stay as they were (or take their defaults)."""
-        with self._transaction() as conn:
-            conn.execute(
-                Q["insert_ladder"],
-                {
-                    "pool": pool,
-                    "concurrency": CONCURRENCY,
-                    "clock": Jsonb(TimeControl().to_json()),
-                },
-            )
-            row = conn.execute(Q["lock_ladder"], {"pool": pool}).fetchone()
-            assert row is not None
-            params = {
-                "id": row["id"],
-                "running": running,
-                "concurrency": row["concurrency"] if concurrency is None else concurrency,
-                "clock": Jsonb(row["clock"] if clock is None else clock.to_json()),
-            }
-            done = conn.execute(Q["update_ladder"], params).fetchone()
-        assert done is not None
-        return LadderRow(**done)
+        params = {
+            "id": ladder_id,
+            "running": running,
+            "concurrency": concurrency,
+            "clock": Jsonb(clock.to_json()),
+        }
+        row = conn.execute(Q["update_ladder"], params).fetchone()
+        assert row is not None
+        return LadderRow(**row)
 
     def ladder(self, pool: str) -> LadderRow | None:
         with self._statement() as conn:

@@ -12,7 +12,7 @@ like any other, through the one recording path.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from arena.domain.clock import TimeControl
 from arena.domain.matches import NewMatch, ladder_match_id
@@ -21,6 +21,7 @@ from arena.domain.pools import pool_rules
 from arena.domain.rating import START
 from arena.domain.tournament import deal_seed
 from arena.store.ladders import LadderBot
+from arena.store.rows import LadderRow
 from arena.store.store import Store
 
 HOSTED_CONCURRENCY = 2  # ladder matches a hosted bot plays at once (a process for each)
@@ -99,3 +100,23 @@ def fill(
         store.insert_matches(conn, made)
         store.ladder_scheduled(conn, ladder.id, ladder.scheduled + len(made), list(bots))
     return [m.id for m in made]
+
+
+def set_ladder(
+    store: Store,
+    pool: str,
+    on: bool,
+    concurrency: int | None = None,
+    clock: TimeControl | Callable[[TimeControl], TimeControl] | None = None,
+) -> LadderRow:
+    """Switch the pool's ladder on or off (made the first time it is set). ``concurrency``
+    and ``clock`` change when given, else stay as they were; ``clock`` may be a change of
+    the clock as it stands (the Arena API's deprecated fields change their clocks alone).
+    In one unit of work, under the ladder's lock."""
+    with store.unit() as conn:
+        now = store.make_ladder(conn, pool)
+        current = TimeControl.from_json(now.clock)
+        new = clock(current) if callable(clock) else clock or current
+        return store.update_ladder(
+            conn, now.id, on, now.concurrency if concurrency is None else concurrency, new
+        )

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.domain.absence import Credit, credit
 from arena.domain.clock import DEFAULT_CLOCK, TimeControl
-from arena.domain.matches import NewMatch
-from arena.domain.tournament import deal_seed
-from arena.engine import Rules
+from arena.domain.identity import is_version
+from arena.domain.matches import NewMatch, challenge_match_id
+from arena.domain.tournament import deal_seed, seatings
+from arena.engine import Rules, quoted
+from arena.errors import NotFound, NotReady
 from arena.store.rows import MatchRow
 from arena.store.store import Finish, Store
 from arena.usecases.ratings import refit
@@ -41,6 +43,44 @@ def request(
     with store.unit() as conn:
         store.insert_matches(conn, [match])
     return match
+
+
+def challenge(
+    store: Store,
+    bots: Sequence[str],
+    rules: Rules,
+    count: int,
+    clock: TimeControl,
+    connected: Collection[str],
+    *,
+    played: bool = True,
+) -> list[str]:
+    """``count`` rated matches between ``bots`` (their active versions where they have
+    one), seated as the domain's seatings turn them, each with its own secret deals (the
+    bots may dial in, so no two share deals), made in one unit of work; their ids.
+    NotFound names a bot that is not active, NotReady one that dials in and is not among
+    ``connected`` (a hosted version's process is started for its match), and then, when
+    nothing can play them (``played`` False: no workers), NotReady makes none."""
+    plan = seatings(rules, list(bots), count)
+    names = list(dict.fromkeys(bots))
+    playing = store.playing_as(names)
+    for name in names:
+        if name not in playing:
+            raise NotFound(f"no active bot named {quoted(name)}")
+    for name in names:
+        if not is_version(playing[name][1]) and name not in connected:
+            raise NotReady(f"bot {quoted(name)} is not connected")
+    if not played:
+        raise NotReady("this server has no workers to play matches")
+    key = store.deal_key()
+    made = []
+    for seats in plan:
+        match_id = challenge_match_id()
+        ids = tuple(playing[name][0] for name in seats)
+        made.append(NewMatch(match_id, rules, ids, deal_seed(key, match_id), clock))
+    with store.unit() as conn:
+        store.insert_matches(conn, made)
+    return [m.id for m in made]
 
 
 def claim(store: Store, match_id: str) -> tuple[MatchRow, list[str]]:

@@ -2,10 +2,11 @@
 (hosting.py), matches (matches.py), the referee's own RunMatch (playing.py), the
 cluster's calls (cluster.py), tournaments and runs (tournaments.py), sequential tests
 (sprts.py) and ladders (ladders.py). Each is built with what it works with, and each
-RPC reads its request, calls the store's write or one read of :mod:`arena.read`, and
-builds its reply, in a thread when it touches the database, so that the event loop stays
-free for the bots. :func:`add_arena` registers them all as the one Arena service; who
-calls is referee/callers.py's to check, and what errors become, referee/statuses.py's.
+RPC reads its request, calls one use case (:mod:`arena.usecases`) or one read
+(:mod:`arena.read`), and builds its reply, in a thread when it touches the database, so
+that the event loop stays free for the bots. :func:`add_arena` registers them all as the
+one Arena service; who calls is referee/callers.py's to check, and what errors become,
+referee/statuses.py's.
 """
 
 from __future__ import annotations

@@ -4,16 +4,17 @@ and one as it stands. A bot's own choice of ladders is referee/api/bots.py's."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
-from arena.domain.clock import TimeControl
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import parse_pool
 from arena.errors import Invalid, NotFound
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders
 from arena.store.store import Store
+from arena.usecases.ladder import set_ladder
 from arena.wire_clock import request_clock, sets_clock
 from referee import messages
 from referee.callers import Callers, Dispatch
@@ -36,9 +37,8 @@ class Ladders:
             raise Invalid(f"concurrency must be from 1 to {MAX_CONCURRENCY}, not {concurrency}")
         clock = None
         if sets_clock(request):  # whole; each deprecated field set changes its clock alone
-            now = await asyncio.to_thread(self.store.ladder, pool)
-            clock = request_clock(request, TimeControl.from_json(now.clock if now else None))
-        row = await asyncio.to_thread(self.store.set_ladder, pool, request.on, concurrency, clock)
+            clock = functools.partial(request_clock, request)
+        row = await asyncio.to_thread(set_ladder, self.store, pool, request.on, concurrency, clock)
         log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
         if row.running and self.dispatch is not None:
             self.dispatch.ladder(pool)

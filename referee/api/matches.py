@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.domain.identity import is_version
 from arena.domain.pools import parse_pool
-from arena.domain.tournament import seatings
-from arena.engine import Rules, quoted
-from arena.errors import Invalid, NotFound, NotReady
+from arena.engine import Rules
+from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import matches
 from arena.store.store import Store
-from arena.usecases.matches import request as request_match
+from arena.usecases.matches import challenge
 from arena.wire_clock import request_clock
 from referee import messages
 from referee.callers import Callers, Dispatch
@@ -42,27 +39,15 @@ class Matches:
         count = request.matches if request.HasField("matches") else 2
         if not 1 <= count <= MAX_REQUESTED:
             raise Invalid(f"matches must be from 1 to {MAX_REQUESTED}, not {count}")
-        rules = Rules.parse(request.rules or "paulista")
-        clock = request_clock(request)
-        plan = seatings(rules, list(request.bots), count)
-        names = list(dict.fromkeys(request.bots))
-        playing = await asyncio.to_thread(self.store.playing_as, names)  # or its version
-        for name in names:
-            if name not in playing:
-                raise NotFound(f"no active bot named {quoted(name)}")
+        rules, clock = Rules.parse(request.rules or "paulista"), request_clock(request)
         connected = await self.callers.presence()  # to any node
-        for name in names:  # a hosted version's process is started for its match
-            if not is_version(playing[name][1]) and name not in connected:
-                raise NotReady(f"bot {quoted(name)} is not connected")
-        if self.dispatch is None:
-            raise NotReady("this server has no workers to play matches")
-        ids = [f"m-{uuid.uuid4().hex[:16]}" for _ in plan]
-        for match_id, seats in zip(ids, plan, strict=True):
-            bot_ids = [playing[name][0] for name in seats]
-            await asyncio.to_thread(
-                request_match, self.store, match_id, rules, bot_ids, clock=clock
-            )
-        await asyncio.to_thread(self.dispatch.play, ids)
+        workers = self.dispatch
+        ids = await asyncio.to_thread(
+            challenge, self.store, request.bots, rules, count, clock, connected,
+            played=workers is not None,
+        )  # fmt: skip
+        assert workers is not None  # else challenge refused
+        await asyncio.to_thread(workers.play, ids)
         return api.RequestMatchResponse(match_ids=ids)
 
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:

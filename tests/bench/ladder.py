@@ -78,6 +78,7 @@ from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, wait_serving
 from arena.store.store import Store
+from arena.usecases.ladder import set_ladder
 from arena.wire_clock import clock_to_pb
 from tests.bench.workers import arena_env, cpu_s, postgres, scratch_database
 
@@ -341,7 +342,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
     try:
         for bots, slots in itertools.product(FILL_BOTS, FILL_SLOTS):
             connected = {name: (BOT_CONCURRENCY, 0) for name in names[:bots]}
-            store.set_ladder(POOL, True, concurrency=slots)
+            set_ladder(store, POOL, True, concurrency=slots)
             rng = random.Random(1)
             fills, pairs, made = [], [], 0
             for _ in range(FILLS):
@@ -357,7 +358,7 @@ def fill_times(database: str) -> tuple[list[FillTime], float]:
                     store.set_status(match_id, "failed")
             fill_ms, pairs_ms = 1000 * statistics.median(fills), 1000 * statistics.median(pairs)
             out.append(FillTime(bots, slots, fill_ms, fill_ms / made, pairs_ms / made))
-        store.set_ladder(POOL, False)
+        set_ladder(store, POOL, False)
         refits = []
         for _ in range(FILLS):
             began = time.perf_counter()

@@ -48,7 +48,7 @@ from arena.engine import Rules
 from arena.read import bots, ratings
 from arena.store.migrate import migrate
 from arena.store.store import Store
-from arena.usecases.ladder import fill
+from arena.usecases.ladder import fill, set_ladder
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
@@ -200,7 +200,7 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     for k in range(start, start + HALF):
         request_match(store, f"c{k}", rules, random.Random(k).sample(bots, 2), seed=k)
         record_match(store, f"c{k}", played(rules, k))
-    store.set_ladder(POOL, True, concurrency=LADDER_AT_ONCE)
+    set_ladder(store, POOL, True, concurrency=LADDER_AT_ONCE)
     connected = {b.name: (LADDER_AT_ONCE, 0) for b in store.bots()}
     for k in range(LADDER_HALF // LADDER_AT_ONCE):  # the bots opted in: a ladder's history
         for n, match_id in enumerate(fill(store, POOL, connected)):

@@ -14,7 +14,7 @@ from arena.domain.clock import TimeControl
 from arena.domain.versions import Manifest
 from arena.hosted.archive import check
 from arena.store.store import Store
-from arena.usecases.ladder import HOSTED_CONCURRENCY, fill
+from arena.usecases.ladder import HOSTED_CONCURRENCY, fill, set_ladder
 from arena.usecases.versions import submit
 
 POOL = "paulista/1"
@@ -43,7 +43,7 @@ def open_matches(store: Store) -> list[list[str]]:
 
 def test_a_ladder_fills_its_free_slots_and_no_more(store: Store) -> None:
     connected = bots(store, "ana", "bia", "cid", "dan")
-    store.set_ladder(POOL, True, concurrency=3, clock=TimeControl(decision_ms=200))
+    set_ladder(store, POOL, True, concurrency=3, clock=TimeControl(decision_ms=200))
     first = fill(store, POOL, connected)
     assert first == ["ladder1-000001", "ladder1-000002", "ladder1-000003"]
     assert fill(store, POOL, connected) == []  # full
@@ -59,7 +59,7 @@ def test_a_ladder_fills_its_free_slots_and_no_more(store: Store) -> None:
 
 def test_two_schedulers_at_once_never_fill_a_slot_twice(store: Store) -> None:
     connected = bots(store, *(f"b{k}" for k in range(8)))
-    store.set_ladder(POOL, True, concurrency=4)
+    set_ladder(store, POOL, True, concurrency=4)
     made: list[str] = []
     start = threading.Barrier(6)
 
@@ -82,7 +82,7 @@ def test_only_available_bots_are_paired(store: Store) -> None:
     bots(store, "left", ladder=False)  # opted out
     away = bots(store, "away")  # opted in, not connected
     del away
-    store.set_ladder(POOL, True, concurrency=8)
+    set_ladder(store, POOL, True, concurrency=8)
     fill(store, POOL, {**connected, "silent": (8, 0), "left": (8, 0)})
     seen = {name for seats in open_matches(store) for name in seats}
     assert seen == {"on1", "on2"}
@@ -94,7 +94,7 @@ def test_a_hosted_bot_plays_as_its_active_version_unless_it_opted_out(store: Sto
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
     row, _ = submit(store, "host", manifest, data, check(data, manifest))
-    store.set_ladder(POOL, True, concurrency=8)
+    set_ladder(store, POOL, True, concurrency=8)
     assert fill(store, POOL, connected) == []  # still being checked: not active yet
     store.judge_version(row.id)
     ids = fill(store, POOL, connected)  # not connected, yet available: the arena runs it
@@ -108,7 +108,7 @@ def test_a_hosted_bot_plays_as_its_active_version_unless_it_opted_out(store: Sto
 
 def test_a_bots_concurrency_and_its_other_matches_hold(store: Store) -> None:
     bots(store, "ana", "bia", "cid")
-    store.set_ladder(POOL, True, concurrency=8)
+    set_ladder(store, POOL, True, concurrency=8)
     # ana may play 1 match at once and plays one elsewhere (a tournament): not paired
     ids = fill(store, POOL, {"ana": (1, 1), "bia": (2, 0), "cid": (1, 0)})
     assert [sorted(s) for s in open_matches(store)] == [["bia", "cid"]] and len(ids) == 1
@@ -118,12 +118,12 @@ def test_a_bots_concurrency_and_its_other_matches_hold(store: Store) -> None:
 
 def test_a_ladder_switched_off_starts_nothing_and_keeps_its_settings(store: Store) -> None:
     connected = bots(store, "ana", "bia")
-    store.set_ladder(POOL, True, concurrency=5, clock=TimeControl(decision_ms=300))
-    off = store.set_ladder(POOL, False)
+    set_ladder(store, POOL, True, concurrency=5, clock=TimeControl(decision_ms=300))
+    off = set_ladder(store, POOL, False)
     assert not off.running and off.concurrency == 5 and off.clock["decision_ms"] == 300
     assert fill(store, POOL, connected) == []
     assert store.running_ladders() == []
-    on = store.set_ladder(POOL, True, clock=TimeControl(decision_ms=300, time_bank_ms=0))
+    on = set_ladder(store, POOL, True, clock=TimeControl(decision_ms=300, time_bank_ms=0))
     assert on.clock == {"decision_ms": 300, "time_bank_ms": 0, "reconnect_grace_ms": 60_000}
     assert store.running_ladders() == [POOL] and fill(store, POOL, connected)
 
@@ -140,7 +140,7 @@ def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Sto
                 " FROM bots WHERE name = %s",
                 (POOL, 2000 - 200 * k, name),
             )
-    store.set_ladder(POOL, True, concurrency=1)
+    set_ladder(store, POOL, True, concurrency=1)
     for _ in range(40):  # the ladder has been going a while among them
         for match_id in fill(store, POOL, connected):
             store.set_status(match_id, "failed")

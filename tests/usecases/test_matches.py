@@ -12,9 +12,9 @@ import pytest
 from arena.domain.clock import TimeControl
 from arena.domain.matches import NewMatch
 from arena.engine import Rules
-from arena.errors import Invalid
+from arena.errors import Invalid, NotFound, NotReady
 from arena.store.store import Store
-from arena.usecases.matches import claim, request
+from arena.usecases.matches import challenge, claim, request
 from tests.store.test_store import played
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,3 +69,22 @@ def test_matches_are_inserted_in_one_place() -> None:
         if '"insert_match"' in path.read_text() or '"insert_seat"' in path.read_text()
     )
     assert users == ["arena/store/base.py"]
+
+
+def test_a_challenge_makes_its_matches_at_once_or_none(store: Store) -> None:
+    for name in ("ana", "bia"):
+        store.register_bot(name)
+    clock = TimeControl(decision_ms=50)
+    with pytest.raises(NotReady, match="'bia' is not connected"):
+        challenge(store, ["ana", "bia"], Rules(), 4, clock, connected={"ana"})
+    with pytest.raises(NotFound, match="no active bot named 'zeca'"):
+        challenge(store, ["ana", "zeca"], Rules(), 4, clock, connected={"ana", "zeca"})
+    assert store.matches(limit=10) == []
+    ids = challenge(store, ["ana", "bia"], Rules(), 4, clock, connected={"ana", "bia"})
+    assert len(set(ids)) == 4
+    found = [store.match(i) for i in ids]
+    seats = [f[1] for f in found if f is not None]
+    assert sorted(map(tuple, seats)) == [("ana", "bia")] * 2 + [("bia", "ana")] * 2
+    rows = [f[0] for f in found if f is not None]
+    assert len({r.seed for r in rows}) == 4 and all(r.rated for r in rows)
+    assert {r.clock["decision_ms"] for r in rows} == {50}

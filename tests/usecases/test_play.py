@@ -17,6 +17,7 @@ from arena.errors import Unavailable
 from arena.store.rows import MatchRow
 from arena.store.store import Store
 from arena.usecases import ladder, matches, runs, schedule
+from arena.usecases.ladder import set_ladder
 from tests.store.test_store import played
 
 
@@ -58,7 +59,7 @@ def test_a_ladders_slot_is_freed_before_its_match_is_recorded(store: Store) -> N
     for bot in ("ana", "bia"):
         store.register_bot(bot)
         store.set_bot_ladder(bot, True)
-    store.set_ladder("paulista/1", True, 1)
+    set_ladder(store, "paulista/1", True, 1)
     ids = matches_of_ladder(store)
     seen: list[str] = []
 

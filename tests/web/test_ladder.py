@@ -13,7 +13,7 @@ from arena.domain.versions import Manifest
 from arena.engine import Rules
 from arena.hosted.archive import check
 from arena.store.store import Store
-from arena.usecases.ladder import fill
+from arena.usecases.ladder import fill, set_ladder
 from arena.usecases.matches import record as record_match
 from arena.usecases.versions import submit
 from arena.web import create_app
@@ -47,7 +47,7 @@ def ladder(store: Store) -> dict[str, list[str]]:
     manifest = Manifest("python", EXAMPLE.name)
     version, _ = submit(store, "host", manifest, data, check(data, manifest))
     store.judge_version(version.id)
-    store.set_ladder(POOL, True, concurrency=2)
+    set_ladder(store, POOL, True, concurrency=2)
     connected = {name: (8, 0) for name in DIAL_INS}
     rng = random.Random(1)
     first = fill(store, POOL, connected, rng=rng)
@@ -97,7 +97,7 @@ def test_a_pool_without_a_ladder_has_no_box(client: TestClient, ladder: object) 
 def test_a_ladder_switched_off_says_so(
     store: Store, client: TestClient, ladder: dict[str, list[str]]
 ) -> None:
-    store.set_ladder(POOL, False)
+    set_ladder(store, POOL, False)
     assert client.get("/api/pools/paulista/1").json()["ladder"]["on"] is False
     assert '<span class="badge ladder-off">off</span>' in client.get("/pools/paulista/1").text
 
