@@ -9,7 +9,7 @@ from typing import Any, TypedDict
 
 from arena.domain.pools import pool_of
 from arena.domain.schedule import next_firing
-from arena.domain.tournament import DEALS, STORED_DEFAULTS
+from arena.domain.tournament import DEALS, STORED_DEFAULTS, standings
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
 from arena.read import stamp
@@ -198,7 +198,7 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
     row, name = found
     live = row.standings is None and row.status in ACTIVE
     if live:
-        table = store.run_standings(row, sealed=organizer)
+        table = standings(row.participants, store.run_results(row.id, sealed=organizer))
     else:
         table = row.standings or {"table": [], "crosstable": {}}
     return RunState(

@@ -9,7 +9,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.domain.tournament import Definition, Result, RunPlan, standings
+from arena.domain.tournament import Definition, Result, RunPlan
 from arena.engine import quoted
 from arena.errors import Exists, NotFound, parse_id
 from arena.store.base import Connected, Unit
@@ -118,13 +118,13 @@ class Runs(Connected):
         assert row is not None
         return dict(row)
 
-    def run_standings(self, run: RunRow, *, sealed: bool = True) -> dict[str, Any]:
-        """The run's table from the matches finished so far; without ``sealed``, leaving
+    def run_results(self, run_id: int, *, sealed: bool = True) -> list[Result]:
+        """The results of the run's matches finished so far; without ``sealed``, leaving
         out those whose duplicate twin is not played yet (what others than the organizer
         may see of a run in progress)."""
         with self._transaction() as conn:
-            rows = conn.execute(Q["run_results"], {"id": run.id}).fetchall()
-        results = [
+            rows = conn.execute(Q["run_results"], {"id": run_id}).fetchall()
+        return [
             Result(
                 r["id"],
                 r["seat_names"],
@@ -136,7 +136,6 @@ class Runs(Connected):
             for r in rows
             if sealed or not r["sealed"]
         ]
-        return standings(run.participants, results)
 
     def finish_run(self, run_id: int, table: dict[str, Any]) -> bool:
         """Write the final table of a running run; False when it was finished before."""

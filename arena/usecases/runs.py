@@ -10,7 +10,7 @@ import secrets
 from datetime import datetime
 
 from arena.domain.pools import pool_of
-from arena.domain.tournament import Definition, deal_mode
+from arena.domain.tournament import Definition, deal_mode, standings
 from arena.domain.tournament import plan_run as plan_matches
 from arena.engine import Rules, quoted
 from arena.errors import Invalid, NotFound
@@ -79,4 +79,4 @@ def finish_run(store: Store, run_id: int) -> bool:
     if run.status != "running" or not store.run_done(run_id):
         return False
     refit(store, pool_of(Rules.parse(Definition.from_json(run.definition).rules)))
-    return store.finish_run(run_id, store.run_standings(run))
+    return store.finish_run(run_id, standings(run.participants, store.run_results(run_id)))

@@ -75,9 +75,8 @@ def assert_agree(stub: Any, client: TestClient, run_id: int) -> list[bool]:
 
 def test_a_run_reads_the_same_through_the_api_and_on_its_page(both: Any) -> None:
     store, stub, client = both
-    starting = runs.create_run(
-        store, runs.create_tournament(store, Definition("later", ("ana", "bia")))
-    )
+    later = runs.create_tournament(store, Definition("later", bots=("ana", "bia")))
+    starting = runs.create_run(store, later)
     assert starting is not None and assert_agree(stub, client, starting.id) == [True, True]
 
     run_id, ids = start_run(store, WEEKLY)
