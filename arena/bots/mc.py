@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Callable
 
 from arena.bots.inference import bets_read, plausibility
 from arena.bots.rollout import finish_hand
@@ -33,7 +34,8 @@ class MonteCarloBot:
 
     ``budget_ms`` is the thinking time per decision: no new drawn state is started when
     the last ones suggest it would not finish in time (the first always runs).
-    ``max_samples``, when set, also stops after that many drawn states.
+    ``max_samples``, when set, also stops after that many drawn states. ``clock`` is
+    the time it thinks by, in seconds (tests give it one that moves as they say).
     """
 
     name = "mc"
@@ -43,12 +45,14 @@ class MonteCarloBot:
         seed: int | None = None,
         budget_ms: int = DEFAULT_BUDGET_MS,
         max_samples: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget_ms <= 0:
             raise Invalid(f"budget_ms must be positive, not {budget_ms}")
         self.rng = random.Random(seed)
         self.budget_ms = budget_ms
         self.max_samples = max_samples
+        self.clock = clock
 
     def decide(self, view: View) -> Action:
         legal = view.legal
@@ -64,7 +68,7 @@ class MonteCarloBot:
     def evaluate(self, view: View) -> list[float]:
         """Each legal action's hand score summed over the drawn states, each state
         weighed by how well it fits the opponents' bets."""
-        start = time.perf_counter()
+        start = self.clock()
         deadline = start + self.budget_ms / 1000
         totals = [0.0] * len(view.legal)
         samples = 0
@@ -72,7 +76,7 @@ class MonteCarloBot:
         read = bets_read(view)
         states = Determinizer(view)
         while True:
-            began = time.perf_counter()
+            began = self.clock()
             world = states.draw(self.rng)
             weight = plausibility(world, view, read)
             for i, action in enumerate(view.legal):
@@ -80,13 +84,13 @@ class MonteCarloBot:
                 trial.apply(action)
                 totals[i] += weight * self.hand_score(trial, view)
             samples += 1
-            now = time.perf_counter()
+            now = self.clock()
             slowest = max(slowest, now - began)
             if now + slowest > deadline:
                 break
             if self.max_samples is not None and samples >= self.max_samples:
                 break
-        log.debug("mc: %d samples in %.1f ms", samples, (time.perf_counter() - start) * 1000)
+        log.debug("mc: %d samples in %.1f ms", samples, (self.clock() - start) * 1000)
         return totals
 
     def hand_score(self, match: Match, view: View) -> float:

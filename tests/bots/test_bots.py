@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import statistics
-import time
 from collections import Counter
 
 import pytest
@@ -149,19 +147,37 @@ def positions(rules: Rules, count: int, seed: int) -> list[View]:
     return out
 
 
+class Ticking:
+    """A clock that moves ``step_s`` at every look: between two looks, as the bot sees
+    it, that much time has passed (a drawn state played out takes one step)."""
+
+    def __init__(self, step_s: float) -> None:
+        self.now, self.step_s = 0.0, step_s
+
+    def __call__(self) -> float:
+        self.now += self.step_s
+        return self.now
+
+
+@pytest.mark.parametrize("step_ms", [1, 3, 7])
 @pytest.mark.parametrize("text", ["paulista", "megajogos:team_size=4"])
-def test_mc_thinks_within_its_budget(text: str) -> None:
+def test_mc_thinks_within_its_budget(text: str, step_ms: int) -> None:
+    # By a clock of the test's, not the machine's: a decision starts no drawn state that
+    # the ones before say would end past its budget, and it uses the time it has (a
+    # timed test of this failed on a loaded machine: one decision took 118 ms of 45).
     budget_ms = 20
-    bot = MonteCarloBot(seed=3, budget_ms=budget_ms)
-    spent = []
+    clock = Ticking(step_ms / 1000)
+    bot = MonteCarloBot(seed=3, budget_ms=budget_ms, clock=clock)
+    thought = 0
     for seen in positions(Rules.parse(text), 25, seed=4):
-        start = time.perf_counter()
+        before = clock.now
         action = bot.decide(seen)
-        spent.append((time.perf_counter() - start) * 1000)
+        used_ms = round((clock.now - before) * 1000, 6)
         assert action in seen.legal
-    assert statistics.median(spent) <= budget_ms + 3, spent
-    assert max(spent) <= budget_ms + 25, spent  # room for a slow moment of the machine
-    assert statistics.median(spent) >= budget_ms / 2, "it should use the time it has"
+        if used_ms:  # it searched (not a single legal action, nor a blind hand's slots)
+            thought += 1
+            assert budget_ms - 3 * step_ms <= used_ms <= budget_ms + 2 * step_ms, used_ms
+    assert thought >= 10
 
 
 def test_mc_answers_a_single_legal_action_at_once() -> None:
@@ -173,9 +189,9 @@ def test_mc_answers_a_single_legal_action_at_once() -> None:
     assert seat is not None
     seen = view(match, seat)
     assert len(seen.legal) == 1
-    start = time.perf_counter()
-    assert MonteCarloBot(budget_ms=1000).decide(seen) == seen.legal[0]
-    assert time.perf_counter() - start < 0.01
+    clock = Ticking(0.001)
+    assert MonteCarloBot(budget_ms=1000, clock=clock).decide(seen) == seen.legal[0]
+    assert clock.now == 0  # answered without thinking at all
 
 
 # ---- the heuristic plays like a sensible beginner --------------------------------------
