@@ -266,7 +266,7 @@ SELECT m.id, m.winner, m.faults, m.points, m.forfeit,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
     EXISTS (SELECT 1 FROM matches t
-            WHERE t.id = m.twin AND t.status NOT IN ('finished', 'failed')) AS sealed
+            WHERE t.id = m.twin AND t.status IN ('scheduled', 'running')) AS sealed
 FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 
 -- name: run_done
@@ -274,7 +274,7 @@ FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
 SELECT no_match_left(%(id)s) AS done;
 
 -- name: run_unfinished
-SELECT id FROM matches WHERE run_id = %(id)s AND status NOT IN ('finished', 'failed')
+SELECT id FROM matches WHERE run_id = %(id)s AND status IN ('scheduled', 'running')
 ORDER BY id;
 
 -- name: finish_run
@@ -287,21 +287,21 @@ WHERE id = %(id)s AND status = 'running' RETURNING id;
 -- task was lost: Redis can drop one that a killed worker had just taken).
 SELECT r.id, r.status, ARRAY(
         SELECT m.id FROM matches m WHERE m.run_id = r.id
-        AND m.status NOT IN ('finished', 'failed') ORDER BY m.id) AS unfinished
+        AND m.status IN ('scheduled', 'running') ORDER BY m.id) AS unfinished
 FROM runs r
 WHERE (r.status = 'starting' AND r.created_at < %(now)s - interval '1 minute')
    OR (r.status = 'running' AND greatest(r.created_at, (
         SELECT greatest(max(m.started_at), max(m.finished_at)) FROM matches m
         WHERE m.run_id = r.id)) < %(now)s - make_interval(secs => %(stall_s)s))
    OR (r.status = 'running' AND NOT EXISTS (
-        SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status NOT IN ('finished', 'failed')))
+        SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status IN ('scheduled', 'running')))
 ORDER BY r.id;
 
 -- name: stalled_matches
 -- Matches outside runs (challenges) left to play with no progress since %(stall_s)s
 -- seconds before %(now)s: their task was lost, or the referee died while playing them.
 SELECT id FROM matches
-WHERE run_id IS NULL AND status NOT IN ('finished', 'failed')
+WHERE run_id IS NULL AND status IN ('scheduled', 'running')
   AND coalesce(started_at, created_at) < %(now)s - make_interval(secs => %(stall_s)s)
 ORDER BY created_at;
 
@@ -311,7 +311,7 @@ ORDER BY created_at;
 -- was before the UPDATE, so status is the one the match had.
 WITH claimed AS (
     UPDATE matches SET status = 'running', started_at = now()
-    WHERE id = %(id)s AND status NOT IN ('finished', 'failed')
+    WHERE id = %(id)s AND status IN ('scheduled', 'running')
 )
 SELECT m.*,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
@@ -389,7 +389,7 @@ CROSS JOIN LATERAL (
 -- (each looked up by its key, and its twin by its own: as many rows read as ids given)
 SELECT m.id FROM matches m
 WHERE m.id = ANY (%(ids)s) AND m.twin IS NOT NULL AND EXISTS (
-    SELECT 1 FROM matches t WHERE t.id = m.twin AND t.status NOT IN ('finished', 'failed'));
+    SELECT 1 FROM matches t WHERE t.id = m.twin AND t.status IN ('scheduled', 'running'));
 
 -- name: run_matches
 -- A run's matches, the latest played first (then those not started, by number).
@@ -485,7 +485,7 @@ SELECT pool FROM ladders WHERE running ORDER BY pool;
 SELECT m.id, m.ladder_id, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                                 WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m
-WHERE m.ladder_id IS NOT NULL AND m.status NOT IN ('finished', 'failed');
+WHERE m.ladder_id IS NOT NULL AND m.status IN ('scheduled', 'running');
 
 -- name: ladder_recent
 -- The ladder's latest pairings, newest first.
@@ -526,7 +526,7 @@ WITH latest AS (
 )
 SELECT
     (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s
-        AND m.status NOT IN ('finished', 'failed')) AS playing,
+        AND m.status IN ('scheduled', 'running')) AS playing,
     (SELECT CASE WHEN min(finished_at) > now() - interval '1 hour' AND count(*) = 100
             THEN round(100 * 3600 / greatest(extract(epoch FROM now() - min(finished_at)), 1))
             ELSE count(*) FILTER (WHERE finished_at > now() - interval '1 hour') END
@@ -681,3 +681,7 @@ WHERE hash = ANY(%(hashes)s::text[]) AND status IN ('active', 'checking');
 
 -- name: version_by_id
 SELECT * FROM bot_versions WHERE id = %(id)s;
+
+-- name: log_action
+INSERT INTO action_log (actor, action, subject, detail)
+VALUES (%(actor)s, %(action)s, %(subject)s, %(detail)s);

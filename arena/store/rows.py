@@ -17,9 +17,11 @@ class BotRow:
     name: str
     owner: str
     token_hash: bytes | None  # None: a hosted version's row, which never dials in
-    active: bool
     created_at: datetime
     ladder: bool | None  # opted in to ladders; None: the default (hosted in, dial-in out)
+    state: str  # active, withdrawn, disqualified or retired (migration 0016)
+    state_reason: str
+    active: bool  # its state is active: it connects, is scheduled, enters runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,9 @@ class MatchRow:
     absent: str  # what absence does to its result: forfeit or play-on (arena/domain/absence.py)
     forfeit: list[int] | None  # the teams that lost it by forfeit; None: none did
     fitted: bool  # a fit of its pool's ratings has counted it (migration 0015)
+    voided: str | None  # why its result no longer counts (migration 0016); None: it counts
+    replay_of: str | None  # the failed or voided match of its run it plays again
+    sent_at: datetime | None  # when its task was last handed to the broker
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,7 @@ class TournamentRow:
     schedule: str | None
     fired_at: datetime
     created_at: datetime
+    deleted_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +114,7 @@ class RunRow:
     deals: (
         str | None
     )  # the deals its matches got (arena.domain.tournament.DEALS); None: not planned
+    entries: dict[str, list[Any]] | None  # frozen as it was made: {name: [bot id, seat]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +278,25 @@ class PresenceRow:
     expires_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class ActionRow:
+    id: int
+    at: datetime
+    actor: str  # an organizer's name, or "bot NAME"
+    action: str
+    subject: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OrganizerRow:
+    id: int
+    name: str
+    token_hash: bytes
+    created_at: datetime
+    removed_at: datetime | None
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -292,5 +318,7 @@ TABLES: dict[str, type] = {
     "sprt_pairs": SprtPairRow,
     "nodes": NodeRow,
     "presence": PresenceRow,
+    "action_log": ActionRow,
+    "organizers": OrganizerRow,
 }
 """Every table and the dataclass of its rows."""
