@@ -52,6 +52,12 @@ class Settings:
     node: str = ""  # arena serve: its name as a node (default: the address it is reached at)
     node_address: str = ""  # arena serve: where other nodes and workers reach it (default:
     # the address it listens on)
+    run_window: int = 32  # a run's matches in flight at most (docs/events.md)
+
+    @property
+    def control_queue(self) -> str:
+        """The queue of the tasks that start, check and schedule (never behind matches)."""
+        return f"{self.queue}.control"
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
@@ -72,6 +78,7 @@ class Settings:
             referee_named=bool(env.get("ARENA_REFEREE_ADDRESS")),
             node=env.get("ARENA_NODE", ""),
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
+            run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
         )
 
     def organizer_referee(self) -> str:
@@ -103,12 +110,12 @@ class Settings:
         return path.read_text().strip()
 
 
-def _seconds(env: Mapping[str, str], name: str, default: int) -> int:
-    """A whole number of seconds from the variable ``name``; Invalid saying so when it is
-    something else."""
+def _seconds(env: Mapping[str, str], name: str, default: int, unit: str = "seconds") -> int:
+    """A whole number (of seconds) from the variable ``name``; Invalid saying so when it
+    is something else."""
     text = env.get(name) or str(default)
     if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        raise Invalid(f"{name} must be a whole number of seconds, not {quoted(text)}")
+        raise Invalid(f"{name} must be a whole number of {unit}, not {quoted(text)}")
     return int(text)
 
 

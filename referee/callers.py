@@ -30,6 +30,8 @@ class Dispatch(Protocol):
 
     def start_run(self, run_id: int) -> None: ...
 
+    def finish_run(self, run_id: int) -> None: ...
+
     def check(self, version: str) -> None: ...
 
     def play(self, match_ids: Sequence[str]) -> None: ...
@@ -75,11 +77,14 @@ class Callers:
         await self.failed.hold(address)
         raise Forbidden("not the organizer's token")
 
-    async def organizer(self, context: Any) -> None:
+    async def organizer(self, context: Any) -> str:
+        """Who calls, an organizer: their name, for the action log; anyone else is
+        refused."""
         if not await self.is_organizer(context):
             raise Unauthenticated(
                 "this call needs the organizer's token (metadata authorization: Bearer TOKEN)"
             )
+        return "organizer"
 
     async def owner(self, context: Any, bot: str) -> str:
         """The organizer, or the bot's own token; anyone else is refused (a wrong token

@@ -98,7 +98,7 @@ def definition_of(msg: Any) -> Definition:
         trusted=msg.trusted,
         absent=msg.absent or DEFAULT_POLICY,
         clock=request_clock(msg),
-        **given(msg, "matches", "duplicate", "seed"),
+        **given(msg, "matches", "duplicate", "seed", "rated", "entries_close_s"),
     )
 
 
@@ -132,9 +132,13 @@ def run_message(state: tournaments.RunState) -> api.Run:
     """A run of the read model (:func:`arena.read.tournaments.run_state`) as a message."""
     progress = state["progress"]
     run = message(api.Run, state["run"])
-    run.definition.CopyFrom(message(api.TournamentDefinition, state["definition"]))
+    run.definition.CopyFrom(_definition(state["definition"]))
     run.finished, run.failed = progress["finished"], progress["failed"]
     run.running, run.first_started = progress["running"], progress["first_started"] or ""
+    run.cancelled, run.voided = progress["cancelled"], progress["voided"]
+    run.replays, run.waiting = progress["replays"], state["waiting"] or ""
+    for note in state["notes"]:
+        run.notes.add(**{k: v for k, v in note.items() if v is not None})
     for line in state["standings"]:
         run.standings.add(**{k: v for k, v in line.items() if v is not None})
     for bot, against in state["crosstable"].items():

@@ -11,7 +11,8 @@ from arena.engine import Match, Rules, to_record
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
-from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
+from arena.usecases.runs import create_run, finish_run, plan_run
+from arena.usecases.tournaments import create_tournament
 
 ORGANIZER = "organizer-secret"
 

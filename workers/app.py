@@ -1,12 +1,20 @@
 """The Celery app. Its broker comes from the settings (``ARENA_BROKER_URL``, else the
 embedded Redis), set when a worker or the scheduler starts (:func:`configure`), so
 importing this module starts nothing. Match status lives in PostgreSQL: there is no
-result backend."""
+result backend.
+
+Two queues: the matches to play (``ARENA_QUEUE``), and the control tasks that start,
+finish, check and schedule (``ARENA_QUEUE.control``, :data:`CONTROL`), which every worker
+consumes too and takes first: on Redis the control queue is asked first at every fetch
+(``queue_order_strategy: priority``); on RabbitMQ both queues deliver to the worker's
+free slots as they come, so a control task waits for one slot at most. Neither waits
+behind a run's matches, which runs keep a window of (arena/usecases/runs.py)."""
 
 from __future__ import annotations
 
 from celery import Celery
 from celery.schedules import crontab
+from kombu.entity import Queue
 
 from arena.embedded import broker_url
 from arena.settings import Settings
@@ -35,12 +43,27 @@ app.conf.update(
 )
 
 
+CONTROL = (
+    "arena.start_run",
+    "arena.finish_run",
+    "arena.dispatch_due",
+    "arena.ladder",
+    "arena.sprt",
+    "arena.check_version",
+)
+"""The tasks that go on the control queue."""
+
+
 def configure(settings: Settings) -> Celery:
     """Point the app at the settings' broker (starting the embedded Redis if needed)."""
+    control = settings.control_queue
     app.conf.update(
         broker_url=broker_url(settings),
         task_default_queue=settings.queue,
+        task_queues=[Queue(control), Queue(settings.queue)],  # in the order they are asked
+        task_routes={name: {"queue": control} for name in CONTROL},
         broker_transport_options={
+            "queue_order_strategy": "priority",
             "visibility_timeout": settings.visibility_timeout_s,
             # Redis: look for the tasks of dead workers often enough to match the timeout
             "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 4)),

@@ -1,5 +1,6 @@
 """Handing work to the workers from the Arena API: a tournament run to plan, matches to
-play, by id (workers/tasks.py takes them from there)."""
+play, by id (workers/tasks.py takes them from there). Matches go on the arena's queue,
+everything else on its control queue (workers/app.py)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,20 @@ class Dispatcher:
         self.settings = settings
         self._client: Any = None
 
-    def _send(self, task: str, *args: object) -> None:
+    def _send(self, task: str, *args: object, control: bool = True) -> None:
         if self._client is None:
             from celery import Celery
 
             broker = broker_url(self.settings)
             self._client = Celery("arena-client", broker=broker, set_as_current=False)
-        self._client.send_task(task, args=list(args), queue=self.settings.queue)
+        queue = self.settings.control_queue if control else self.settings.queue
+        self._client.send_task(task, args=list(args), queue=queue)
 
     def start_run(self, run_id: int) -> None:
         self._send("arena.start_run", run_id)
+
+    def finish_run(self, run_id: int) -> None:
+        self._send("arena.finish_run", run_id)
 
     def check(self, version: str) -> None:
         self._send("arena.check_version", version)
@@ -41,4 +46,4 @@ class Dispatcher:
 
     def play(self, match_ids: Sequence[str]) -> None:
         for match_id in match_ids:
-            self._send("arena.play_match", match_id)
+            self._send("arena.play_match", match_id, control=False)

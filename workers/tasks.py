@@ -1,9 +1,10 @@
 """The tasks: thin, each takes ids and hands the work to a use case and the referee.
 
-- ``arena.start_run``: plan the run's matches (once) and send a ``play_match`` for each
-  one not yet recorded.
+- ``arena.start_run``: plan the run's matches (once) and send the first of them to be
+  played: a run keeps a window of them in flight (arena/usecases/runs.py).
 - ``arena.play_match``: ask the referee to play the match (RunMatch, over gRPC) and record
-  it through the store's exactly-once path; the run's last match sends ``finish_run``.
+  it through the store's exactly-once path, then send its run's next match; the run's
+  last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
 - ``arena.finish_run``: the final standings, once.
 - ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
@@ -175,11 +176,11 @@ AGAIN = {
 @app.task(name="arena.start_run", bind=True, max_retries=None, **AGAIN)
 def start_run(self: Any, run_id: int) -> int:
     try:
-        ids = runs.plan_run(store(), run_id)
+        ids = runs.plan_run(store(), run_id, settings().run_window)
     except NotFound as e:
         log.error("run %d: %s", run_id, e)
         return 0
-    log.info("run %d: %d matches to play", run_id, len(ids))
+    log.info("run %d: its first %d matches sent", run_id, len(ids))
     if ids:
         send_matches(ids)
     else:
@@ -224,9 +225,10 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     def freed(pool: str) -> None:
         ladder_step([pool], ended=match_id)
 
-    played = matches.play(store(), match_id, on_referee, freed=freed, fit=fit_due)
+    window = settings().run_window
+    played = matches.play(store(), match_id, on_referee, freed=freed, fit=fit_due, window=window)
     if not played.played:
-        log.info("match %s was finished before; not playing it again", match_id)
+        log.info("match %s was done before, or its run is paused: not playing it", match_id)
     else:
         log.info("match %s %s", match_id, "recorded" if played.recorded else "was recorded before")
     send_matches(played.next)

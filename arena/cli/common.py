@@ -125,6 +125,17 @@ def rules(text: str) -> Rules:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def duration(text: str) -> int:
+    """A length of time (:func:`arena.domain.times.parse_duration`), in seconds; a bad one
+    is a usage error."""
+    from arena.domain.times import parse_duration
+
+    try:
+        return parse_duration(text)
+    except Invalid as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def time(text: str) -> str:
     """``--since`` and ``--until`` values (:func:`arena.domain.times.parse_time`), as the RFC 3339
     time the Arena API is sent: ages and days are reckoned here, by this machine's clock."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, ladder, match, organizer, reader, testing
+from arena.cli import engine, events, ladder, match, organizer, reader, testing
 from arena.cli.common import (
     LIMIT,
     MATCHES,
@@ -18,6 +18,7 @@ from arena.cli.common import (
     Parser,
     clock_options,
     count,
+    duration,
     rules,
     sprt_options,
     time,
@@ -42,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     _reading(sub)
     bots(sub)
     _tournaments(sub)
+    _runs(sub)
     _ladders(sub)
     _tests(sub)
     processes(sub)
@@ -132,6 +134,7 @@ def _reading(sub: Commands) -> None:
         "--pool", default=DEFAULT_POOL, help=f"PRESET/TEAM_SIZE (default {DEFAULT_POOL})"
     )
     p.add_argument("--json", action="store_true", help="print the standings as JSON")
+    p.add_argument("--retired", action="store_true", help="list retired bots too")
     p.set_defaults(run=reader.cmd_ratings)
 
     p = sub.add_parser(
@@ -193,45 +196,121 @@ def _ladders(sub: Commands) -> None:
     p.set_defaults(run=ladder.cmd_ladder)
 
 
-def _tournaments(sub: Commands) -> None:
-    group = sub.add_parser("tournament", help="tournaments: define, start, watch, show")
-    actions = group.add_subparsers(metavar="ACTION")
-    p = actions.add_parser("create", help="define a tournament (organizer)")
-    p.add_argument("name")
-    who = p.add_mutually_exclusive_group(required=True)
-    who.add_argument("--bots", help="the participants: BOT,BOT,...")
-    who.add_argument("--pool", help="every active bot rated in this pool (PRESET/TEAM_SIZE)")
-    p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
-    p.add_argument(
-        "--format", default="round-robin", help="round-robin, double-round-robin or gauntlet"
+def _definition_options(p: argparse.ArgumentParser, *, edit: bool = False) -> None:
+    """The options of a tournament's definition: for ``create`` with their defaults, for
+    ``edit`` each left out unchanged."""
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if edit else value
+
+    p.add_argument("name", help="name or id" if edit else "1 to 64 letters, digits, '.', '_', '-'")
+    who = p.add_mutually_exclusive_group(required=not edit)
+    who.add_argument("--bots", default=default(None), help="the participants: BOT,BOT,...")
+    who.add_argument(
+        "--pool",
+        default=default(None),
+        help="every active bot rated in this pool (PRESET/TEAM_SIZE)",
     )
-    p.add_argument("--challenger", help="gauntlet: the bot that meets every other")
-    p.add_argument("--matches", type=MATCHES, default=2, help="per pairing, seats swapped (2)")
+    p.add_argument("--rules", type=rules, default=default(Rules()), help="PRESET[:param=value,...]")
+    p.add_argument(
+        "--format",
+        default=default("round-robin"),
+        help="round-robin, double-round-robin or gauntlet",
+    )
+    p.add_argument(
+        "--challenger", default=default(None), help="gauntlet: the bot that meets every other"
+    )
+    p.add_argument(
+        "--matches", type=MATCHES, default=default(2), help="per pairing, seats swapped (2)"
+    )
+    flag = argparse.BooleanOptionalAction
     p.add_argument(
         "--duplicate",
-        action="store_true",
+        action=flag,
+        default=default(False),
         help="each pair of matches on the same deals, seats exchanged (needs every bot "
         "hosted, or --trusted; bots that are all hosted get them anyway)",
     )
     p.add_argument(
         "--trusted",
-        action="store_true",
+        action=flag,
+        default=default(False),
         help="declare that no bot remembers one match in the next (house bots): only then "
         "may dial-in bots get duplicate deals, or any run deals fixed by --seed",
     )
     p.add_argument(
+        "--unrated",
+        dest="rated",
+        action="store_false",
+        default=default(True),
+        help="a casual or practice event: its matches are recorded and tabled but move no rating",
+    )
+    if edit:
+        p.add_argument(
+            "--rated", dest="rated", action="store_true", default=default(True),
+            help="its matches move ratings again (undoes --unrated)",
+        )  # fmt: skip
+    p.add_argument(
         "--absent",
         choices=POLICIES,
-        default=DEFAULT_POLICY,
+        default=default(DEFAULT_POLICY),
         help="a bot away for more than half its decisions: its team loses the match "
         "(forfeit, the default), or the score stands (play-on, for casual events)",
     )
-    clock_options(p)
+    clock_options(p, keep=edit)
     p.add_argument(
-        "--seed", type=SEED, help="the same deals in every run (needs --trusted; default: new ones)"
+        "--seed",
+        type=SEED,
+        default=default(None),
+        help="the same deals in every run (needs --trusted; default: new ones)",
     )
-    p.add_argument("--schedule", help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily")
+    p.add_argument(
+        "--schedule",
+        default=default(None),
+        help="cron, five fields, UTC: '0 3 * * *' is 03:00 daily"
+        + ("; '' for none" if edit else ""),
+    )
+    p.add_argument(
+        "--entries-close",
+        dest="entries_close_s",
+        type=duration,
+        default=default(None),
+        metavar="DURATION",
+        help="entries close this long before each run (30m, 2h, 1d): a run plays the hosted "
+        "versions active then, and later ones play in the next run (default: those active "
+        "when it starts)",
+    )
+
+
+def _tournaments(sub: Commands) -> None:
+    group = sub.add_parser("tournament", help="tournaments: define, start, watch, show")
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("create", help="define a tournament (organizer)")
+    _definition_options(p)
     p.set_defaults(run=organizer.cmd_tournament_create)
+    p = actions.add_parser(
+        "edit",
+        help="change a tournament for its runs to come (organizer)",
+        description="Change any option of a tournament's definition; those left out stay as "
+        "they are. The runs made from now on play it; a run keeps the definition it was "
+        "made with. A changed --schedule fires from now on.",
+    )
+    _definition_options(p, edit=True)
+    p.set_defaults(run=events.cmd_tournament_edit)
+    p = actions.add_parser(
+        "unschedule", help="stop a tournament's schedule: it runs when started by hand only"
+    )
+    p.add_argument("name", help="name or id")
+    p.set_defaults(run=events.cmd_tournament_unschedule)
+    p = actions.add_parser(
+        "delete",
+        help="delete a tournament (organizer); its runs and their records stay",
+        description="Delete a tournament: it fires no more and its name is free again. Its "
+        "runs and their records stay. Refused while one of its runs is not over (cancel it "
+        "first: arena run cancel ID).",
+    )
+    p.add_argument("name", help="name or id")
+    p.set_defaults(run=events.cmd_tournament_delete)
     p = actions.add_parser("start", help="start a run now (organizer); prints its id")
     p.add_argument("tournament", help="name or id")
     p.add_argument("--watch", action="store_true", help="then watch it to the end")
@@ -245,3 +324,49 @@ def _tournaments(sub: Commands) -> None:
     p.set_defaults(run=reader.cmd_tournament_show)
     p = actions.add_parser("list", help="the tournaments and their last runs")
     p.set_defaults(run=reader.cmd_tournament_list)
+
+
+def _runs(sub: Commands) -> None:
+    group = sub.add_parser(
+        "run", help="a tournament's run: show, watch, pause, resume, cancel, void or replay a match"
+    )
+    actions = group.add_subparsers(metavar="ACTION")
+    p = actions.add_parser("show", help="a run: progress, standings, crosstable")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("--json", action="store_true", help="print the run as JSON")
+    p.set_defaults(run=reader.cmd_tournament_show)
+    p = actions.add_parser("watch", help="follow a run with a progress bar, then show its table")
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.set_defaults(run=reader.cmd_tournament_watch)
+    for name, text in (
+        ("pause", "pause a running run: no match of it starts until resumed (organizer)"),
+        ("resume", "resume a paused run (organizer)"),
+        ("cancel", "cancel a run: matches not started are never played, those playing end "
+         "and are recorded, and it ends as cancelled with the table of what was played "
+         "(organizer)"),
+    ):  # fmt: skip
+        p = actions.add_parser(name, help=text)
+        p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+        if name == "cancel":
+            p.add_argument("--reason", default="", help="why, for the action log")
+        p.set_defaults(run=events.cmd_run_control, action=name)
+    p = actions.add_parser(
+        "void",
+        help="void a finished match of a run: it counts for no table and no rating (organizer)",
+    )
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("match_id", metavar="MATCH")
+    p.add_argument("--reason", required=True, help="why: shown on the run's pages")
+    p.set_defaults(run=events.cmd_run_void)
+    p = actions.add_parser(
+        "replay-match",
+        help="play a failed (or finished) match of a run again; its new result counts (organizer)",
+        description="Play a failed or finished match of a run again, as a new match of the "
+        "run with the same seats; a finished one is voided first. Its deals are the same "
+        "only where no bot can remember them (every bot hosted, or declared trusted), "
+        "otherwise new secret ones. A finished run opens again until it is recorded.",
+    )
+    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("match_id", metavar="MATCH")
+    p.add_argument("--reason", required=True, help="why: shown on the run's pages")
+    p.set_defaults(run=events.cmd_run_replay)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.cli import hosting, ladder, organizer, reader, servers
-from arena.cli.common import CONCURRENCY, DECISION_MS, SEED
+from arena.cli import events, hosting, ladder, organizer, reader, servers
+from arena.cli.common import CONCURRENCY, DECISION_MS, ROW_ID, SEED
 from arena.domain.versions import RUNTIMES
 
 if TYPE_CHECKING:
@@ -22,6 +22,37 @@ def bots(sub: Commands) -> None:
     p.set_defaults(run=organizer.cmd_bot_register)
     p = actions.add_parser("list", help="the registered bots")
     p.set_defaults(run=reader.cmd_bot_list)
+    p = actions.add_parser(
+        "withdraw",
+        help="withdraw a bot (organizer): its matches not started are never played",
+        description="Withdraw a bot from every run not over (or from one, --from-run): its "
+        "matches there not started are cancelled and count for nobody; those it played "
+        "stand. Without --from-run it plays no more until reinstated (docs/events.md).",
+    )
+    p.add_argument("name")
+    p.add_argument("--from-run", type=ROW_ID, metavar="RUN", help="from this run only")
+    p.add_argument("--reason", default="", help="why: shown with the bot")
+    p.set_defaults(run=events.cmd_bot_state, state="withdrawn")
+    p = actions.add_parser(
+        "disqualify",
+        help="disqualify a bot (organizer): its matches in the runs not over count for nothing",
+        description="Disqualify a bot: its matches in every run not over (or in --run, "
+        "finished or not) are voided: they count for no table and no rating, which are "
+        "counted and fitted again. It plays no more until reinstated (docs/events.md).",
+    )
+    p.add_argument("name")
+    p.add_argument("--reason", required=True, help="why: shown with the bot and its matches")
+    p.add_argument("--run", dest="in_run", type=ROW_ID, metavar="RUN", help="in this run only")
+    p.set_defaults(run=events.cmd_bot_state, state="disqualified")
+    p = actions.add_parser("reinstate", help="a withdrawn, disqualified or retired bot plays again")
+    p.add_argument("name")
+    p.set_defaults(run=events.cmd_bot_state, state="active")
+    p = actions.add_parser(
+        "retire", help="retire a bot (organizer): it plays no more; leaderboards hide it"
+    )
+    p.add_argument("name")
+    p.add_argument("--reason", default="", help="why: shown with the bot")
+    p.set_defaults(run=events.cmd_bot_state, state="retired")
     p = actions.add_parser(
         "run",
         help="run a house bot, connecting to $ARENA_ADDRESS",

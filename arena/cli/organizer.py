@@ -9,6 +9,7 @@ import time
 
 from arena.cli.client import Arena
 from arena.cli.common import clock_of
+from arena.cli.events import definition_of
 from arena.cli.reader import match_line, watch
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.wire_clock import clock_to_pb
@@ -54,18 +55,11 @@ def cmd_challenge(args: argparse.Namespace) -> int:
 
 
 def cmd_tournament_create(args: argparse.Namespace) -> int:
-    definition = api.TournamentDefinition(
-        name=args.name, rules=str(args.rules), bots=(args.bots or "").split(",") if args.bots
-        else [], pool=args.pool or "", format=args.format, challenger=args.challenger or "",
-        matches=args.matches, duplicate=args.duplicate, trusted=args.trusted,
-        schedule=args.schedule or "", absent=args.absent, clock=clock_to_pb(clock_of(args)),
-    )  # fmt: skip
-    if args.seed is not None:
-        definition.seed = args.seed
-    request = api.CreateTournamentRequest(definition=definition)
+    request = api.CreateTournamentRequest(definition=definition_of(args))
     t = Arena.from_env().call("CreateTournament", request, organizer=True)
     when = f"; next run {t.next_firing}" if t.next_firing else ""
-    print(f"created tournament {t.definition.name} (id {t.id}){when}")
+    unrated = "; unrated: its matches move no rating" if not t.definition.rated else ""
+    print(f"created tournament {t.definition.name} (id {t.id}){when}{unrated}")
     return 0
 
 

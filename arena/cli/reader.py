@@ -102,7 +102,8 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 def cmd_ratings(args: argparse.Namespace) -> int:
     from google.protobuf import json_format
 
-    reply = Arena.from_env().call("GetLeaderboard", api.GetLeaderboardRequest(pool=args.pool))
+    request = api.GetLeaderboardRequest(pool=args.pool, retired=args.retired)
+    reply = Arena.from_env().call("GetLeaderboard", request)
     if args.json:
         print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
     else:
@@ -118,7 +119,7 @@ def print_ratings(reply: Any) -> None:
     table = Table("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         half = (s.high - s.low) / 2 if s.HasField("low") else None
-        marks = ["unsettled"] * is_wide(half)
+        marks = ["unsettled"] * is_wide(half) + [s.state] * (s.state not in ("", "active"))
         interval = f"{s.low:.0f}-{s.high:.0f}" if half is not None else "-"
         row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
         table.add_row(*row, ", ".join(marks))
@@ -148,10 +149,17 @@ def watch(arena: Arena, run_id: int) -> int:
         TimeRemainingColumn(),
     )  # fmt: skip
     with Progress(*columns, transient=True, console=console()) as progress:
-        task = progress.add_task(f"run {run.id} {run.tournament}", total=None, rate="")
-        while run.status in ("starting", "running"):
-            done = run.finished + run.failed
-            progress.update(task, total=run.total or None, completed=done, rate=_rate(run))
+        name = f"run {run.id} {run.tournament}"
+        task = progress.add_task(name, total=None, rate="")
+        while run.status in ("starting", "running", "paused") or (
+            run.status == "cancelled" and run.running
+        ):
+            done = run.finished + run.failed + run.cancelled
+            waits = f" ({run.waiting})" if run.waiting else ""
+            progress.update(
+                task, total=run.total or None, completed=done, rate=_rate(run),
+                description=f"{name}: {run.status}{waits}",
+            )  # fmt: skip
             time.sleep(0.5)  # polling the API: the progress lives in the database
             run = arena.call("GetRun", request)
     print_run(run)
@@ -184,15 +192,25 @@ def print_run(run: Any) -> None:
     d = run.definition
     trust = ", bots declared trusted by the organizer" if d.trusted else ""
     absent = ", absent bots play on" if d.absent == "play-on" else ""
-    kind = f"{d.format}, {d.matches} per pairing{trust}{absent}"
+    unrated = ", unrated (moves no rating)" if not d.rated else ""
+    kind = f"{d.format}, {d.matches} per pairing{trust}{absent}{unrated}"
     out.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
     asked = " (duplicate asked)" if d.duplicate and run.deals == "secret" else ""
     out.print(f"deals: {DEALS.get(run.deals, 'decided when the run is planned')}{asked}")
     out.print(
         f"{run.finished} of {run.total} matches recorded"
         + (f", {run.failed} failed" if run.failed else "")
+        + (f", {run.cancelled} cancelled" if run.cancelled else "")
+        + (f", {run.voided} voided" if run.voided else "")
+        + (f", {run.replays} played again" if run.replays else "")
         + (f" ({run.error})" if run.error else "")
     )
+    if run.waiting:
+        out.print(f"waiting: {run.waiting}")
+    for note in run.notes:
+        again = f"plays {note.replay_of} again, " if note.replay_of else ""
+        voided = f"voided: {note.voided}" if note.voided else note.status
+        out.print(f"  {note.match_id}: {again}{voided}")
     if not run.standings:
         return
     table = Table(

@@ -81,3 +81,12 @@ def match_number(match_id: str) -> int:
     if not (number.isascii() and number.isdigit()):
         raise Invalid(f"match {quoted(match_id)} is not numbered by what made it")
     return int(number)
+
+
+def replay_match_id(match_id: str) -> str:
+    """The id of the match that plays ``match_id`` again: its own id and the play's
+    number, ``r3-0007.2`` the second play of ``r3-0007`` (``r3-0007.3`` the third)."""
+    base, dot, number = match_id.rpartition(".")
+    if dot and number.isdigit():
+        return f"{base}.{int(number) + 1}"
+    return f"{match_id}.2"

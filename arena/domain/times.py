@@ -36,3 +36,15 @@ def parse_time(text: str, now: datetime) -> datetime:
     except (ValueError, OverflowError):  # OverflowError: an age from before year 1
         raise Invalid(f"{quoted(text)} is not a time: {FORMS}") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def parse_duration(text: str) -> int:
+    """``text`` as a length of time in seconds: ``90s``, ``30m``, ``2h``, ``1d`` or ``1w``
+    (a bare number is seconds). Invalid, quoting ``text``, for anything else."""
+    word = text.strip().lower()
+    if word.isascii() and word.isdigit() and len(word) <= 9:
+        return int(word)
+    found = AGE.fullmatch(word)
+    if not found:
+        raise Invalid(f"{quoted(text)} is not a length of time: give 90s, 30m, 2h or 1d")
+    return int(found[1]) * SECONDS[found[2]]

@@ -49,6 +49,7 @@ DEALS = {
     "fixed-trusted": "the deals of a fixed seed, the same every run (bots trusted)",
 }
 """What deals a run's matches get (:func:`deal_mode`), in words."""
+MAX_CLOSE_S = 30 * 86400
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 UNTRUSTED = "{what}: declare the bots trusted only if none keeps memory from one match to the next"
 
@@ -92,6 +93,10 @@ class Definition:
     schedule: str | None = None  # cron, five fields, UTC
     trusted: bool = False  # the organizer says no bot remembers a match in the next one
     absent: str = DEFAULT_POLICY  # what absence does to a result (arena/domain/absence.py)
+    rated: bool = True  # False: an unrated event, its matches recorded and tabled only
+    # entries close this many seconds before a run: it plays the versions that were active
+    # then (later ones play in the next run); None: those active when it starts
+    entries_close_s: int | None = None
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -131,6 +136,11 @@ class Definition:
         if self.schedule is not None:
             check_schedule(self.schedule)
         check_policy(self.absent)
+        if self.entries_close_s is not None and not 0 <= self.entries_close_s <= MAX_CLOSE_S:
+            raise Invalid(
+                f"entries close 0 to {MAX_CLOSE_S // 86400} days before a run, "
+                f"not {self.entries_close_s} s"
+            )
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: every field, the clock's three among them."""
@@ -267,6 +277,7 @@ def plan_run(
             tuple(playing[bot][0] for bot in m.seats),
             m.seed,
             definition.clock,
+            rated=definition.rated,
             absent=definition.absent,
             twin=None if m.twin is None else run_match_id(run_id, m.twin),
             run_id=run_id,

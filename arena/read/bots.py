@@ -177,6 +177,8 @@ class BotLine(TypedDict):
     active: bool
     created_at: str
     ladder: bool | None  # opted in to ladders; None: the default (hosted in, dial-in out)
+    state: str  # active, withdrawn, disqualified or retired
+    state_reason: str
 
 
 def bot_line(row: BotRow) -> BotLine:
@@ -187,6 +189,8 @@ def bot_line(row: BotRow) -> BotLine:
         active=row.active,
         created_at=row.created_at.isoformat(),
         ladder=row.ladder,
+        state=row.state,
+        state_reason=row.state_reason,
     )
 
 

@@ -33,6 +33,8 @@ class MatchSummary(TypedDict):
     forfeit: list[int] | None  # the teams that lost it by forfeit (arena/domain/absence.py)
     twin: str | None  # its duplicate twin, dealt the same cards with the seats exchanged
     sealed: bool  # withheld until its twin is played (score, result and record)
+    voided: str | None  # why its result counts no more (docs/events.md)
+    replay_of: str | None  # the failed or voided match of its run it plays again
     created_at: str
     finished_at: str | None
 
@@ -56,6 +58,8 @@ def summary(row: MatchRow, names: list[str], *, sealed: bool = False) -> MatchSu
         forfeit=None if sealed else row.forfeit,
         twin=row.twin,
         sealed=sealed,
+        voided=row.voided,
+        replay_of=row.replay_of,
         created_at=row.created_at.isoformat(),
         finished_at=stamp(row.finished_at),
     )

@@ -34,6 +34,7 @@ class Standing(TypedDict):
     provisional: bool  # as wide: the pages and the API mark it so
     last_played: str | None  # its latest rated match in the pool
     trend: list[float]  # its latest ratings, oldest first (empty when not asked for)
+    state: str  # active, withdrawn, disqualified or retired (docs/events.md)
 
 
 def default_pool(store: Store) -> str:
@@ -43,16 +44,18 @@ def default_pool(store: Store) -> str:
     return DEFAULT_POOL if DEFAULT_POOL in pools or not pools else pools[0]
 
 
-def leaderboard(store: Store, pool: str) -> dict[str, Any]:
-    """A pool's standings with intervals and trends, the pools to switch to, its ladder
-    (None when it never had one), and the pool's latest matches."""
+def leaderboard(store: Store, pool: str, *, retired: bool = False) -> dict[str, Any]:
+    """A pool's standings with intervals and trends (retired bots only with ``retired``),
+    the pools to switch to, its ladder (None when it never had one), and the pool's latest
+    matches."""
     pool = check_pool(pool)
     pools = store.pools()
     return {
         "pool": pool,
         "pools": pools if pool in pools else sorted([*pools, pool]),
         "ladder": ladders.ladder(store, pool),
-        "standings": standings(store, pool),
+        "standings": standings(store, pool, retired=retired),
+        "retired": retired,
         "recent_matches": summaries(store, store.matches(pool=pool, limit=POOL_RECENT)),
     }
 
@@ -65,10 +68,12 @@ def intervals(store: Store, pool: str) -> dict[str, float]:
     return {} if kept is None else kept.halves
 
 
-def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]:
+def standings(
+    store: Store, pool: str, *, trends: bool = True, retired: bool = False
+) -> list[Standing]:
     """A pool's leaderboard, best first; with each bot's trend line when ``trends``: the
-    ratings as the pool's last fit left them."""
-    rows = store.leaderboard(pool)
+    ratings as the pool's last fit left them; retired bots only with ``retired``."""
+    rows = store.leaderboard(pool, retired=retired)
     lines = store.rating_trends(pool, TREND_POINTS) if trends else {}
     out: list[Standing] = []
     for rank, s in enumerate(rows, 1):
@@ -92,6 +97,7 @@ def standings(store: Store, pool: str, *, trends: bool = True) -> list[Standing]
                 provisional=is_wide(half),
                 last_played=stamp(s.rating.updated_at),
                 trend=trend,
+                state=s.state,
             )
         )
     return out

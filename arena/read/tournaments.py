@@ -25,10 +25,13 @@ REFRESH_S = 5  # how often the page of a run being played reloads itself
 class Progress(TypedDict):
     """How far a run has got."""
 
-    total: int
+    total: int  # planned, and played again
     finished: int
     failed: int
     running: int
+    cancelled: int
+    voided: int
+    replays: int
     percent: float
     per_minute: float | None
     eta_s: int | None
@@ -82,6 +85,7 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "created_at": run.created_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
         "deals": run.deals,
+        "entries": {name: seat for name, (_, seat) in (run.entries or {}).items()},
         "deals_text": None if run.deals is None else DEALS[run.deals],
     }
     return out if organizer else _without_seed(out)
@@ -101,6 +105,14 @@ def tournaments(
         ]
         out.append(tournament(t, extra, recent, now, organizer=organizer))
     return {"tournaments": out}
+
+
+def tournament_named(store: Store, name: str, now: datetime) -> dict[str, Any]:
+    """One tournament, as the organizer sees it, with no runs listed."""
+    for t, extra in store.tournaments():
+        if t.name == name:
+            return tournament(t, extra, [], now, organizer=True)
+    raise NotFound(f"no tournament {quoted(name)}")
 
 
 def tournament(
@@ -131,14 +143,17 @@ def progress(store: Store, run: RunRow, now: datetime) -> Progress:
     """How many of the run's matches are done, failed and running; while it runs, its
     pace and when it should end."""
     counts = store.run_progress(run.id)
-    total = run.total
-    done = int(counts["finished"]) + int(counts["failed"])
+    total = run.total + int(counts["replays"])
+    done = int(counts["finished"]) + int(counts["failed"]) + int(counts["cancelled"])
     started = counts["first_started"]
     out = Progress(
         total=total,
         finished=int(counts["finished"]),
         failed=int(counts["failed"]),
         running=int(counts["running"]),
+        cancelled=int(counts["cancelled"]),
+        voided=int(counts["voided"]),
+        replays=int(counts["replays"]),
         percent=round(100 * done / total, 1) if total else 0.0,
         per_minute=None,
         eta_s=None,
@@ -181,9 +196,29 @@ class RunState(TypedDict):
     live: bool  # the standings are the run's so far, and may change
     standings: list[dict[str, Any]]  # the table's lines, best first
     crosstable: dict[str, dict[str, list[int]]]  # bot -> opponent -> [wins, losses]
+    waiting: str | None  # what it waits for while nothing of it plays, in words
+    notes: list[dict[str, Any]]  # its matches voided or played again
 
 
-ACTIVE = ("starting", "running")  # a run whose matches are still to be played
+ACTIVE = ("starting", "running", "paused")  # a run whose matches are still to be played
+
+
+def waiting(run: RunRow, progress: Progress) -> str | None:
+    """What a run waits for, in words, while nothing of it plays (None: it plays, or is
+    over)."""
+    left = progress["total"] - progress["finished"] - progress["failed"] - progress["cancelled"]
+    if run.status == "starting":
+        return "its start is queued: a worker plans it (is `arena worker` running?)"
+    if run.status == "paused":
+        return f"paused by the organizer: {left} matches wait until it is resumed"
+    if run.status == "cancelled" and run.standings is None:
+        return f"cancelled: {progress['running']} matches still playing end and are recorded"
+    if run.status == "running" and progress["running"] == 0 and left:
+        return (
+            f"{left} matches to play, none playing: waiting for a free worker, or for "
+            "their bots to connect"
+        )
+    return None
 
 
 def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> RunState:
@@ -196,7 +231,8 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
     if found is None:
         raise NotFound(f"no tournament run {run_id}")
     row, name = found
-    live = row.standings is None and row.status in ACTIVE
+    done = progress(store, row, now)
+    live = row.standings is None and row.status in (*ACTIVE, "cancelled")
     if live:
         table = standings(row.participants, store.run_results(row.id, sealed=organizer))
     else:
@@ -205,10 +241,12 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
         run=_run_summary(row, name, organizer=organizer),
         pool=_pool_of(row.definition),
         definition=definition(row.definition, organizer=organizer),
-        progress=progress(store, row, now),
+        progress=done,
         live=live,
         standings=table["table"],
         crosstable=table["crosstable"],
+        waiting=waiting(row, done),
+        notes=store.run_notes(row.id),
     )
 
 
@@ -238,4 +276,6 @@ def run(
         "standings": standings_rows,
         "crosstable": _crosstable(order, state["crosstable"]),
         "matches": summaries(store, matches, organizer=organizer),
+        "waiting": state["waiting"],
+        "notes": state["notes"],
     }

@@ -34,10 +34,13 @@ SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s
                            %(score)s::smallint[], %(points)s::smallint[], %(faults)s);
 
 -- name: leaderboard
--- Every bot rated in the pool, of hosted versions only each bot's active one.
-SELECT r.*, b.name FROM ratings r JOIN bots b ON b.id = r.bot_id
-WHERE r.pool = %(pool)s
-  AND NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id AND v.status <> 'active')
+-- Every bot rated in the pool, of hosted versions only each bot's active one, with the
+-- state of the bot (a version's: its bot's); retired ones unless %(retired)s.
+SELECT r.*, b.name, o.state FROM ratings r JOIN bots b ON b.id = r.bot_id
+LEFT JOIN bot_versions v ON v.id = b.id
+JOIN bots o ON o.id = coalesce(v.bot_id, b.id)
+WHERE r.pool = %(pool)s AND coalesce(v.status, 'active') = 'active'
+  AND (%(retired)s OR o.state <> 'retired')
 ORDER BY r.elo DESC, b.name;
 
 -- name: list_bots
@@ -124,7 +127,7 @@ WHERE p.pool = %(pool)s AND p.rated_wins > 0 AND p.bot_id <> p.opponent_id;
 
 -- name: recount
 -- Every pool's kept counts again, from the whole history (migrations 0008 and 0015).
-SELECT recount_finished_matches(), recount_lineups();
+SELECT recount_finished_matches(), recount_lineups(), recount_ratings();
 
 -- name: pool_version
 -- Changes whenever a match of the pool is recorded: the key of its cached fit.
@@ -153,7 +156,8 @@ FROM lineup_stats l WHERE l.pool = %(pool)s;
 -- (counted: it rates its bots, having a credited winner and no bot on both teams).
 SELECT m.id, ARRAY(SELECT DISTINCT s.bot_id FROM match_seats s WHERE s.match_id = m.id)
     AS bot_ids, m.winner IS NOT NULL AND EXISTS (SELECT 1 FROM match_lineup(m.id)) AS counted
-FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated AND NOT m.fitted;
+FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated AND NOT m.fitted
+  AND m.voided IS NULL;
 
 -- name: pool_ratings
 SELECT r.bot_id, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id
@@ -190,7 +194,26 @@ INSERT INTO tournaments (name, definition, schedule)
 VALUES (%(name)s, %(definition)s, %(schedule)s) RETURNING *;
 
 -- name: tournament
-SELECT * FROM tournaments WHERE id = %(id)s OR name = %(name)s;
+-- A tournament by id or name, not deleted.
+SELECT * FROM tournaments WHERE (id = %(id)s OR name = %(name)s) AND deleted_at IS NULL;
+
+-- name: lock_tournament
+SELECT * FROM tournaments
+WHERE (id = %(id)s OR name = %(name)s) AND deleted_at IS NULL FOR UPDATE;
+
+-- name: update_tournament
+-- A changed definition; a changed schedule fires from now on (not for the times passed).
+UPDATE tournaments SET definition = %(definition)s, schedule = %(schedule)s,
+    fired_at = CASE WHEN schedule IS DISTINCT FROM %(schedule)s THEN now() ELSE fired_at END
+WHERE id = %(id)s RETURNING *;
+
+-- name: delete_tournament
+UPDATE tournaments SET deleted_at = now(), schedule = NULL WHERE id = %(id)s;
+
+-- name: active_runs
+-- The tournament's runs that are not over.
+SELECT id FROM runs WHERE tournament_id = %(id)s
+  AND status IN ('starting', 'running', 'paused') ORDER BY id;
 
 -- name: list_tournaments
 SELECT t.*, last.id AS last_run, last.status AS last_status,
@@ -198,10 +221,11 @@ SELECT t.*, last.id AS last_run, last.status AS last_status,
 FROM tournaments t
 LEFT JOIN LATERAL (SELECT id, status FROM runs WHERE tournament_id = t.id
                    ORDER BY id DESC LIMIT 1) last ON true
+WHERE t.deleted_at IS NULL
 ORDER BY t.name;
 
 -- name: scheduled_tournaments
-SELECT * FROM tournaments WHERE schedule IS NOT NULL ORDER BY id;
+SELECT * FROM tournaments WHERE schedule IS NOT NULL AND deleted_at IS NULL ORDER BY id;
 
 -- name: insert_run
 -- A scheduled time fires once: a second beat (or a retry) gets no row back.
@@ -217,11 +241,15 @@ UPDATE tournaments SET fired_at = %(fired_for)s WHERE id = %(id)s AND fired_at <
 SELECT * FROM runs WHERE id = %(id)s FOR UPDATE;
 
 -- name: active_bots
--- The active bots named, each with who plays for it: its active hosted version (id and
--- NAME@N), else itself.
+-- The active bots named, each with who plays for it: its hosted version active at
+-- %(as_of)s (NULL: now; id and NAME@N), else itself.
 SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
 FROM bots b
-LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
+LEFT JOIN LATERAL (
+    SELECT v.id FROM bot_versions v WHERE v.bot_id = b.id AND CASE
+        WHEN %(as_of)s::timestamptz IS NULL THEN v.status = 'active'
+        ELSE v.status IN ('active', 'retired') AND v.checked_at <= %(as_of)s END
+    ORDER BY v.number DESC LIMIT 1) v ON true
 LEFT JOIN bots vb ON vb.id = v.id
 WHERE b.active AND b.name = ANY(%(names)s::text[]);
 
@@ -230,7 +258,11 @@ WHERE b.active AND b.name = ANY(%(names)s::text[]);
 -- each, as active_bots.
 SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
 FROM bots b
-LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
+LEFT JOIN LATERAL (
+    SELECT v.id FROM bot_versions v WHERE v.bot_id = b.id AND CASE
+        WHEN %(as_of)s::timestamptz IS NULL THEN v.status = 'active'
+        ELSE v.status IN ('active', 'retired') AND v.checked_at <= %(as_of)s END
+    ORDER BY v.number DESC LIMIT 1) v ON true
 LEFT JOIN bots vb ON vb.id = v.id
 WHERE b.active AND b.token_hash IS NOT NULL AND b.id IN (
     SELECT coalesce(own.bot_id, r.bot_id) FROM ratings r
@@ -242,6 +274,37 @@ ORDER BY b.name;
 UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s,
     deals = %(deals)s
 WHERE id = %(id)s;
+
+-- name: set_entries
+UPDATE runs SET entries = %(entries)s WHERE id = %(id)s;
+
+-- name: set_run_status
+UPDATE runs SET status = %(status)s WHERE id = %(id)s;
+
+-- name: cancel_run_matches
+-- The run's matches not started are cancelled (never played); their ids.
+UPDATE matches SET status = 'cancelled' WHERE run_id = %(id)s AND status = 'scheduled'
+RETURNING id;
+
+-- name: send_run_matches
+-- The run's next matches to hand to the broker, in order, so that at most %(window)s are
+-- in flight (sent and not done; asked under the run's lock): marked sent, their ids.
+UPDATE matches m SET sent_at = now()
+WHERE m.id IN (
+    SELECT x.id FROM matches x
+    WHERE x.run_id = %(id)s AND x.status = 'scheduled' AND x.sent_at IS NULL
+    ORDER BY x.id
+    LIMIT greatest(0, %(window)s - (
+        SELECT count(*) FROM matches f WHERE f.run_id = %(id)s
+        AND (f.status = 'running' OR (f.status = 'scheduled' AND f.sent_at IS NOT NULL)))))
+RETURNING m.id;
+
+-- name: run_in_flight
+-- The run's matches handed to the broker and not done (a lost task's is sent again).
+SELECT id FROM matches
+WHERE run_id = %(id)s
+  AND ((%(started)s AND status = 'running') OR (status = 'scheduled' AND sent_at IS NOT NULL))
+ORDER BY id;
 
 -- name: run
 SELECT r.*, t.name AS tournament FROM runs r JOIN tournaments t ON t.id = r.tournament_id
@@ -256,6 +319,9 @@ ORDER BY r.id DESC LIMIT %(limit)s;
 SELECT count(*) FILTER (WHERE status = 'finished') AS finished,
        count(*) FILTER (WHERE status = 'failed') AS failed,
        count(*) FILTER (WHERE status = 'running') AS running,
+       count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+       count(*) FILTER (WHERE status = 'finished' AND voided IS NOT NULL) AS voided,
+       count(*) FILTER (WHERE replay_of IS NOT NULL) AS replays,
        min(started_at) AS first_started, max(finished_at) AS last_finished
 FROM matches WHERE run_id = %(id)s;
 
@@ -267,33 +333,33 @@ SELECT m.id, m.winner, m.faults, m.points, m.forfeit,
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
     EXISTS (SELECT 1 FROM matches t
             WHERE t.id = m.twin AND t.status IN ('scheduled', 'running')) AS sealed
-FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' ORDER BY m.id;
+FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' AND m.voided IS NULL
+ORDER BY m.id;
 
 -- name: run_done
 -- No match of the run is left to play (asked under the run's row lock: migration 0006).
 SELECT no_match_left(%(id)s) AS done;
 
--- name: run_unfinished
-SELECT id FROM matches WHERE run_id = %(id)s AND status IN ('scheduled', 'running')
-ORDER BY id;
-
 -- name: finish_run
-UPDATE runs SET status = 'finished', standings = %(standings)s, finished_at = now()
-WHERE id = %(id)s AND status = 'running' RETURNING id;
+-- The final table of a run whose matches are done: a running run is finished, a cancelled
+-- one stays cancelled.
+UPDATE runs SET standings = %(standings)s, finished_at = now(),
+    status = CASE status WHEN 'cancelled' THEN 'cancelled' ELSE 'finished' END
+WHERE id = %(id)s AND status IN ('running', 'cancelled') AND standings IS NULL RETURNING id;
 
 -- name: stalled_runs
 -- Runs left behind at %(now)s: never planned a minute after they were made; every match
 -- done but the run not finished; or matches left to play and no progress for a while (a
 -- task was lost: Redis can drop one that a killed worker had just taken).
-SELECT r.id, r.status, ARRAY(
-        SELECT m.id FROM matches m WHERE m.run_id = r.id
-        AND m.status IN ('scheduled', 'running') ORDER BY m.id) AS unfinished
+SELECT r.id, r.status, NOT EXISTS (
+        SELECT 1 FROM matches m WHERE m.run_id = r.id
+        AND m.status IN ('scheduled', 'running')) AS done
 FROM runs r
 WHERE (r.status = 'starting' AND r.created_at < %(now)s - interval '1 minute')
    OR (r.status = 'running' AND greatest(r.created_at, (
-        SELECT greatest(max(m.started_at), max(m.finished_at)) FROM matches m
+        SELECT greatest(max(m.started_at), max(m.finished_at), max(m.sent_at)) FROM matches m
         WHERE m.run_id = r.id)) < %(now)s - make_interval(secs => %(stall_s)s))
-   OR (r.status = 'running' AND NOT EXISTS (
+   OR (r.status IN ('running', 'cancelled') AND r.standings IS NULL AND NOT EXISTS (
         SELECT 1 FROM matches m WHERE m.run_id = r.id AND m.status IN ('scheduled', 'running')))
 ORDER BY r.id;
 
@@ -309,11 +375,20 @@ ORDER BY created_at;
 -- A match with the bot at each seat, marked running (started now) unless it was finished
 -- or failed: one statement for a worker about to play it. The SELECT sees the row as it
 -- was before the UPDATE, so status is the one the match had.
-WITH claimed AS (
+-- A match of a run that is not running (paused) is not started: it goes back to the
+-- unsent (resuming the run sends it again); `run_status` says why.
+WITH run AS (
+    SELECT r.status FROM runs r WHERE r.id = (SELECT run_id FROM matches WHERE id = %(id)s)
+    FOR SHARE
+), claimed AS (
     UPDATE matches SET status = 'running', started_at = now()
-    WHERE id = %(id)s AND status IN ('scheduled', 'running')
+    WHERE id = %(id)s AND (status = 'running' OR (status = 'scheduled'
+        AND coalesce((SELECT status FROM run), 'running') = 'running'))
+), held AS (
+    UPDATE matches SET sent_at = NULL
+    WHERE id = %(id)s AND status = 'scheduled' AND (SELECT status FROM run) <> 'running'
 )
-SELECT m.*,
+SELECT m.*, (SELECT status FROM run) AS run_status,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m WHERE m.id = %(id)s;
@@ -685,3 +760,69 @@ SELECT * FROM bot_versions WHERE id = %(id)s;
 -- name: log_action
 INSERT INTO action_log (actor, action, subject, detail)
 VALUES (%(actor)s, %(action)s, %(subject)s, %(detail)s);
+
+-- name: lock_match
+SELECT * FROM matches WHERE id = %(id)s FOR UPDATE;
+
+-- name: insert_replay
+-- A match of a run played again: the same seats, rules and clocks, under a new id.
+WITH made AS (
+    INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, absent, replay_of)
+    SELECT %(new_id)s, pool, rules, %(seed)s, clock, %(rated)s, run_id, absent, id
+    FROM matches WHERE id = %(id)s
+    ON CONFLICT DO NOTHING
+    RETURNING id, pool, created_at
+), seated AS (
+    INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
+    SELECT made.id, s.seat, s.bot_id, made.pool, made.created_at, false
+    FROM made, match_seats s WHERE s.match_id = %(id)s
+)
+SELECT count(*) AS made FROM made;
+
+-- name: void_matches
+-- Their results no longer count (and they are no longer rated): those finished or still
+-- to finish, not voided before. Their ids.
+UPDATE matches SET voided = %(reason)s, rated = false
+WHERE id = ANY(%(ids)s::text[]) AND voided IS NULL AND status IN ('scheduled', 'running', 'finished')
+RETURNING id;
+
+-- name: bot_run_matches
+-- The matches of a bot (any of its versions) in the runs given, by status.
+SELECT m.id, m.status FROM matches m
+WHERE m.run_id = ANY(%(runs)s::bigint[]) AND EXISTS (
+    SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
+    LEFT JOIN bot_versions v ON v.id = b.id
+    WHERE s.match_id = m.id AND coalesce(v.bot_id, b.id) = %(bot_id)s)
+ORDER BY m.id;
+
+-- name: cancel_matches
+UPDATE matches SET status = 'cancelled' WHERE id = ANY(%(ids)s::text[]) AND status = 'scheduled'
+RETURNING id;
+
+-- name: open_runs
+-- The runs not over (starting, running or paused).
+SELECT id FROM runs WHERE status IN ('starting', 'running', 'paused') ORDER BY id;
+
+-- name: set_bot_state
+UPDATE bots SET state = %(state)s, state_reason = %(reason)s
+WHERE name = %(name)s AND token_hash IS NOT NULL RETURNING *;
+
+-- name: lock_registered_bot
+SELECT * FROM bots WHERE name = %(name)s AND token_hash IS NOT NULL FOR UPDATE;
+
+-- name: reopen_run
+-- A finished run with a match to play again: running until its table is written again.
+UPDATE runs SET status = 'running', standings = NULL, finished_at = NULL
+WHERE id = %(id)s AND status = 'finished';
+
+-- name: match_pools
+SELECT DISTINCT pool FROM matches WHERE id = ANY(%(ids)s::text[]) ORDER BY pool;
+
+-- name: rewrite_run_table
+UPDATE runs SET standings = %(standings)s WHERE id = %(id)s AND standings IS NOT NULL;
+
+-- name: run_notes
+-- A run's matches voided or playing again another.
+SELECT id AS match_id, status, voided, replay_of FROM matches
+WHERE run_id = %(id)s AND (voided IS NOT NULL OR replay_of IS NOT NULL)
+ORDER BY id LIMIT 500;

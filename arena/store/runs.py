@@ -11,34 +11,55 @@ from psycopg.types.json import Jsonb
 
 from arena.domain.tournament import Definition, Result, RunPlan
 from arena.engine import quoted
-from arena.errors import Exists, NotFound, parse_id
+from arena.errors import NotFound, parse_id
 from arena.store.base import Connected, Unit
 from arena.store.rows import MatchRow, RunRow, TournamentRow
 from arena.store.sql import QUERIES as Q
 
 
 class Runs(Connected):
-    def insert_tournament(self, definition: Definition) -> TournamentRow:
+    def insert_tournament(self, conn: Unit, definition: Definition) -> TournamentRow:
         """Keep a definition (checked by the use case that creates it)."""
         params = {
             "name": definition.name,
             "definition": Jsonb(definition.to_json()),
             "schedule": definition.schedule,
         }
-        try:
-            with self._transaction() as conn:
-                row = conn.execute(Q["insert_tournament"], params).fetchone()
-        except Exists as e:
-            raise Exists(f"a tournament named {quoted(definition.name)} already exists") from e
+        row = conn.execute(Q["insert_tournament"], params).fetchone()
         assert row is not None
         return TournamentRow(**row)
 
     def tournament(self, key: str) -> TournamentRow | None:
-        """A tournament by id or by name."""
+        """A tournament by id or by name (not deleted)."""
         params = {"id": parse_id(key), "name": key}
         with self._transaction() as conn:
             row = conn.execute(Q["tournament"], params).fetchone()
         return None if row is None else TournamentRow(**row)
+
+    def lock_tournament(self, conn: Unit, key: str) -> TournamentRow:
+        """A tournament by id or by name, locked until the unit of work ends."""
+        row = conn.execute(Q["lock_tournament"], {"id": parse_id(key), "name": key}).fetchone()
+        if row is None:
+            raise NotFound(f"no tournament {quoted(key)}")
+        return TournamentRow(**row)
+
+    def update_tournament(
+        self, conn: Unit, tournament_id: int, definition: Definition
+    ) -> TournamentRow:
+        """Keep a changed definition (a changed schedule fires from now on)."""
+        params = {"id": tournament_id, "definition": Jsonb(definition.to_json()),
+                  "schedule": definition.schedule}  # fmt: skip
+        row = conn.execute(Q["update_tournament"], params).fetchone()
+        assert row is not None
+        return TournamentRow(**row)
+
+    def delete_tournament(self, conn: Unit, tournament_id: int) -> None:
+        """Mark the tournament deleted (its runs and their records stay)."""
+        conn.execute(Q["delete_tournament"], {"id": tournament_id})
+
+    def active_runs(self, conn: Unit, tournament_id: int) -> list[int]:
+        """The tournament's runs that are starting, running or paused."""
+        return [r["id"] for r in conn.execute(Q["active_runs"], {"id": tournament_id})]
 
     def tournaments(self) -> list[tuple[TournamentRow, dict[str, Any]]]:
         """Every tournament with its number of runs and its last run's id and status."""
@@ -55,7 +76,7 @@ class Runs(Connected):
             return [TournamentRow(**r) for r in conn.execute(Q["scheduled_tournaments"])]
 
     def insert_run(
-        self, tournament: TournamentRow, seed: int, fired_for: datetime | None = None
+        self, conn: Unit, tournament: TournamentRow, seed: int, fired_for: datetime | None = None
     ) -> RunRow | None:
         """A new run of the tournament as it is defined now, dealt from ``seed``. For a
         scheduled firing, None when that firing already has its run."""
@@ -65,11 +86,80 @@ class Runs(Connected):
             "seed": seed,
             "fired_for": fired_for,
         }
-        with self._transaction() as conn:
-            row = conn.execute(Q["insert_run"], params).fetchone()
-            if fired_for is not None:
-                conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
+        row = conn.execute(Q["insert_run"], params).fetchone()
+        if fired_for is not None:
+            conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
         return None if row is None else RunRow(**row)
+
+    def set_entries(self, conn: Unit, run_id: int, entries: dict[str, tuple[int, str]]) -> None:
+        """Freeze the run's entries: each participant and who plays for it."""
+        frozen = {name: list(seat) for name, seat in entries.items()}
+        conn.execute(Q["set_entries"], {"id": run_id, "entries": Jsonb(frozen)})
+
+    def set_run_status(self, conn: Unit, run_id: int, status: str) -> None:
+        conn.execute(Q["set_run_status"], {"id": run_id, "status": status})
+
+    def reopen_run(self, conn: Unit, run_id: int) -> None:
+        """A finished run running again (a match of it to play again)."""
+        conn.execute(Q["reopen_run"], {"id": run_id})
+
+    def cancel_run_matches(self, conn: Unit, run_id: int) -> list[str]:
+        """Cancel the run's matches not started; their ids."""
+        return [r["id"] for r in conn.execute(Q["cancel_run_matches"], {"id": run_id})]
+
+    def send_run_matches(self, conn: Unit, run_id: int, window: int) -> list[str]:
+        """Mark sent the run's next matches, up to ``window`` in flight; their ids (under
+        the run's lock)."""
+        params = {"id": run_id, "window": window}
+        return sorted(r["id"] for r in conn.execute(Q["send_run_matches"], params))
+
+    def open_runs(self, conn: Unit) -> list[int]:
+        """The runs not over: starting, running or paused."""
+        return [r["id"] for r in conn.execute(Q["open_runs"])]
+
+    def lock_match(self, conn: Unit, match_id: str) -> MatchRow:
+        """A match, locked until the unit of work ends."""
+        row = conn.execute(Q["lock_match"], {"id": match_id}).fetchone()
+        if row is None:
+            raise NotFound(f"no match {quoted(match_id)}")
+        return MatchRow(**row)
+
+    def insert_replay(self, conn: Unit, match_id: str, new_id: str, seed: int, rated: bool) -> bool:
+        """A new match of the run playing ``match_id`` again: its seats, rules and clocks,
+        dealt from ``seed``; False when it was played again before."""
+        params = {"id": match_id, "new_id": new_id, "seed": seed, "rated": rated}
+        row = conn.execute(Q["insert_replay"], params).fetchone()
+        return bool(row and row["made"])
+
+    def void_matches(self, conn: Unit, match_ids: list[str], reason: str) -> list[str]:
+        """Void the matches (finished, or to finish) not voided before; their ids."""
+        params = {"ids": match_ids, "reason": reason}
+        return [r["id"] for r in conn.execute(Q["void_matches"], params)]
+
+    def cancel_matches(self, conn: Unit, match_ids: list[str]) -> list[str]:
+        """Cancel those of the matches not started; their ids."""
+        return [r["id"] for r in conn.execute(Q["cancel_matches"], {"ids": match_ids})]
+
+    def bot_run_matches(self, conn: Unit, bot_id: int, runs: list[int]) -> dict[str, str]:
+        """The bot's matches (any of its versions') in ``runs``: {id: status}."""
+        rows = conn.execute(Q["bot_run_matches"], {"bot_id": bot_id, "runs": runs})
+        return {r["id"]: r["status"] for r in rows}
+
+    def run_notes(self, run_id: int) -> list[dict[str, Any]]:
+        """The run's matches voided or playing again another (500 at most)."""
+        with self._statement() as conn:
+            return conn.execute(Q["run_notes"], {"id": run_id}).fetchall()
+
+    def match_pools(self, match_ids: list[str]) -> list[str]:
+        """The pools of the matches."""
+        with self._statement() as conn:
+            return [r["pool"] for r in conn.execute(Q["match_pools"], {"ids": match_ids})]
+
+    def run_in_flight(self, conn: Unit, run_id: int, *, started: bool = True) -> list[str]:
+        """The run's matches sent to the broker and not done (without ``started``: those
+        not started yet only)."""
+        params = {"id": run_id, "started": started}
+        return [r["id"] for r in conn.execute(Q["run_in_flight"], params)]
 
     def lock_run(self, conn: Unit, run_id: int) -> RunRow:
         """The run, locked until the unit of work ends."""
@@ -78,14 +168,17 @@ class Runs(Connected):
             raise NotFound(f"no run {run_id}")
         return RunRow(**row)
 
-    def run_bots(self, conn: Unit, definition: Definition) -> dict[str, tuple[int, str]]:
+    def run_bots(
+        self, conn: Unit, definition: Definition, as_of: datetime | None = None
+    ) -> dict[str, tuple[int, str]]:
         """The active bots a run of ``definition`` may seat (those listed, or those rated
-        in its pool), each with the bot row and name of who plays for it (its active
-        hosted version, else itself)."""
+        in its pool), each with the bot row and name of who plays for it (its hosted
+        version active at ``as_of``, default now, else itself)."""
         if definition.pool:
-            rows = conn.execute(Q["pool_bots"], {"pool": definition.pool})
+            rows = conn.execute(Q["pool_bots"], {"pool": definition.pool, "as_of": as_of})
         else:
-            rows = conn.execute(Q["active_bots"], {"names": list(definition.bots)})
+            params = {"names": list(definition.bots), "as_of": as_of}
+            rows = conn.execute(Q["active_bots"], params)
         return {r["name"]: (r["id"], r["seat"]) for r in rows}
 
     def fail_run(self, conn: Unit, run_id: int, error: str) -> None:
@@ -145,6 +238,11 @@ class Runs(Connected):
             ).fetchone()
         return done is not None
 
+    def rewrite_run_table(self, run_id: int, table: dict[str, Any]) -> None:
+        """The final table of a run that has one, written again (a match of it voided)."""
+        with self._statement() as conn:
+            conn.execute(Q["rewrite_run_table"], {"id": run_id, "standings": Jsonb(table)})
+
     def run_matches(self, run_id: int, limit: int = 100) -> list[tuple[MatchRow, list[str]]]:
         """A run's matches and the bot at each seat, the latest played first."""
         with self._transaction() as conn:
@@ -155,23 +253,18 @@ class Runs(Connected):
             out.append((MatchRow(**row), names))
         return out
 
-    def run_unfinished(self, run_id: int) -> list[str]:
-        """The ids of the run's matches neither finished nor failed."""
-        with self._transaction() as conn:
-            return [r["id"] for r in conn.execute(Q["run_unfinished"], {"id": run_id})]
-
     def run_done(self, run_id: int) -> bool:
         """True when none of the run's matches is left to play (finished or failed)."""
         with self._statement() as conn:
             row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
         return bool(row and row["done"])
 
-    def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, list[str]]]:
-        """Runs that need a push at ``now``: (id, status, matches left to play)."""
+    def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, bool]]:
+        """Runs that need a push at ``now``: (id, status, whether no match is left)."""
         params = {"now": now, "stall_s": stall_s}
         with self._transaction() as conn:
             rows = conn.execute(Q["stalled_runs"], params).fetchall()
-        return [(r["id"], r["status"], r["unfinished"]) for r in rows]
+        return [(r["id"], r["status"], r["done"]) for r in rows]
 
 
 def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from psycopg.types.json import Jsonb
 
@@ -28,6 +28,7 @@ from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
+from arena.store.base import Unit
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
@@ -56,10 +57,20 @@ class Finish:
     pool: str
 
 
+class Claimed(NamedTuple):
+    """A match claimed to be played (:meth:`Store.claim_match`): the row as it was, the bot
+    at each seat, and its run's status (None outside runs)."""
+
+    match: MatchRow
+    seats: list[str]
+    run_status: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     name: str
     rating: RatingRow
+    state: str = "active"  # the bot's (a version's: its bot's)
 
 
 BAD_NAME = (
@@ -117,6 +128,21 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
         if row is None:
             raise NotFound(f"no bot named {quoted(name)}")
         return BotRow(**row), token
+
+    def set_bot_state(self, conn: Unit, name: str, state: str, reason: str) -> BotRow:
+        """A bot's state (active, withdrawn, disqualified, retired) and why."""
+        params = {"name": name, "state": state, "reason": reason}
+        row = conn.execute(Q["set_bot_state"], params).fetchone()
+        if row is None:
+            raise NotFound(f"no bot named {quoted(name)}")
+        return BotRow(**row)
+
+    def lock_bot(self, conn: Unit, name: str) -> BotRow:
+        """A registered bot (any state), locked until the unit of work ends."""
+        row = conn.execute(Q["lock_registered_bot"], {"name": name}).fetchone()
+        if row is None:
+            raise NotFound(f"no bot named {quoted(name)}")
+        return BotRow(**row)
 
     def rating_history(self, bot: str, pool: str, limit: int) -> list[dict[str, Any]]:
         """The bot's latest ``limit`` rating changes in the pool, oldest first."""
@@ -234,10 +260,15 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
         with self._transaction() as conn:
             conn.execute(Q["set_status"], {"id": match_id, "status": status})
 
-    def leaderboard(self, pool: str) -> list[Standing]:
+    def leaderboard(self, pool: str, *, retired: bool = False) -> list[Standing]:
+        """The pool's rated bots (retired ones too with ``retired``) and their states."""
         with self._transaction() as conn:
-            rows = conn.execute(Q["leaderboard"], {"pool": pool}).fetchall()
-        return [Standing(r.pop("name"), RatingRow(**r)) for r in rows]
+            rows = conn.execute(Q["leaderboard"], {"pool": pool, "retired": retired}).fetchall()
+        out = []
+        for r in rows:
+            name, state = r.pop("name"), r.pop("state")
+            out.append(Standing(name, RatingRow(**r), state))
+        return out
 
     def stalled_matches(self, now: datetime, stall_s: float) -> list[str]:
         """Matches outside runs that need sending again at ``now`` (no progress for
@@ -246,16 +277,17 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
             rows = conn.execute(Q["stalled_matches"], {"now": now, "stall_s": stall_s})
             return [r["id"] for r in rows]
 
-    def claim_match(self, match_id: str) -> tuple[MatchRow, list[str]]:
+    def claim_match(self, match_id: str) -> Claimed:
         """A match to play and the bot at each seat, marked running (started now) unless
-        it was finished or failed, in one statement; the row returned is as it was
-        before."""
+        it was finished, failed or cancelled, or its run is not running (then it goes back
+        to the unsent), in one statement; the row returned is as it was before."""
         with self._statement() as conn:
             row = conn.execute(Q["claim_match"], {"id": match_id}).fetchone()
         if row is None:
             raise NotFound(f"no match {quoted(match_id)}")
         names = row.pop("seat_names")
-        return MatchRow(**row), names
+        run_status = row.pop("run_status")
+        return Claimed(MatchRow(**row), names, run_status)
 
     def pools(self) -> list[str]:
         """Every pool with a rating or a match, the most played first."""

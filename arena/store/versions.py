@@ -78,7 +78,7 @@ class Versions(Connected):
         """For each active bot among ``names``: the id and name it plays as, its active
         hosted version's (NAME@N) if it has one, else its own."""
         with self._transaction() as conn:
-            rows = conn.execute(Q["active_bots"], {"names": list(names)})
+            rows = conn.execute(Q["active_bots"], {"names": list(names), "as_of": None})
             return {r["name"]: (r["id"], r["seat"]) for r in rows}
 
     def versions(self, bot: str) -> list[BotVersionRow]:

@@ -19,7 +19,8 @@ from arena.domain.tournament import deal_seed, seatings
 from arena.engine import Rules, quoted
 from arena.errors import NotFound, NotReady
 from arena.store.rows import MatchRow
-from arena.store.store import Finish, Store
+from arena.store.store import Claimed, Finish, Store
+from arena.usecases import runs
 from arena.usecases.ratings import refit
 from arena.usecases.sprts import step_sprt
 
@@ -83,10 +84,10 @@ def challenge(
     return [m.id for m in made]
 
 
-def claim(store: Store, match_id: str) -> tuple[MatchRow, list[str]]:
+def claim(store: Store, match_id: str) -> Claimed:
     """A match to play and the bot at each seat, marked running (started now) unless it
-    was finished or failed; the row as it was before (a finished one is not played
-    again)."""
+    was finished, failed or cancelled, or its run is paused; the row as it was before (a
+    finished one is not played again) and its run's status."""
     return store.claim_match(match_id)
 
 
@@ -118,7 +119,7 @@ class Played:
     """What playing a match came to: whether it was played (False: it was finished or
     failed before), whether this call recorded it (False: another had), its run and
     whether that run is done (None: not known), and the matches to send next (a test's
-    next pairs)."""
+    next pairs, the run's next window)."""
 
     played: bool
     recorded: bool
@@ -134,6 +135,7 @@ def play(
     *,
     freed: Callable[[str], object] = lambda pool: None,
     fit: Callable[[str], bool] = lambda pool: True,
+    window: int = runs.WINDOW,
 ) -> Played:
     """Play the match and record it, unless it was finished or failed before: claimed
     (marked running), played by ``referee`` (the edge's way of having a referee play the
@@ -141,14 +143,20 @@ def play(
     credits it, and its test stepped. ``freed(pool)`` is called as soon as a ladder
     match is played, before it is recorded, so that its slot is filled at once;
     ``fit(pool)`` says whether to fit the pool again now (a worker that has just fitted it
-    leaves it to the next)."""
-    match, seats = claim(store, match_id)
-    if match.status in ("finished", "failed"):
+    leaves it to the next). A match of a paused run is not played (it goes back to be
+    sent when the run resumes); one of a run sends the run's next matches, up to
+    ``window`` in flight."""
+    match, seats, run_status = claim(store, match_id)
+    if match.status in ("finished", "failed", "cancelled"):
         return Played(False, False, match.run_id, None, [])
+    if match.status == "scheduled" and run_status not in (None, "running"):
+        return Played(False, False, match.run_id, False, [])
     played = referee(match, seats)
     if match.ladder_id is not None:
         freed(match.pool)
     credited = functools.partial(credit, policy=match.absent)
     done = record(store, match_id, played, credited, fit=fit(match.pool))
     following = step_sprt(store, match.sprt_id) if match.sprt_id is not None else []
+    if match.run_id is not None:
+        following += runs.next_matches(store, match.run_id, window)
     return Played(True, done.recorded, match.run_id, done.run_done, following)

@@ -45,16 +45,19 @@ def tick(store: Store, now: datetime, stall_s: float = STALL_S) -> Due:
             log.info("tournament %s: run %d for %s", t.name, run.id, firing.isoformat())
             due.started.append(run.id)
     due.start += due.started
-    for run_id, status, unfinished in store.stalled_runs(now, stall_s):
+    for run_id, status, done in store.stalled_runs(now, stall_s):
         if run_id in due.started:  # made by this tick (at a ``now`` ahead of the clock)
             continue
-        log.warning("run %d was left %s; picking it up", run_id, status)
         if status == "starting":
+            log.warning("run %d was left starting; planning it", run_id)
             due.start.append(run_id)
-        elif unfinished:
-            due.matches += unfinished
-        else:
+        elif done:
             due.finish.append(run_id)
+        else:
+            log.warning("run %d made no progress; sending its matches in flight again", run_id)
+            with store.unit() as conn:
+                due.matches += store.run_in_flight(conn, run_id)
+            due.matches += runs.next_matches(store, run_id)
     stalled = store.stalled_matches(now, stall_s)
     if stalled:
         log.warning("%d requested matches were left behind; sending them again", len(stalled))

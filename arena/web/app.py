@@ -312,7 +312,8 @@ def _int(request: Request, name: str, default: int) -> int:
 
 def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     p = request.path_params
-    return ratings.leaderboard(store, f"{p['preset']}/{p['size']}")
+    retired = request.query_params.get("retired") == "1"
+    return ratings.leaderboard(store, f"{p['preset']}/{p['size']}", retired=retired)
 
 
 def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots, ratings
 from arena.store.store import Store
+from arena.usecases import participants
 from referee import messages
 from referee.callers import Callers
 from referee.hub import Hub
@@ -18,8 +19,9 @@ log = logging.getLogger(__name__)
 
 
 class Bots:
-    """RegisterBot, RotateToken, ListBots, SetBotLadder, GetRatingHistory and
-    GetLeaderboard, on ``store``; a rotated token stops working on ``hub`` at once."""
+    """RegisterBot, RotateToken, ListBots, SetBotLadder, SetBotState, GetRatingHistory and
+    GetLeaderboard, on ``store``; a rotated token, or a bot no longer active, stops
+    working on ``hub`` at once."""
 
     def __init__(self, store: Store, callers: Callers, hub: Hub) -> None:
         self.store, self.callers, self.hub = store, callers, hub
@@ -51,6 +53,18 @@ class Bots:
         seen = await self.callers.presence([row.name])
         return messages.bot_message(bots.bot_line(row), seen.get(row.name))
 
+    async def SetBotState(self, request: Any, context: Any) -> api.Bot:
+        who = await self.callers.organizer(context)
+        row = await asyncio.to_thread(
+            participants.set_state, self.store, request.bot, request.state, request.reason,
+            request.run or None, who,
+        )  # fmt: skip
+        if row.state == "disqualified":  # its live session ends (its matches count not)
+            self.hub.revoke(row.name, "this bot is disqualified")
+        log.info("%s set bot %s %s", who, row.name, request.state)
+        seen = await self.callers.presence([row.name])
+        return messages.bot_message(bots.bot_line(row), seen.get(row.name))
+
     async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
         pool = messages.pool_of_request(request.pool)
         rows = await asyncio.to_thread(ratings.rating_history, self.store, request.bot, pool)
@@ -60,7 +74,9 @@ class Bots:
 
     async def GetLeaderboard(self, request: Any, context: Any) -> api.GetLeaderboardResponse:
         pool = messages.pool_of_request(request.pool)
-        rows = await asyncio.to_thread(ratings.standings, self.store, pool, trends=False)
+        rows = await asyncio.to_thread(
+            ratings.standings, self.store, pool, trends=False, retired=request.retired
+        )
         return api.GetLeaderboardResponse(
             pool=pool, standings=[messages.message(api.Standing, r) for r in rows]
         )

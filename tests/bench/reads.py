@@ -46,7 +46,7 @@ from arena.store.migrate import migrate
 from arena.store.rows import TournamentRow
 from arena.store.store import Store
 from arena.usecases.matches import request as request_match
-from arena.usecases.runs import create_tournament
+from arena.usecases.tournaments import create_tournament
 from tests.bench.store import server
 from tests.scratch import scratch_database
 from tests.store.test_store import played

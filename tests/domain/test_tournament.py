@@ -16,7 +16,8 @@ from arena.domain.tournament import Definition, Result, deal_mode, deal_seed, pl
 from arena.engine import Match, Rules, RulesError
 from arena.errors import Exists, Invalid, NotFound
 from arena.store.store import Store
-from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
+from arena.usecases.runs import create_run, finish_run, plan_run
+from arena.usecases.tournaments import create_tournament
 from tests.store.test_store import played
 
 BOTS = ("ana", "bia", "caio")
@@ -258,11 +259,11 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert (name, row.status, row.total, row.participants) == ("weekly", "running", 6, list(BOTS))
     assert not finish_run(store, run.id)  # matches are left to play
     # a worker claims a match: it gets the row as it was, and the match is running now
-    claimed, seats = store.claim_match(ids[0])
+    claimed, seats, _ = store.claim_match(ids[0])
     assert claimed.run_id == run.id and set(seats) == {"ana", "bia"}
     assert claimed.status == "scheduled" and claimed.started_at is None
     assert TimeControl.from_json(claimed.clock) == definition.clock  # its own clocks
-    again, _ = store.claim_match(ids[0])  # a redelivered task
+    again, _, _ = store.claim_match(ids[0])  # a redelivered task
     assert again.status == "running" and again.started_at is not None
     assert not store.run_done(run.id)
 
@@ -275,7 +276,7 @@ def test_a_run_is_planned_once_and_keeps_its_definition(store: Store) -> None:
     assert store.run_done(run.id)
     again = store.finish_match(ids[0], played(Rules.preset("paulista"), seed=0))
     assert (again.recorded, again.run_done) == (False, True)  # a redelivered task finds it so
-    finished_before, _ = store.claim_match(ids[0])  # claims nothing now
+    finished_before, _, _ = store.claim_match(ids[0])  # claims nothing now
     assert store.claim_match(ids[0])[0].status == finished_before.status == "finished"
     assert finish_run(store, run.id)
     assert not finish_run(store, run.id)  # once

@@ -51,8 +51,9 @@ from arena.store.store import Store
 from arena.usecases.ladder import fill, set_ladder
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
-from arena.usecases.runs import create_run, create_tournament, finish_run, plan_run
+from arena.usecases.runs import create_run, finish_run, plan_run
 from arena.usecases.sprts import start_sprt, step_sprt
+from arena.usecases.tournaments import create_tournament
 from tests.scratch import scratch_database
 from tests.store.test_store import played
 

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from arena.domain.tournament import Definition
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.usecases import runs
+from arena.usecases import runs, tournaments
 from arena.web import create_app
 from tests.referee.test_api import ORGANIZER as BEARER
 from tests.referee.test_api import arena  # noqa: F401 (the fixture)
@@ -75,7 +75,7 @@ def assert_agree(stub: Any, client: TestClient, run_id: int) -> list[bool]:
 
 def test_a_run_reads_the_same_through_the_api_and_on_its_page(both: Any) -> None:
     store, stub, client = both
-    later = runs.create_tournament(store, Definition("later", bots=("ana", "bia")))
+    later = tournaments.create_tournament(store, Definition("later", bots=("ana", "bia")))
     starting = runs.create_run(store, later)
     assert starting is not None and assert_agree(stub, client, starting.id) == [True, True]
 

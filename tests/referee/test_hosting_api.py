@@ -30,7 +30,8 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots, ratings
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
-from arena.usecases.runs import create_run, create_tournament, plan_run
+from arena.usecases.runs import create_run, plan_run
+from arena.usecases.tournaments import create_tournament
 from arena.usecases.versions import submit as submit_version
 from arena.web import create_app
 from tests.hosted.test_archive import BOT, tar

@@ -52,7 +52,7 @@ def test_a_claimed_match_is_running_and_a_finished_one_is_not_played_again(
 ) -> None:
     a, b = (store.register_bot(n)[0].id for n in ("ana", "bia"))
     request(store, "m1", Rules(), [a, b], seed=5)
-    before, seats = claim(store, "m1")
+    before, seats, _ = claim(store, "m1")
     assert before.status == "scheduled" and seats == ["ana", "bia"]
     assert claim(store, "m1")[0].status == "running"
     store.finish_match("m1", played(Rules(), 5))

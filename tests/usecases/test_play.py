@@ -16,7 +16,7 @@ from arena.engine import Rules
 from arena.errors import Unavailable
 from arena.store.rows import MatchRow
 from arena.store.store import Store
-from arena.usecases import ladder, matches, runs, schedule
+from arena.usecases import ladder, matches, runs, schedule, tournaments
 from arena.usecases.ladder import set_ladder
 from tests.store.test_store import played
 
@@ -83,7 +83,7 @@ def test_a_due_firing_makes_one_run_however_many_schedulers_tick(store: Store) -
     for bot in ("ana", "bia"):
         store.register_bot(bot)
     definition = Definition("minutely", bots=("ana", "bia"), schedule="* * * * *")
-    runs.create_tournament(store, definition)
+    tournaments.create_tournament(store, definition)
     now = datetime.now(UTC) + timedelta(seconds=61)  # a firing is due, nothing stalled yet
     first = schedule.tick(store, now)
     second = schedule.tick(store, now)
@@ -94,7 +94,7 @@ def test_a_due_firing_makes_one_run_however_many_schedulers_tick(store: Store) -
 def test_a_run_left_starting_is_started_again(store: Store) -> None:
     for bot in ("ana", "bia"):
         store.register_bot(bot)
-    tournament = runs.create_tournament(store, Definition("once", bots=("ana", "bia")))
+    tournament = tournaments.create_tournament(store, Definition("once", bots=("ana", "bia")))
     run = runs.create_run(store, tournament)
     assert run is not None
     now = datetime.now(UTC)

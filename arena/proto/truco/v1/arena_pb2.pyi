@@ -320,7 +320,7 @@ class ListVersionsResponse(_message.Message):
     def __init__(self, versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
 
 class Bot(_message.Message):
-    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing")
+    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing", "state", "state_reason")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
@@ -329,6 +329,8 @@ class Bot(_message.Message):
     LADDER_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     PLAYING_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATE_REASON_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     active: bool
@@ -337,7 +339,21 @@ class Bot(_message.Message):
     ladder: bool
     concurrency: int
     playing: int
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ...) -> None: ...
+    state: str
+    state_reason: str
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ..., state: _Optional[str] = ..., state_reason: _Optional[str] = ...) -> None: ...
+
+class SetBotStateRequest(_message.Message):
+    __slots__ = ("bot", "state", "reason", "run")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    state: str
+    reason: str
+    run: int
+    def __init__(self, bot: _Optional[str] = ..., state: _Optional[str] = ..., reason: _Optional[str] = ..., run: _Optional[int] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "owner")
@@ -366,13 +382,15 @@ class ListBotsResponse(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ...) -> None: ...
 
 class GetLeaderboardRequest(_message.Message):
-    __slots__ = ("pool",)
+    __slots__ = ("pool", "retired")
     POOL_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
     pool: str
-    def __init__(self, pool: _Optional[str] = ...) -> None: ...
+    retired: bool
+    def __init__(self, pool: _Optional[str] = ..., retired: _Optional[bool] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high", "sd")
+    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high", "sd", "state")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -383,6 +401,7 @@ class Standing(_message.Message):
     LOW_FIELD_NUMBER: _ClassVar[int]
     HIGH_FIELD_NUMBER: _ClassVar[int]
     SD_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -393,7 +412,8 @@ class Standing(_message.Message):
     low: float
     high: float
     sd: float
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., sd: _Optional[float] = ...) -> None: ...
+    state: str
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., sd: _Optional[float] = ..., state: _Optional[str] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("pool", "standings")
@@ -428,7 +448,7 @@ class RequestMatchResponse(_message.Message):
     def __init__(self, match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed")
+    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed", "rated", "voided", "replay_of", "run_id")
     ID_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -440,6 +460,10 @@ class MatchSummary(_message.Message):
     FORFEIT_FIELD_NUMBER: _ClassVar[int]
     TWIN_FIELD_NUMBER: _ClassVar[int]
     SEALED_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_OF_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
     id: str
     pool: str
     rules: str
@@ -451,7 +475,11 @@ class MatchSummary(_message.Message):
     forfeit: _containers.RepeatedScalarFieldContainer[int]
     twin: str
     sealed: bool
-    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ...) -> None: ...
+    rated: bool
+    voided: str
+    replay_of: str
+    run_id: int
+    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ..., rated: _Optional[bool] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ..., run_id: _Optional[int] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
     __slots__ = ("id",)
@@ -559,7 +587,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent", "rated", "entries_close_s")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -576,6 +604,8 @@ class TournamentDefinition(_message.Message):
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     TRUSTED_FIELD_NUMBER: _ClassVar[int]
     ABSENT_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_CLOSE_S_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -592,7 +622,9 @@ class TournamentDefinition(_message.Message):
     reconnect_grace_ms: int
     trusted: bool
     absent: str
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ...) -> None: ...
+    rated: bool
+    entries_close_s: int
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ..., rated: _Optional[bool] = ..., entries_close_s: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")
@@ -692,7 +724,14 @@ class CrossCell(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started", "deals")
+    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started", "deals", "cancelled", "voided", "replays", "waiting", "entries", "notes")
+    class EntriesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
@@ -712,6 +751,12 @@ class Run(_message.Message):
     CROSSTABLE_FIELD_NUMBER: _ClassVar[int]
     FIRST_STARTED_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    REPLAYS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
     id: int
     tournament_id: int
     tournament: str
@@ -731,4 +776,66 @@ class Run(_message.Message):
     crosstable: _containers.RepeatedCompositeFieldContainer[CrossCell]
     first_started: str
     deals: str
-    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ..., deals: _Optional[str] = ...) -> None: ...
+    cancelled: int
+    voided: int
+    replays: int
+    waiting: str
+    entries: _containers.ScalarMap[str, str]
+    notes: _containers.RepeatedCompositeFieldContainer[RunNote]
+    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ..., deals: _Optional[str] = ..., cancelled: _Optional[int] = ..., voided: _Optional[int] = ..., replays: _Optional[int] = ..., waiting: _Optional[str] = ..., entries: _Optional[_Mapping[str, str]] = ..., notes: _Optional[_Iterable[_Union[RunNote, _Mapping]]] = ...) -> None: ...
+
+class RunNote(_message.Message):
+    __slots__ = ("match_id", "status", "voided", "replay_of")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_OF_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    status: str
+    voided: str
+    replay_of: str
+    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[str] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ...) -> None: ...
+
+class EditTournamentRequest(_message.Message):
+    __slots__ = ("tournament", "definition")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    definition: TournamentDefinition
+    def __init__(self, tournament: _Optional[str] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ...) -> None: ...
+
+class DeleteTournamentRequest(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: str
+    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+
+class DeleteTournamentResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RunControlRequest(_message.Message):
+    __slots__ = ("id", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    reason: str
+    def __init__(self, id: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RunMatchControlRequest(_message.Message):
+    __slots__ = ("run", "match_id", "reason")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    run: int
+    match_id: str
+    reason: str
+    def __init__(self, run: _Optional[int] = ..., match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ReplayMatchResponse(_message.Message):
+    __slots__ = ("match_id", "run")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    run: Run
+    def __init__(self, match_id: _Optional[str] = ..., run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...

@@ -44,6 +44,11 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
                 _registered_method=True)
+        self.SetBotState = channel.unary_unary(
+                '/truco.v1.Arena/SetBotState',
+                request_serializer=truco_dot_v1_dot_arena__pb2.SetBotStateRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Bot.FromString,
+                _registered_method=True)
         self.ListBots = channel.unary_unary(
                 '/truco.v1.Arena/ListBots',
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
@@ -98,6 +103,41 @@ class ArenaStub:
                 '/truco.v1.Arena/GetRun',
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.EditTournament = channel.unary_unary(
+                '/truco.v1.Arena/EditTournament',
+                request_serializer=truco_dot_v1_dot_arena__pb2.EditTournamentRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.DeleteTournament = channel.unary_unary(
+                '/truco.v1.Arena/DeleteTournament',
+                request_serializer=truco_dot_v1_dot_arena__pb2.DeleteTournamentRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.DeleteTournamentResponse.FromString,
+                _registered_method=True)
+        self.PauseRun = channel.unary_unary(
+                '/truco.v1.Arena/PauseRun',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.ResumeRun = channel.unary_unary(
+                '/truco.v1.Arena/ResumeRun',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.CancelRun = channel.unary_unary(
+                '/truco.v1.Arena/CancelRun',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.VoidMatch = channel.unary_unary(
+                '/truco.v1.Arena/VoidMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Run.FromString,
+                _registered_method=True)
+        self.ReplayMatch = channel.unary_unary(
+                '/truco.v1.Arena/ReplayMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ReplayMatchResponse.FromString,
                 _registered_method=True)
         self.SubmitBot = channel.stream_unary(
                 '/truco.v1.Arena/SubmitBot',
@@ -163,6 +203,17 @@ class ArenaServicer:
 
     def RotateToken(self, request, context):
         """organizer: a new token for a bot; the old one stops working at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetBotState(self, request, context):
+        """organizer: a bot's state (docs/events.md): "withdrawn" (its matches not started in
+        the runs not over, or in `run` alone, are cancelled; with `run`, its state stays),
+        "disqualified" (its matches in those runs voided, counting for no table or rating,
+        and it plays no more), "active" (reinstated) or "retired" (plays no more; hidden from
+        leaderboards unless asked).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -243,6 +294,60 @@ class ArenaServicer:
     def GetRun(self, request, context):
         """A run: its progress and its standings (so far while it plays, final once finished).
         """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditTournament(self, request, context):
+        """organizer: change a tournament for the runs to come (a run keeps the definition it
+        was made with): the whole definition, its name unchanged; a changed schedule fires
+        from now on. Unscheduling is an edit with an empty schedule.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteTournament(self, request, context):
+        """organizer: delete a tournament: it fires no more and its name is free again; its runs
+        and their records stay. FAILED_PRECONDITION while one of its runs is not over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseRun(self, request, context):
+        """organizer: pause a running run (no match of it starts until resumed), resume a paused
+        one, or cancel one not over (its matches not started are never played; those playing
+        end and are recorded; it ends as cancelled). FAILED_PRECONDITION from another state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeRun(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelRun(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VoidMatch(self, request, context):
+        """organizer: void a finished match of a run (its result counts no more: not in the
+        run's table, not for any rating), or play a failed or finished one again (a finished
+        one is voided first), on the same deals only where no bot can remember them
+        (docs/events.md). A reason is needed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayMatch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -347,6 +452,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     request_deserializer=truco_dot_v1_dot_arena__pb2.RotateTokenRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.RegisterBotResponse.SerializeToString,
             ),
+            'SetBotState': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBotState,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.SetBotStateRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Bot.SerializeToString,
+            ),
             'ListBots': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBots,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
@@ -401,6 +511,41 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetRun,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetRunRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'EditTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditTournament,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.EditTournamentRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Tournament.SerializeToString,
+            ),
+            'DeleteTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteTournament,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.DeleteTournamentRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.DeleteTournamentResponse.SerializeToString,
+            ),
+            'PauseRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseRun,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'ResumeRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeRun,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'CancelRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelRun,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunControlRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'VoidMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.VoidMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Run.SerializeToString,
+            ),
+            'ReplayMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ReplayMatchResponse.SerializeToString,
             ),
             'SubmitBot': grpc.stream_unary_rpc_method_handler(
                     servicer.SubmitBot,
@@ -507,6 +652,33 @@ class Arena:
             '/truco.v1.Arena/RotateToken',
             truco_dot_v1_dot_arena__pb2.RotateTokenRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBotState(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/SetBotState',
+            truco_dot_v1_dot_arena__pb2.SetBotStateRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Bot.FromString,
             options,
             channel_credentials,
             insecure,
@@ -804,6 +976,195 @@ class Arena:
             '/truco.v1.Arena/GetRun',
             truco_dot_v1_dot_arena__pb2.GetRunRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/EditTournament',
+            truco_dot_v1_dot_arena__pb2.EditTournamentRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/DeleteTournament',
+            truco_dot_v1_dot_arena__pb2.DeleteTournamentRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.DeleteTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/PauseRun',
+            truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ResumeRun',
+            truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/CancelRun',
+            truco_dot_v1_dot_arena__pb2.RunControlRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VoidMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/VoidMatch',
+            truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ReplayMatch',
+            truco_dot_v1_dot_arena__pb2.RunMatchControlRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ReplayMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
