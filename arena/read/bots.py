@@ -30,6 +30,8 @@ def bots(store: Store) -> dict[str, Any]:
                 "name": b["name"],
                 "owner": b["owner"],
                 "active": b["active"],
+                "state": b["state"],
+                "state_reason": b["state_reason"],
                 "created_at": b["created_at"].isoformat(),
                 "ratings": [
                     {

@@ -423,7 +423,7 @@ SELECT r.* FROM ratings r JOIN bots b ON b.id = r.bot_id
 WHERE b.name = %(name)s ORDER BY r.games DESC, r.pool;
 
 -- name: bot_index
-SELECT b.name, b.owner, b.active, b.created_at,
+SELECT b.name, b.owner, b.active, b.state, b.state_reason, b.created_at,
     coalesce(json_agg(json_build_object('pool', r.pool, 'elo', r.elo, 'games', r.games)
                       ORDER BY r.games DESC, r.pool) FILTER (WHERE r.pool IS NOT NULL),
              '[]') AS ratings

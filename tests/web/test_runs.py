@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 from arena.domain.tournament import Definition
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
+from arena.usecases import runs
 from arena.usecases.runs import create_run, finish_run
 from arena.usecases.tournaments import create_tournament
 from arena.web import create_app
@@ -64,7 +65,8 @@ def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
     assert data["live"] is False and data["refresh"] is None
     assert data["progress"] | {"per_minute": None, "first_started": None} == {
         "total": 6, "finished": 6, "failed": 0, "running": 0, "percent": 100.0,
-        "per_minute": None, "eta_s": None, "first_started": None,
+        "per_minute": None, "eta_s": None, "first_started": None, "cancelled": 0,
+        "voided": 0, "replays": 0,
     }  # fmt: skip
     table = {
         r["bot"]: (r["rank"], r["points"], r["wins"], r["losses"], r["hand_points"],
@@ -128,6 +130,37 @@ def test_a_running_run_has_live_standings_progress_and_reloads_itself(
     assert '<meta http-equiv="refresh" content="5">' in page
     assert "so far" in page and "matches/min" in page
     assert 'aria-valuenow="2"' in page
+
+
+def test_a_run_s_states_and_fixes_show_on_its_page_and_in_its_json(
+    client: TestClient, store: Store
+) -> None:
+    unrated = Definition("practice", bots=BOTS, matches=2, rated=False)
+    run_id, ids = start_run(store, unrated)
+    finish(store, ids, OUTCOMES[:2])
+    runs.pause_run(store, run_id)
+    data = client.get(f"/api/runs/{run_id}").json()
+    assert data["run"]["status"] == "paused" and "paused by the organizer" in data["waiting"]
+    assert data["definition"]["rated"] is False
+    assert data["run"]["entries"] == {"ana": "ana", "bia": "bia", "caio": "caio"}
+    page = client.get(f"/runs/{run_id}").text
+    assert "Waiting: paused by the organizer: 4 matches wait" in page
+    assert "An unrated event" in page and "run-paused" in page
+    assert "unrated</span>" in page  # its matches are marked in the list
+
+    runs.void_match(store, run_id, ids[0], "wrong clock")
+    new_id, _ = runs.replay_match(store, run_id, ids[1], "a restart")
+    runs.cancel_run(store, run_id)
+    data = client.get(f"/api/runs/{run_id}").json()
+    progress = data["progress"]
+    assert data["run"]["status"] == "cancelled"
+    assert (progress["cancelled"], progress["voided"], progress["replays"]) == (5, 2, 1)
+    notes = {n["match_id"]: n for n in data["notes"]}
+    assert notes[ids[0]]["voided"] == "wrong clock"
+    assert notes[new_id]["replay_of"] == ids[1] and notes[new_id]["status"] == "cancelled"
+    page = client.get(f"/runs/{run_id}").text
+    assert "This run was cancelled" in page and "Matches voided or played again" in page
+    assert f"replayed as {new_id}: a restart" in page
 
 
 def test_a_failed_run_says_why_and_does_not_reload(client: TestClient, store: Store) -> None:
