@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 
 from arena.domain.tournament import Definition
 from arena.store.store import Store
-from arena.usecases.matches import record as record_match
 from arena.usecases import runs
+from arena.usecases.matches import record as record_match
 from arena.usecases.runs import create_run, finish_run
 from arena.usecases.tournaments import create_tournament
 from arena.web import create_app
