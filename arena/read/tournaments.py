@@ -3,10 +3,11 @@ stored, schedules, a run's progress, standings and crosstable."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from arena.domain.identity import is_version
 from arena.domain.pools import pool_of
 from arena.domain.schedule import next_firing
 from arena.domain.tournament import DEALS, STORED_DEFAULTS, standings
@@ -203,9 +204,9 @@ class RunState(TypedDict):
 ACTIVE = ("starting", "running", "paused")  # a run whose matches are still to be played
 
 
-def waiting(run: RunRow, progress: Progress) -> str | None:
+def waiting(run: RunRow, progress: Progress, away: Sequence[str] = ()) -> str | None:
     """What a run waits for, in words, while nothing of it plays (None: it plays, or is
-    over)."""
+    over); ``away``: its bots that dial in and are not connected to any node."""
     left = progress["total"] - progress["finished"] - progress["failed"] - progress["cancelled"]
     if run.status == "starting":
         return "its start is queued: a worker plans it (is `arena worker` running?)"
@@ -214,11 +215,20 @@ def waiting(run: RunRow, progress: Progress) -> str | None:
     if run.status == "cancelled" and run.standings is None:
         return f"cancelled: {progress['running']} matches still playing end and are recorded"
     if run.status == "running" and progress["running"] == 0 and left:
-        return (
-            f"{left} matches to play, none playing: waiting for a free worker, or for "
-            "their bots to connect"
-        )
+        if away:
+            return f"{left} matches to play, none playing: {', '.join(away)} not connected"
+        return f"{left} matches to play, none playing: waiting for a free worker"
     return None
+
+
+def _away(store: Store, run: RunRow, done: Progress) -> list[str]:
+    """The run's bots that dial in and are not connected to a live node, asked only while
+    it waits (a hosted version's process is started for its match)."""
+    if run.status != "running" or done["running"]:
+        return []
+    dial_in = [p for p in run.participants if not is_version(p)]
+    connected = store.presence(dial_in) if dial_in else {}
+    return [p for p in dial_in if p not in connected]
 
 
 def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> RunState:
@@ -245,7 +255,7 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
         live=live,
         standings=table["table"],
         crosstable=table["crosstable"],
-        waiting=waiting(row, done),
+        waiting=waiting(row, done, _away(store, row, done)),
         notes=store.run_notes(row.id),
     )
 

@@ -138,6 +138,8 @@ def test_a_run_s_states_and_fixes_show_on_its_page_and_in_its_json(
     unrated = Definition("practice", bots=BOTS, matches=2, rated=False)
     run_id, ids = start_run(store, unrated)
     finish(store, ids, OUTCOMES[:2])
+    data = client.get(f"/api/runs/{run_id}").json()  # nobody connected to any node
+    assert data["waiting"] == "4 matches to play, none playing: ana, bia, caio not connected"
     runs.pause_run(store, run_id)
     data = client.get(f"/api/runs/{run_id}").json()
     assert data["run"]["status"] == "paused" and "paused by the organizer" in data["waiting"]
