@@ -53,6 +53,7 @@ def test_the_empty_arena_says_so_on_every_page(client: TestClient) -> None:
         "pools": ["paulista/1"],
         "ladder": None,
         "standings": [],
+        "retired": False,
         "recent_matches": [],
     }
     assert "No bots are registered yet" in client.get("/bots").text
