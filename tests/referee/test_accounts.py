@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -17,23 +16,11 @@ from starlette.testclient import TestClient
 
 from arena.cli import main
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.proto.truco.v1 import arena_pb2_grpc
 from arena.web import create_app
 from tests.hosted.test_archive import BOT, tar
-from tests.referee.test_api import ORGANIZER, ArenaReferee
+from tests.referee.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
 from tests.referee.test_hosting_api import bearer, submit
 from tests.referee.test_sessions import Client
-
-
-@pytest.fixture
-def arena(database: str) -> Iterator[tuple[ArenaReferee, arena_pb2_grpc.ArenaStub]]:
-    """A referee with the Arena API on a fresh store, and a client of it."""
-    ref = ArenaReferee(database)
-    channel = grpc.insecure_channel(ref.server.address)
-    yield ref, arena_pb2_grpc.ArenaStub(channel)
-    channel.close()
-    ref.close()
-    ref.store.close()
 
 
 def code_of(call: Any) -> grpc.StatusCode:
@@ -53,7 +40,7 @@ def logged(stub: Any, **filters: Any) -> list[tuple[str, str, str]]:
 
 
 def test_organizers_are_added_listed_and_removed_and_a_removed_token_is_refused_at_once(
-    arena: Any,
+    arena: Any,  # noqa: F811
 ) -> None:
     ref, stub = arena
     token = add(stub, "ana")
@@ -78,7 +65,7 @@ def test_organizers_are_added_listed_and_removed_and_a_removed_token_is_refused_
     assert ref.store.bot("beta") is None
 
 
-def test_only_organizers_manage_organizers_and_names_are_checked(arena: Any) -> None:
+def test_only_organizers_manage_organizers_and_names_are_checked(arena: Any) -> None:  # noqa: F811
     _, stub = arena
     bot_token = stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER).token
     request = api.AddOrganizerRequest(name="ana")
@@ -108,7 +95,7 @@ def test_only_organizers_manage_organizers_and_names_are_checked(arena: Any) -> 
     ]  # fmt: skip
 
 
-def test_every_action_is_logged_naming_who_did_it(arena: Any) -> None:
+def test_every_action_is_logged_naming_who_did_it(arena: Any) -> None:  # noqa: F811
     _, stub = arena
     ana = bearer(add(stub, "ana"))
     token = stub.RegisterBot(api.RegisterBotRequest(name="alpha", owner="zé"), metadata=ana).token
@@ -150,7 +137,7 @@ def test_every_action_is_logged_naming_who_did_it(arena: Any) -> None:
     )
 
 
-def test_an_action_refused_leaves_no_entry(arena: Any) -> None:
+def test_an_action_refused_leaves_no_entry(arena: Any) -> None:  # noqa: F811
     _, stub = arena
     stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER)
     again = api.RegisterBotRequest(name="ALPHA")  # taken, whatever its case
@@ -168,7 +155,11 @@ def test_an_action_refused_leaves_no_entry(arena: Any) -> None:
 
 
 @pytest.fixture
-def cli(arena: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+def cli(
+    arena: Any,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Any:
     """``arena ARGS...`` run in this process against the fixture's referee, as the first
     organizer (or with ``token`` as ARENA_ORGANIZER_TOKEN): its exit status and output."""
     ref, _ = arena
@@ -227,7 +218,8 @@ def test_the_cli_adds_lists_and_removes_organizers_and_reads_the_log(cli: Any) -
 
 
 def test_bot_token_prints_a_new_token_and_the_old_one_is_refused_at_once(
-    arena: Any, cli: Any
+    arena: Any,  # noqa: F811
+    cli: Any,
 ) -> None:
     ref, stub = arena
     old = stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=ORGANIZER).token
@@ -257,7 +249,7 @@ def test_bot_token_prints_a_new_token_and_the_old_one_is_refused_at_once(
 # ---- the web page of the log ----
 
 
-def test_the_log_page_shows_the_entries_to_organizers_and_refuses_others(arena: Any) -> None:
+def test_the_log_page_shows_the_entries_to_organizers_and_refuses_others(arena: Any) -> None:  # noqa: F811
     ref, stub = arena
     token = add(stub, "ana")
     stub.RegisterBot(api.RegisterBotRequest(name="alpha"), metadata=bearer(token))
