@@ -8,7 +8,9 @@ use. ``arena serve``
 also listens on a unix socket under ``ARENA_HOME``, where the CLI of the same user finds
 it (:func:`referee_socket`); ``ARENA_HOME`` is made readable by its owner only, and the
 sockets that do not fit there go to a folder of the user's own (:func:`private_socket`).
-``ARENA_CA_FILE``
+``ARENA_ORGANIZER_TOKEN`` is a named organizer's own token, which the CLI then sends
+instead of the first organizer's (``ARENA_ADMIN_TOKEN``, or the one generated into
+``ARENA_HOME``). ``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
 """
@@ -59,6 +61,9 @@ class Settings:
         """The queue of the tasks that start, check and schedule (never behind matches)."""
         return f"{self.queue}.control"
 
+    organizer_token_value: str | None = None  # the CLI's organizer calls: a named
+    # organizer's own token (docs/events.md); None: admin_token()
+
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
         home = Path(env.get("ARENA_HOME") or Path.home() / ".local/share/truco-arena")
@@ -79,6 +84,7 @@ class Settings:
             node=env.get("ARENA_NODE", ""),
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
+            organizer_token_value=env.get("ARENA_ORGANIZER_TOKEN") or None,
         )
 
     def organizer_referee(self) -> str:
@@ -94,6 +100,13 @@ class Settings:
         """A channel to the referee (``address``, default ``referee_address``), with TLS
         as configured."""
         return open_channel(address or self.referee_address, self.ca_file, self.tls)
+
+    def organizer_token(self) -> str:
+        """The token the CLI sends for an organizer's calls: ``ARENA_ORGANIZER_TOKEN`` (a
+        named organizer's own, from ``arena organizer add``), else the first organizer's
+        (:meth:`admin_token`). Only the clients read it: the servers' first organizer is
+        always :meth:`admin_token`'s, whoever runs them."""
+        return self.organizer_token_value or self.admin_token()
 
     def admin_token(self) -> str:
         """The organizer's token: ``ARENA_ADMIN_TOKEN``, else one generated once into

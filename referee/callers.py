@@ -1,7 +1,8 @@
-"""Who calls the Arena API: the organizer's token or a bot's own, checked once for every
-call that needs them (a wrong one counted as a guess of its address, :mod:`arena.guard`),
-and who is connected now. One :class:`Callers` is handed to each area of the API
-(referee/api/); what their refusals become is referee/statuses.py's."""
+"""Who calls the Arena API: an organizer's token (the first's, or a named organizer's:
+docs/events.md) or a bot's own, checked once for every call that needs them (a wrong one
+counted as a guess of its address, :mod:`arena.guard`), and who is connected now. One
+:class:`Callers` is handed to each area of the API (referee/api/); what their refusals
+become is referee/statuses.py's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from arena.domain.actors import FIRST, bot_actor
 from arena.engine import quoted
 from arena.errors import Exhausted, Forbidden, Unauthenticated
 from arena.guard import FailedTokens, peer_address
@@ -50,9 +52,9 @@ def bearer(context: Any) -> str:
 
 
 class Callers:
-    """The checks of who calls, on ``store`` (bots' tokens) and ``admin_token``; who is
-    connected, to ``hub`` (this referee) and, when it is a ``node`` of several, to the
-    others as their leases say."""
+    """The checks of who calls, on ``store`` (bots' tokens and named organizers') and
+    ``admin_token`` (the first organizer's); who is connected, to ``hub`` (this referee)
+    and, when it is a ``node`` of several, to the others as their leases say."""
 
     def __init__(self, store: Store, admin_token: str, hub: Hub, node: Node | None) -> None:
         self.store = store
@@ -61,48 +63,65 @@ class Callers:
         self._admin = admin_token.encode()
         self.failed = FailedTokens()  # wrong organizer tokens, by address
 
-    async def is_organizer(self, context: Any) -> bool:
-        """Whether the call carries the organizer's token. A wrong token counts as a guess
-        of its address: refused later and later, like a bad bot token, and at once with
-        Exhausted while too many of its guesses are held."""
+    async def organizer_name(self, context: Any) -> str | None:
+        """The organizer whose token the call carries (:data:`FIRST` for the token of
+        ARENA_ADMIN_TOKEN or ARENA_HOME, else a live named organizer's, looked up at every
+        call so that one removed is refused at once); None when it carries no token. A
+        wrong token counts as a guess of its address: refused later and later, like a bad
+        bot token, and at once with Exhausted while too many of its guesses are held."""
         token = bearer(context)
         if not token:
-            return False
+            return None
         if hmac.compare_digest(token.encode(), self._admin):
-            return True
-        address = peer_address(context.peer())
-        if self.failed.busy(address):
-            raise Exhausted("too many wrong tokens from your address")
-        log.warning("a wrong organizer token from %s", context.peer())
-        await self.failed.hold(address)
-        raise Forbidden("not the organizer's token")
+            return FIRST
+        name = await asyncio.to_thread(self.store.organizer_for_token, token)
+        if name is not None:
+            return name
+        await self._guess(context)
+        raise Forbidden("not an organizer's token")
+
+    async def is_organizer(self, context: Any) -> bool:
+        """Whether the call carries an organizer's token (a wrong one refused, as
+        :meth:`organizer_name` does)."""
+        return await self.organizer_name(context) is not None
 
     async def organizer(self, context: Any) -> str:
-        """Who calls, an organizer: their name, for the action log; anyone else is
-        refused."""
-        if not await self.is_organizer(context):
+        """The name of the organizer whose token the call carries, for the action log;
+        anyone else is refused."""
+        name = await self.organizer_name(context)
+        if name is None:
             raise Unauthenticated(
-                "this call needs the organizer's token (metadata authorization: Bearer TOKEN)"
+                "this call needs an organizer's token (metadata authorization: Bearer TOKEN)"
             )
-        return "organizer"
+        return name
 
     async def owner(self, context: Any, bot: str) -> str:
-        """The organizer, or the bot's own token; anyone else is refused (a wrong token
-        counted as a guess, as :meth:`is_organizer` does). Who it was: the bot, or
-        "organizer"."""
+        """An organizer, or the bot's own token; anyone else is refused (a wrong token
+        counted as a guess, as :meth:`organizer_name` does). Who it was, as the action log
+        writes it: the organizer's name, or "bot NAME" (:func:`bot_actor`)."""
         token = bearer(context)
         if token and not hmac.compare_digest(token.encode(), self._admin):
             row = await asyncio.to_thread(self.store.bot_for_token, token)
             if row is not None:
                 if row.name != bot:
                     raise Forbidden(f"this token is bot {quoted(row.name)}'s, not {quoted(bot)}'s")
-                return bot
-        if not await self.is_organizer(context):
+                return bot_actor(bot)
+        name = await self.organizer_name(context)
+        if name is None:
             raise Unauthenticated(
-                "this call needs the bot's own token or the organizer's "
+                "this call needs the bot's own token or an organizer's "
                 "(metadata authorization: Bearer TOKEN)"
             )
-        return "organizer"
+        return name
+
+    async def _guess(self, context: Any) -> None:
+        """A wrong token: held the longer, the more its address has sent (Exhausted at
+        once while too many of its refusals are held)."""
+        address = peer_address(context.peer())
+        if self.failed.busy(address):
+            raise Exhausted("too many wrong tokens from your address")
+        log.warning("a wrong organizer token from %s", context.peer())
+        await self.failed.hold(address)
 
     async def presence(self, bots: list[str] | None = None) -> Presence:
         """Who is connected (among ``bots``; default: anyone), with their concurrency and

@@ -17,7 +17,8 @@ log = logging.getLogger(__name__)
 
 
 class Arena:
-    """A client of one Arena API, with the organizer's token for the calls that need it.
+    """A client of one Arena API, with an organizer's token for the calls that need it
+    (``ARENA_ORGANIZER_TOKEN``, a named organizer's, else the first organizer's).
 
     :meth:`from_env` finds the API: ``$ARENA_REFEREE_ADDRESS`` when set; else the ``arena
     serve`` of ``$ARENA_HOME``, on its private socket; else an Arena API that this process
@@ -38,7 +39,7 @@ class Arena:
         if not os.environ.get("ARENA_REFEREE_ADDRESS"):
             address = own_referee(settings.home) or _serve_here(settings)
             settings = dataclasses.replace(settings, ca_file=None, tls=False)
-        return Arena(address, settings.admin_token(), settings)
+        return Arena(address, settings.organizer_token(), settings)
 
     def call(
         self,

@@ -23,6 +23,7 @@ from arena.cli.common import (
     sprt_options,
     time,
 )
+from arena.cli.grammar_accounts import organizers
 from arena.cli.grammar_bots import bots
 from arena.cli.grammar_processes import processes
 from arena.domain.absence import DEFAULT_POLICY, POLICIES
@@ -47,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
     _ladders(sub)
     _tests(sub)
     processes(sub)
+    organizers(sub)
     return top
 
 

@@ -1,11 +1,11 @@
-"""The grammar of a bot's commands (``arena bot ...``): register, list, run a house bot,
-submit hosted code, its versions, its logs, its ladder switch."""
+"""The grammar of a bot's commands (``arena bot ...``): register, a new token, list, run a
+house bot, submit hosted code, its versions, its logs, its ladder switch."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.cli import events, hosting, ladder, organizer, reader, servers
+from arena.cli import accounts, events, hosting, ladder, organizer, reader, servers
 from arena.cli.common import CONCURRENCY, DECISION_MS, ROW_ID, SEED
 from arena.domain.versions import RUNTIMES
 
@@ -20,6 +20,15 @@ def bots(sub: Commands) -> None:
     p.add_argument("name")
     p.add_argument("--owner", default="")
     p.set_defaults(run=organizer.cmd_bot_register)
+    p = actions.add_parser(
+        "token",
+        help="a new token for a bot (organizer); prints it once, the old one refused at once",
+        description="Rotate a bot's token: the new one is printed once and never kept; the "
+        "old one is refused from now on, and a session it opened ends. An organizer's call "
+        "(ARENA_ORGANIZER_TOKEN, else the first organizer's).",
+    )
+    p.add_argument("name")
+    p.set_defaults(run=accounts.cmd_bot_token)
     p = actions.add_parser("list", help="the registered bots")
     p.set_defaults(run=reader.cmd_bot_list)
     p = actions.add_parser(

@@ -9,6 +9,7 @@ reads, writes or locks rows on it and decides nothing.
 
 from __future__ import annotations
 
+import hashlib
 import select
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -25,6 +26,11 @@ from arena.store.sql import QUERIES as Q
 
 Unit = psycopg.Connection[Any]
 """A unit of work: a connection in a transaction (:meth:`Connected.unit`)."""
+
+
+def token_hash(token: str) -> bytes:
+    """What the store keeps of a token (a bot's or an organizer's): its SHA-256."""
+    return hashlib.sha256(token.encode()).digest()
 
 
 def _check(conn: psycopg.Connection[Any]) -> None:
@@ -67,6 +73,17 @@ class Connected:
         """A connection for one statement, atomic by itself: one round trip, not three."""
         with _translated(), self.pool.connection() as conn:
             yield conn
+
+    @contextmanager
+    def _within(self, conn: Unit | None) -> Iterator[psycopg.Connection[Any]]:
+        """``conn``, a use case's unit of work (its errors translated here, so that the
+        row method may say what they mean); without one, a transaction of its own."""
+        if conn is None:
+            with self._transaction() as own:
+                yield own
+        else:
+            with _translated():
+                yield conn
 
     def unit(self) -> AbstractContextManager[Unit]:
         """A unit of work: one transaction, committed when the block ends, rolled back

@@ -69,10 +69,11 @@ class Ladders(Connected):
         with self._statement() as conn:
             return [r["pool"] for r in conn.execute(Q["running_ladders"])]
 
-    def set_bot_ladder(self, name: str, on: bool) -> BotRow:
-        """Whether ladders may schedule the bot, as it asked."""
-        with self._statement() as conn:
-            row = conn.execute(Q["set_bot_ladder"], {"name": name, "on": on}).fetchone()
+    def set_bot_ladder(self, name: str, on: bool, conn: Unit | None = None) -> BotRow:
+        """Whether ladders may schedule the bot, as it asked (on ``conn``, a use case's
+        unit of work, when given)."""
+        with self._within(conn) as c:
+            row = c.execute(Q["set_bot_ladder"], {"name": name, "on": on}).fetchone()
         if row is None:
             raise NotFound(f"no bot named {quoted(name)}")
         return BotRow(**row)

@@ -826,3 +826,32 @@ UPDATE runs SET standings = %(standings)s WHERE id = %(id)s AND standings IS NOT
 SELECT id AS match_id, status, voided, replay_of FROM matches
 WHERE run_id = %(id)s AND (voided IS NOT NULL OR replay_of IS NOT NULL)
 ORDER BY id LIMIT 500;
+-- ---- organizers and the action log (docs/events.md; arena/store/actions.py) ----
+
+-- name: insert_organizer
+-- A named organizer with the hash of a new token. One removed before comes back under the
+-- same name with the new token; a live one is left as it is (no row returned).
+INSERT INTO organizers (name, token_hash) VALUES (%(name)s, %(token_hash)s)
+ON CONFLICT (name) DO UPDATE
+SET token_hash = excluded.token_hash, created_at = now(), removed_at = NULL
+WHERE organizers.removed_at IS NOT NULL
+RETURNING *;
+
+-- name: remove_organizer
+-- An organizer removed: its token is refused from the next call on.
+UPDATE organizers SET removed_at = now() WHERE name = %(name)s AND removed_at IS NULL
+RETURNING *;
+
+-- name: organizer_by_token_hash
+SELECT name FROM organizers WHERE token_hash = %(token_hash)s AND removed_at IS NULL;
+
+-- name: list_organizers
+SELECT * FROM organizers ORDER BY created_at, id;
+
+-- name: list_actions
+-- The action log newest first, of one subject and/or one actor, before an entry's id.
+SELECT * FROM action_log
+WHERE (%(subject)s::text IS NULL OR subject = %(subject)s)
+  AND (%(actor)s::text IS NULL OR actor = %(actor)s)
+  AND (%(before)s::bigint IS NULL OR id < %(before)s)
+ORDER BY id DESC LIMIT %(limit)s;

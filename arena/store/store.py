@@ -11,7 +11,6 @@ translation of the driver's errors are :mod:`arena.store.base`'s; tournaments an
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import unicodedata
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
-from arena.store.base import Unit
+from arena.store.base import Unit, token_hash
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
@@ -39,10 +38,6 @@ from arena.store.sql import QUERIES as Q
 from arena.store.versions import Versions
 
 log = logging.getLogger(__name__)
-
-
-def token_hash(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,18 +94,21 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
 
     # ---- bots -----------------------------------------------------------------------
 
-    def register_bot(self, name: str, owner: str = "") -> tuple[BotRow, str]:
+    def register_bot(
+        self, name: str, owner: str = "", conn: Unit | None = None
+    ) -> tuple[BotRow, str]:
         """A new bot and its token; only the token's hash is kept, so this is the one
         time the token is seen. Names are taken in their Unicode normal form (NFKC) and are
-        unique whatever their case (migration 0007)."""
+        unique whatever their case (migration 0007). On ``conn``, a use case's unit of
+        work (arena/usecases/bots.py); without one, in a transaction of its own."""
         name = unicodedata.normalize("NFKC", name)
         if is_version(name):  # NAME@N is a hosted version's row (migration 0010)
             raise Invalid(BAD_NAME.format(quoted(name)))
         token = new_token()
         params = {"name": name, "owner": owner, "token_hash": token_hash(token)}
         try:
-            with self._transaction() as conn:
-                row = conn.execute(Q["insert_bot"], params).fetchone()
+            with self._within(conn) as c:
+                row = c.execute(Q["insert_bot"], params).fetchone()
         except Invalid as e:
             raise Invalid(BAD_NAME.format(quoted(name))) from e
         except Exists as e:
@@ -118,11 +116,12 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
         assert row is not None
         return BotRow(**row), token
 
-    def rotate_token(self, name: str) -> tuple[BotRow, str]:
-        """A new token for the bot; the old one stops working."""
+    def rotate_token(self, name: str, conn: Unit | None = None) -> tuple[BotRow, str]:
+        """A new token for the bot; the old one stops working (on ``conn`` when given,
+        as :meth:`register_bot`)."""
         token = new_token()
-        with self._transaction() as conn:
-            row = conn.execute(
+        with self._within(conn) as c:
+            row = c.execute(
                 Q["rotate_token"], {"name": name, "token_hash": token_hash(token)}
             ).fetchone()
         if row is None:

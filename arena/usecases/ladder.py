@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
+from arena.domain.actors import ARENA
 from arena.domain.clock import TimeControl
 from arena.domain.matches import NewMatch, ladder_match_id
 from arena.domain.matchmaking import Available, Policy, ladder_round
@@ -108,15 +109,21 @@ def set_ladder(
     on: bool,
     concurrency: int | None = None,
     clock: TimeControl | Callable[[TimeControl], TimeControl] | None = None,
+    *,
+    actor: str = ARENA,
 ) -> LadderRow:
     """Switch the pool's ladder on or off (made the first time it is set). ``concurrency``
     and ``clock`` change when given, else stay as they were; ``clock`` may be a change of
     the clock as it stands (the Arena API's deprecated fields change their clocks alone).
-    In one unit of work, under the ladder's lock."""
+    In one unit of work, under the ladder's lock, with its entry of the action log
+    (``actor``: who asked)."""
     with store.unit() as conn:
         now = store.make_ladder(conn, pool)
         current = TimeControl.from_json(now.clock)
         new = clock(current) if callable(clock) else clock or current
-        return store.update_ladder(
+        row = store.update_ladder(
             conn, now.id, on, now.concurrency if concurrency is None else concurrency, new
         )
+        detail = {"concurrency": row.concurrency, "clock": row.clock}
+        store.log_action(conn, actor, "ladder on" if on else "ladder off", f"pool {pool}", detail)
+        return row

@@ -15,6 +15,7 @@ import logging
 import secrets
 from datetime import datetime, timedelta
 
+from arena.domain.actors import SCHEDULER
 from arena.domain.matches import replay_match_id
 from arena.domain.pools import pool_of
 from arena.domain.tournament import Definition, deal_seed, standings
@@ -38,7 +39,7 @@ def create_run(
     tournament: TournamentRow,
     fired_for: datetime | None = None,
     *,
-    actor: str = "scheduler",
+    actor: str = SCHEDULER,
 ) -> RunRow | None:
     """A new run of the tournament as it is defined now, dealt from the definition's seed
     or a fresh one, its entries frozen: each bot active now and who plays for it (its

@@ -6,6 +6,7 @@ only that (the step's decisions: :func:`arena.domain.sprt.step`)."""
 
 from __future__ import annotations
 
+from arena.domain.actors import ARENA
 from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version
 from arena.domain.sprt import Asked, Room, Sprt, Tally, pair_matches, step
@@ -23,6 +24,8 @@ def start_sprt(
     asked: Asked,
     by: str,
     room: Room | None = None,
+    *,
+    actor: str = ARENA,
 ) -> SprtRow:
     """A new test of ``new`` against ``base``, each seated as who plays for it (its
     active hosted version, else itself). The pairs share their deals when both are
@@ -30,7 +33,8 @@ def start_sprt(
     organizer or the bot whose token asked; with ``room``, the tests its owner (the bot's
     owner, or the bot when it has none) has running, this one included, must fit in it:
     Exhausted says what is over, counted under a lock per owner so that two asked at once
-    cannot both squeeze in. Its first step is the caller's to send."""
+    cannot both squeeze in. Its first step is the caller's to send. Logged as started by
+    ``actor`` (an organizer's name, or "bot NAME": docs/events.md)."""
     if new == base:
         raise Invalid("a test compares two different bots")
     seated = store.playing_as([new, base])
@@ -42,7 +46,10 @@ def start_sprt(
         if room is not None:
             owner, tests, running = store.owner_tests(conn, by)
             room.refuse(owner, by, tests, running, asked.max_games)
-        return store.insert_sprt(conn, seated[new][0], seated[base][0], test, asked, duplicate, by)
+        row = store.insert_sprt(conn, seated[new][0], seated[base][0], test, asked, duplicate, by)
+        detail = {"new": new, "base": base, "rated": asked.rated, "max_games": asked.max_games}
+        store.log_action(conn, actor, "start test", f"test {row.id}", detail)
+        return row
 
 
 def step_sprt(store: Store, test_id: int) -> list[str]:

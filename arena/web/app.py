@@ -3,7 +3,8 @@
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
 renders. Every route is a GET: nothing here changes the store. The organizer (the
 ``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
-``?token=TOKEN`` sets) sees the cards and the seeds that are hidden from everyone else; a
+``?token=TOKEN`` sets; the first organizer's token or a named organizer's: docs/events.md)
+sees the cards and the seeds that are hidden from everyone else, and the action log; a
 wrong token is refused, later and later for an address that keeps guessing. Errors of the
 kinds of :mod:`arena.errors` (and the engine's, for what a request names) are the
 visitor's: they become statuses with their reason in one place, the application's
@@ -30,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from arena.domain.actors import FIRST
 from arena.domain.rating import WIDE_HALF
 from arena.engine import TrucoError, quoted
 from arena.errors import (
@@ -45,7 +47,8 @@ from arena.errors import (
     parse_id,
 )
 from arena.guard import FailedTokens
-from arena.read import bots, matches, ratings, sprts, tournaments
+from arena.read import actions, bots, matches, ratings, sprts, tournaments
+from arena.store.base import token_hash
 from arena.store.store import Store
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
@@ -158,21 +161,45 @@ def create_app(
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
     failed = failed_tokens if failed_tokens is not None else FailedTokens()
 
-    def is_token(token: str) -> bool:
-        return hmac.compare_digest(token.encode(), secret)
+    def named_cookie(hashed: bytes) -> str:
+        """The cookie of a named organizer: signed with the first organizer's token, over
+        the hash of their own (a new token, or their removal, makes it worthless)."""
+        return hmac.new(secret, b"arena-web-organizer:" + hashed, hashlib.sha256).hexdigest()
 
-    def is_organizer(request: Request) -> bool:
+    def token_holder(token: str) -> str | None:
+        """The organizer whose token this is: the first, or a live named one (a look in
+        the store, made in a thread); None: nobody's."""
+        if hmac.compare_digest(token.encode(), secret):
+            return FIRST
+        return store.organizer_for_token(token)
+
+    def cookie_holder(cookie: str) -> str | None:
+        """The organizer whose cookie this is (None: nobody's, or one removed since)."""
+        if hmac.compare_digest(cookie.encode(), cookie_value.encode()):
+            return FIRST
+        for row in store.organizers():  # a handful: each is checked against the cookie
+            if row.removed_at is None and hmac.compare_digest(
+                cookie.encode(), named_cookie(row.token_hash).encode()
+            ):
+                return row.name
+        return None
+
+    def organizer_of(request: Request) -> str | None:
+        """Who of the organizers asks (in a thread: it may look in the store)."""
         token = _bearer(request)
         if token is not None:
-            return is_token(token)
+            return token_holder(token)
         cookie = request.cookies.get(COOKIE, "")
-        return bool(cookie) and hmac.compare_digest(cookie.encode(), cookie_value.encode())
+        return cookie_holder(cookie) if cookie else None
 
     async def wrong_token(request: Request, template: str | None) -> Response | None:
-        """The refusal of a request offering a token that is not the organizer's, held
-        longer and longer for an address that keeps guessing (:mod:`arena.guard`); None
-        when every token it offers is right."""
-        if all(is_token(token) for token in _offered(request)):
+        """The refusal of a request offering a token that is no organizer's, held longer
+        and longer for an address that keeps guessing (:mod:`arena.guard`); None when
+        every token it offers is right."""
+        offered = _offered(request)
+        if not offered or all(
+            [await asyncio.to_thread(token_holder, token) is not None for token in offered]
+        ):
             return None
         address = request.client.host if request.client else ""
         if failed.busy(address):
@@ -190,7 +217,7 @@ def create_app(
                 return refused
             if "token" in request.query_params:
                 return _sign_in(request)
-            organizer = is_organizer(request)
+            organizer = await asyncio.to_thread(organizer_of, request) is not None
             try:
                 data = await asyncio.to_thread(builder, store, request, organizer)
             except tuple(STATUS):
@@ -213,9 +240,11 @@ def create_app(
             f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
         )
         response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303)
+        token = request.query_params["token"]
+        first = hmac.compare_digest(token.encode(), secret)
         response.set_cookie(
             COOKIE,
-            cookie_value,
+            cookie_value if first else named_cookie(token_hash(token)),
             httponly=True,
             samesite="strict",
             secure=request.url.scheme == "https",
@@ -263,6 +292,7 @@ def create_app(
         ("/tournaments", _tournaments, "tournaments.html"),
         ("/runs/{id}", _run, "run.html"),
         ("/tests/{id}", _test, "test.html"),
+        ("/organizer/log", _log, "log.html"),
     ]
     routes: list[Any] = [
         Route("/", front),
@@ -351,3 +381,15 @@ def _test(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     if number is None:
         raise NotFound(f"no test {quoted(text)}")
     return dict(sprts.sprt(store, number))
+
+
+def _log(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+    """The action log (docs/events.md), for the organizers' eyes only."""
+    if not organizer:
+        raise Unauthenticated(
+            "the action log is for the organizers: open this page with ?token=YOUR_TOKEN "
+            "(an organizer's), or send it as Authorization: Bearer"
+        )
+    q = request.query_params
+    before = _int(request, "before", 0) or None
+    return actions.log_page(store, q.get("subject") or None, q.get("actor") or None, before)

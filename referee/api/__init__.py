@@ -1,12 +1,12 @@
 """The Arena API, one class an area: bots (referee/api/bots.py), hosted versions
 (hosting.py), matches (matches.py), the referee's own RunMatch (playing.py), the
 cluster's calls (cluster.py), tournaments and runs (tournaments.py), sequential tests
-(sprts.py) and ladders (ladders.py). Each is built with what it works with, and each
-RPC reads its request, calls one use case (:mod:`arena.usecases`) or one read
-(:mod:`arena.read`), and builds its reply, in a thread when it touches the database, so
-that the event loop stays free for the bots. :func:`add_arena` registers them all as the
-one Arena service; who calls is referee/callers.py's to check, and what errors become,
-referee/statuses.py's.
+(sprts.py), ladders (ladders.py), and the organizers and the action log (accounts.py).
+Each is built with what it works with, and each RPC reads its request, calls one use
+case (:mod:`arena.usecases`) or one read (:mod:`arena.read`), and builds its reply, in a
+thread when it touches the database, so that the event loop stays free for the bots.
+:func:`add_arena` registers them all as the one Arena service; who calls is
+referee/callers.py's to check, and what errors become, referee/statuses.py's.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import grpc
 from arena.hosted.uploads import Uploads
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc
 from arena.store.store import Store
+from referee.api.accounts import Accounts
 from referee.api.bots import Bots
 from referee.api.cluster import Cluster
 from referee.api.hosting import Hosting
@@ -66,6 +67,7 @@ class ArenaApi:
             Tournaments(store, callers, dispatch),
             Testing(store, callers, dispatch),
             Ladders(store, callers, dispatch),
+            Accounts(store, callers),
         ]
 
 

@@ -11,6 +11,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots, ratings
 from arena.store.store import Store
 from arena.usecases import participants
+from arena.usecases.bots import register_bot, rotate_token, set_bot_ladder
 from referee import messages
 from referee.callers import Callers
 from referee.hub import Hub
@@ -27,16 +28,18 @@ class Bots:
         self.store, self.callers, self.hub = store, callers, hub
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
-        await self.callers.organizer(context)
-        row, token = await asyncio.to_thread(self.store.register_bot, request.name, request.owner)
-        log.info("registered bot %s (owner %r)", row.name, row.owner)
+        actor = await self.callers.organizer(context)
+        row, token = await asyncio.to_thread(
+            register_bot, self.store, request.name, request.owner, actor=actor
+        )
+        log.info("registered bot %s (owner %r) for %s", row.name, row.owner, actor)
         return api.RegisterBotResponse(bot=messages.bot_message(bots.bot_line(row)), token=token)
 
     async def RotateToken(self, request: Any, context: Any) -> api.RegisterBotResponse:
-        await self.callers.organizer(context)
-        row, token = await asyncio.to_thread(self.store.rotate_token, request.name)
+        actor = await self.callers.organizer(context)
+        row, token = await asyncio.to_thread(rotate_token, self.store, request.name, actor=actor)
         self.hub.revoke(row.name, "this bot's token was rotated")  # its live session too
-        log.info("rotated the token of bot %s", row.name)
+        log.info("rotated the token of bot %s for %s", row.name, actor)
         return api.RegisterBotResponse(bot=messages.bot_message(bots.bot_line(row)), token=token)
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
@@ -47,8 +50,10 @@ class Bots:
         )
 
     async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
-        await self.callers.owner(context, request.bot)
-        row = await asyncio.to_thread(self.store.set_bot_ladder, request.bot, request.on)
+        actor = await self.callers.owner(context, request.bot)
+        row = await asyncio.to_thread(
+            set_bot_ladder, self.store, request.bot, request.on, actor=actor
+        )
         log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
         seen = await self.callers.presence([row.name])
         return messages.bot_message(bots.bot_line(row), seen.get(row.name))

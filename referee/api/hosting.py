@@ -58,7 +58,7 @@ class Hosting:
         if first is None or first.WhichOneof("part") != "manifest":
             raise Invalid("the first message must be the manifest")
         m = first.manifest
-        await self.callers.owner(context, m.bot)
+        actor = await self.callers.owner(context, m.bot)
         manifest = Manifest(m.runtime, m.entry)
         limit = ARCHIVE_LIMITS.archive_bytes
         if m.size > limit:
@@ -75,7 +75,7 @@ class Hosting:
                 ) from None
             checked = await asyncio.to_thread(check, spooled, manifest, ARCHIVE_LIMITS)
             row, new = await asyncio.to_thread(
-                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS
+                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS, actor=actor
             )
         if new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])

@@ -30,7 +30,7 @@ class Ladders:
         self.store, self.callers, self.dispatch = store, callers, dispatch
 
     async def SetLadder(self, request: Any, context: Any) -> api.Ladder:
-        await self.callers.organizer(context)
+        actor = await self.callers.organizer(context)
         pool = parse_pool(request.pool)
         concurrency = request.concurrency if request.HasField("concurrency") else None
         if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
@@ -38,7 +38,9 @@ class Ladders:
         clock = None
         if sets_clock(request):  # whole; each deprecated field set changes its clock alone
             clock = functools.partial(request_clock, request)
-        row = await asyncio.to_thread(set_ladder, self.store, pool, request.on, concurrency, clock)
+        row = await asyncio.to_thread(
+            set_ladder, self.store, pool, request.on, concurrency, clock, actor=actor
+        )
         log.info("ladder %s %s (%d at once)", pool, "on" if row.running else "off", row.concurrency)
         if row.running and self.dispatch is not None:
             self.dispatch.ladder(pool)

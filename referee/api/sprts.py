@@ -7,6 +7,7 @@ import asyncio
 import logging
 from typing import Any
 
+from arena.domain.actors import bot_of
 from arena.domain.identity import is_version, owner_bot
 from arena.domain.sprt import MAX_GAMES, OWNER_ROOM, Asked, Sprt
 from arena.engine import Rules, quoted
@@ -42,8 +43,9 @@ class Testing:
         (arena.domain.sprt.OWNER_ROOM). Both bots must be there to play: hosted, or
         connected."""
         new = request.new_bot
-        by = await self.callers.owner(context, owner_bot(new))
-        if request.rated and by != "organizer":
+        actor = await self.callers.owner(context, owner_bot(new))
+        asker = bot_of(actor)  # None: an organizer
+        if request.rated and asker is not None:
             raise Forbidden(
                 "a bot's own token starts unrated tests only: rated matches move the "
                 "leaderboard, and who plays them is the organizer's choice"
@@ -59,11 +61,11 @@ class Testing:
             Rules.parse(request.rules or "paulista"), request_clock(request),
             max_games=max_games - max_games % 2, rated=request.rated,
         )  # fmt: skip
-        room = None if by == "organizer" else OWNER_ROOM
+        by, room = ("organizer", None) if asker is None else (asker, OWNER_ROOM)
         row = await asyncio.to_thread(
-            start_sprt, self.store, new, request.base_bot, test, asked, by, room
+            start_sprt, self.store, new, request.base_bot, test, asked, by, room, actor=actor
         )
-        log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, by)
+        log.info("test %d: %s against %s (%s)", row.id, new, request.base_bot, actor)
         if self.dispatch is None:
             raise NotReady("this server has no workers to play tests")
         await asyncio.to_thread(self.dispatch.sprt, row.id)

@@ -839,3 +839,79 @@ class ReplayMatchResponse(_message.Message):
     match_id: str
     run: Run
     def __init__(self, match_id: _Optional[str] = ..., run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class Organizer(_message.Message):
+    __slots__ = ("name", "created_at", "removed_at", "first")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_AT_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    created_at: str
+    removed_at: str
+    first: bool
+    def __init__(self, name: _Optional[str] = ..., created_at: _Optional[str] = ..., removed_at: _Optional[str] = ..., first: _Optional[bool] = ...) -> None: ...
+
+class AddOrganizerRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class AddOrganizerResponse(_message.Message):
+    __slots__ = ("organizer", "token")
+    ORGANIZER_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    organizer: Organizer
+    token: str
+    def __init__(self, organizer: _Optional[_Union[Organizer, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RemoveOrganizerRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListOrganizersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListOrganizersResponse(_message.Message):
+    __slots__ = ("organizers",)
+    ORGANIZERS_FIELD_NUMBER: _ClassVar[int]
+    organizers: _containers.RepeatedCompositeFieldContainer[Organizer]
+    def __init__(self, organizers: _Optional[_Iterable[_Union[Organizer, _Mapping]]] = ...) -> None: ...
+
+class LoggedAction(_message.Message):
+    __slots__ = ("id", "at", "actor", "action", "subject", "detail")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    at: str
+    actor: str
+    action: str
+    subject: str
+    detail: str
+    def __init__(self, id: _Optional[int] = ..., at: _Optional[str] = ..., actor: _Optional[str] = ..., action: _Optional[str] = ..., subject: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ListActionsRequest(_message.Message):
+    __slots__ = ("subject", "actor", "limit", "before_id")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_ID_FIELD_NUMBER: _ClassVar[int]
+    subject: str
+    actor: str
+    limit: int
+    before_id: int
+    def __init__(self, subject: _Optional[str] = ..., actor: _Optional[str] = ..., limit: _Optional[int] = ..., before_id: _Optional[int] = ...) -> None: ...
+
+class ListActionsResponse(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[LoggedAction]
+    def __init__(self, actions: _Optional[_Iterable[_Union[LoggedAction, _Mapping]]] = ...) -> None: ...

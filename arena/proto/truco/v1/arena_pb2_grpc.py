@@ -189,6 +189,26 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.OpenRelayRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.OpenRelayResponse.FromString,
                 _registered_method=True)
+        self.AddOrganizer = channel.unary_unary(
+                '/truco.v1.Arena/AddOrganizer',
+                request_serializer=truco_dot_v1_dot_arena__pb2.AddOrganizerRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.AddOrganizerResponse.FromString,
+                _registered_method=True)
+        self.RemoveOrganizer = channel.unary_unary(
+                '/truco.v1.Arena/RemoveOrganizer',
+                request_serializer=truco_dot_v1_dot_arena__pb2.RemoveOrganizerRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Organizer.FromString,
+                _registered_method=True)
+        self.ListOrganizers = channel.unary_unary(
+                '/truco.v1.Arena/ListOrganizers',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListOrganizersRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListOrganizersResponse.FromString,
+                _registered_method=True)
+        self.ListActions = channel.unary_unary(
+                '/truco.v1.Arena/ListActions',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ListActionsRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ListActionsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -439,6 +459,38 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddOrganizer(self, request, context):
+        """Organizers and the action log (docs/events.md).
+        organizer: a new named organizer; their token is in the reply and nowhere else, ever.
+        A name removed before may be added again (with a new token); ALREADY_EXISTS while
+        it is live.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveOrganizer(self, request, context):
+        """organizer: a named organizer removed; their token is refused from the next call on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOrganizers(self, request, context):
+        """organizer: the organizers, the first (the token of ARENA_ADMIN_TOKEN or ARENA_HOME)
+        included, and those removed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListActions(self, request, context):
+        """organizer: who did what, newest first: every organizer's and bot owner's action.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -596,6 +648,26 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.OpenRelay,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.OpenRelayRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.OpenRelayResponse.SerializeToString,
+            ),
+            'AddOrganizer': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddOrganizer,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.AddOrganizerRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.AddOrganizerResponse.SerializeToString,
+            ),
+            'RemoveOrganizer': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveOrganizer,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.RemoveOrganizerRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Organizer.SerializeToString,
+            ),
+            'ListOrganizers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOrganizers,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListOrganizersRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListOrganizersResponse.SerializeToString,
+            ),
+            'ListActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListActions,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ListActionsRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ListActionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1435,6 +1507,114 @@ class Arena:
             '/truco.v1.Arena/OpenRelay',
             truco_dot_v1_dot_arena__pb2.OpenRelayRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.OpenRelayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddOrganizer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/AddOrganizer',
+            truco_dot_v1_dot_arena__pb2.AddOrganizerRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.AddOrganizerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveOrganizer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/RemoveOrganizer',
+            truco_dot_v1_dot_arena__pb2.RemoveOrganizerRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Organizer.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOrganizers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListOrganizers',
+            truco_dot_v1_dot_arena__pb2.ListOrganizersRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListOrganizersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ListActions',
+            truco_dot_v1_dot_arena__pb2.ListActionsRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ListActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

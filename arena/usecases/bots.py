@@ -1,0 +1,35 @@
+"""A bot's registration and its own settings, each written with its entry of the action
+log in one unit of work (docs/events.md): registered (its token made), its token rotated
+(the old one refused from then on), its ladders' opt-in set."""
+
+from __future__ import annotations
+
+from arena.store.rows import BotRow
+from arena.store.store import Store
+
+
+def register_bot(store: Store, name: str, owner: str = "", *, actor: str) -> tuple[BotRow, str]:
+    """A new bot and its token, shown only now (:meth:`Store.register_bot` says which
+    names are taken), registered by ``actor``."""
+    with store.unit() as conn:
+        row, token = store.register_bot(name, owner, conn)
+        store.log_action(conn, actor, "register", f"bot {row.name}", {"owner": row.owner})
+    return row, token
+
+
+def rotate_token(store: Store, name: str, *, actor: str) -> tuple[BotRow, str]:
+    """A new token for bot ``name``, shown only now; the old one is refused from the
+    moment this returns (a session it opened is the referee's to end)."""
+    with store.unit() as conn:
+        row, token = store.rotate_token(name, conn)
+        store.log_action(conn, actor, "rotate token", f"bot {row.name}")
+    return row, token
+
+
+def set_bot_ladder(store: Store, name: str, on: bool, *, actor: str) -> BotRow:
+    """Whether ladders may schedule bot ``name`` (docs/ladder.md), as ``actor`` asked."""
+    with store.unit() as conn:
+        row = store.set_bot_ladder(name, on, conn)
+        action = "ladder opt-in" if on else "ladder opt-out"
+        store.log_action(conn, actor, action, f"bot {row.name}")
+    return row
