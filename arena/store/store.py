@@ -29,6 +29,7 @@ from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
 from arena.store.base import Unit
+from arena.store.audit import Audits
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
@@ -90,7 +91,7 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions):
+class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
