@@ -21,6 +21,7 @@ import grpc
 from arena.hosted.uploads import Uploads
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc
 from arena.store.store import Store
+from referee.api.audit import Audits
 from referee.api.bots import Bots
 from referee.api.cluster import Cluster
 from referee.api.hosting import Hosting
@@ -66,6 +67,7 @@ class ArenaApi:
             Tournaments(store, callers, dispatch),
             Testing(store, callers, dispatch),
             Ladders(store, callers, dispatch),
+            Audits(store, callers),
         ]
 
 
