@@ -38,7 +38,10 @@ def print_audit(reply: Any) -> None:
     print(f"matches: {_counts(reply.matches)} (voided {reply.voided}, replays {reply.replays})")
     print(f"runs: {_counts(reply.runs)}")
     print(f"ratings checked: {reply.ratings}; rating events checked: {reply.events}")
-    print(f"kept counts compared with the history (rows): {_counts(reply.checked)}")
+    checked = dict(reply.checked)
+    fitted = checked.pop("fitted_pools", 0)
+    print(f"kept counts compared with the history (rows): {_counts(checked)}")
+    print(f"pools whose ratings were compared with a fit of their history: {fitted}")
     if reply.clean:
         print("clean: every finished match counted once, no rating change twice, none lost")
         return

@@ -10,7 +10,8 @@ The checks, by kind:
 - ``rated``: at most one rating event per bot and match, and only for a bot seated in a
   finished rated match of the same pool that a fit has counted; every bot of a fitted
   match that counts for the ratings has its event; no rated match recorded more than
-  :data:`UNFITTED_S` ago is left unfitted;
+  :data:`UNFITTED_S` ago is left unfitted; a pool whose kept fit is of its current
+  version has the ratings a fit of its recounted history gives (within :data:`ELO_EPS`);
 - ``lost``: every run's planned total is the number of its matches that are not replays;
   a run that is over has no match left to play, a finished one has standings (and, when
   one run is audited, the standings its results give); no match belongs to a run that
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from arena.domain.poolfit import Lineup, fit
 from arena.domain.schedule import STALL_S
 
 # Each kept count the audit recounts, with the columns that key its rows (the rest are
@@ -39,6 +41,7 @@ COUNTED: dict[str, tuple[str, ...]] = {
 }
 STUCK_S = STALL_S  # a match running longer than this is stuck (the scheduler takes it up)
 UNFITTED_S = 300  # five of the scheduler's minutes, each of which fits every pool
+ELO_EPS = 0.01  # a kept rating this far from a fresh fit of the same results is wrong
 OVER = ("finished", "cancelled", "failed")  # a run in these plays nothing more
 
 Kept = dict[tuple[str, ...], dict[str, int]]
@@ -206,4 +209,27 @@ def check_standings(
             out.append(Finding("lost", f"{where}, bot {bot}", "; ".join(off)))
     if not out and kept.get("crosstable") != again.get("crosstable"):
         out.append(Finding("lost", where, "the crosstable differs from its results'"))
+    return out
+
+
+def lineups_of(recounted: Kept, pool: str) -> list[Lineup]:
+    """The pool's lineups, as recounted from its history (lineup_stats' rows), for a fit."""
+    return [
+        Lineup(tuple(a.split("+")), tuple(b.split("+")), c["games"], c["wins"],
+               (c["lost_both"], c["split"], c["won_both"]))
+        for (p, a, b), c in sorted(recounted.items()) if p == pool
+    ]  # fmt: skip
+
+
+def check_fit(pool: str, lineups: Sequence[Lineup], kept: Mapping[str, float]) -> list[Finding]:
+    """The pool's kept ratings (bot -> Elo) against a fit of ``lineups`` (its history,
+    recounted): each bot the fit rates whose kept rating is more than :data:`ELO_EPS`
+    away from it."""
+    out = []
+    for name, estimate in sorted(fit(lineups).ratings.items()):
+        mine = kept.get(name)
+        if mine is None or abs(mine - estimate.elo) > ELO_EPS:
+            shown = "none" if mine is None else f"{mine:.2f}"
+            what = f"rating {shown} kept, {estimate.elo:.2f} by a fit of the pool's history"
+            out.append(Finding("rated", f"ratings pool {pool}, bot {name}", what))
     return out

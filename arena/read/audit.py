@@ -15,10 +15,12 @@ from arena.domain.audit import (
     UNFITTED_S,
     Finding,
     check_events,
+    check_fit,
     check_runs,
     check_standings,
     check_stuck,
     compare_counts,
+    lineups_of,
 )
 from arena.domain.tournament import standings
 from arena.errors import NotFound
@@ -45,7 +47,9 @@ class AuditReport(TypedDict):
     replays: int
     ratings: int  # rating rows checked
     events: int  # rating events checked
-    checked: dict[str, int]  # rows of each kept count compared with the history
+    # rows of each kept count compared with the history; fitted_pools: the pools whose
+    # ratings were compared with a fit of their history (those fitted since their last match)
+    checked: dict[str, int]
     findings: list[FindingLine]
 
 
@@ -66,10 +70,15 @@ def audit(store: Store, run_id: int | None = None) -> AuditReport:
         tally = store.audit_tally(conn, scope)
         at = tally["at"]
         checked: dict[str, int] = {}
+        recounted = {}
         for table in COUNTED:
-            kept, again = store.audit_counts(conn, table, scope)
-            checked[table] = len(kept.keys() | again.keys())
-            findings += compare_counts(table, kept, again)
+            kept, recounted[table] = store.audit_counts(conn, table, scope)
+            checked[table] = len(kept.keys() | recounted[table].keys())
+            findings += compare_counts(table, kept, recounted[table])
+        fitted = store.audit_elos(conn, scope)
+        checked["fitted_pools"] = len(fitted)
+        for pool, elos in sorted(fitted.items()):
+            findings += check_fit(pool, lineups_of(recounted["lineup_stats"], pool), elos)
         unfitted_before = at - timedelta(seconds=UNFITTED_S)
         findings += check_events(
             store.audit_rows(conn, "odd_events", scope),

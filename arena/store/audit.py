@@ -55,6 +55,15 @@ class Audits(Connected):
             sql = Q["audit_counted"] + "\n" + sql
         return conn.execute(sql, scope.params() | more).fetchall()
 
+    def audit_elos(self, conn: Unit, scope: Scope) -> dict[str, dict[str, float]]:
+        """The kept ratings (pool -> bot -> Elo) of the pools whose kept fit is of their
+        current version (no match recorded since it was fitted)."""
+        rows = conn.execute(Q["audit_fitted_elos"], scope.params()).fetchall()
+        out: dict[str, dict[str, float]] = {}
+        for r in rows:
+            out.setdefault(r["pool"], {})[r["bot"]] = r["elo"]
+        return out
+
     def audit_run(self, conn: Unit, run_id: int) -> tuple[dict[str, Any] | None, list[Result]]:
         """The run (status, participants, standings kept) and its results as the
         standings read them."""

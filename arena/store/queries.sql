@@ -1051,6 +1051,14 @@ SELECT now() AS at,
                OR e.match_id IN (SELECT x.id FROM matches x WHERE x.run_id = %(run)s)))
         AS events;
 
+-- name: audit_fitted_elos
+-- The kept ratings of every pool whose kept fit is of its current version.
+SELECT r.pool, b.name AS bot, r.elo
+FROM pool_fits f JOIN ratings r ON r.pool = f.pool JOIN bots b ON b.id = r.bot_id
+WHERE (%(pools)s::text[] IS NULL OR f.pool = ANY (%(pools)s::text[]))
+  AND f.version = (SELECT coalesce(sum(s.matches), 0) FROM bot_pool_stats s
+                   WHERE s.pool = f.pool);
+
 -- name: audit_run_pools
 -- The pools a run's matches are played in.
 SELECT coalesce(array_agg(DISTINCT pool), '{}') AS pools FROM matches WHERE run_id = %(run)s;

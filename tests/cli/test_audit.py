@@ -46,6 +46,7 @@ def test_arena_audit_prints_the_tally_and_exits_1_on_a_match_counted_twice(
         "ratings checked: 3; rating events checked: 12",
         "kept counts compared with the history (rows): bot_pool_stats 3, lineup_stats 3, "
         "pair_stats 6, ratings 3",
+        "pools whose ratings were compared with a fit of their history: 1",
         "clean: every finished match counted once, no rating change twice, none lost",
     ]
     alone = arena("audit", "--run", str(played.done), env=env)

@@ -98,7 +98,7 @@ def test_an_arena_played_through_its_use_cases_audits_clean(arena: Played) -> No
     assert (report["ratings"], report["voided"], report["replays"]) == (3, 0, 0)
     assert report["events"] == 12  # two bots rated by each of the six matches
     assert report["checked"] == {"bot_pool_stats": 3, "pair_stats": 6, "lineup_stats": 3,
-                                 "ratings": 3}  # fmt: skip
+                                 "ratings": 3, "fitted_pools": 1}  # fmt: skip
     assert report["at"] is not None and report["run"] is None
 
 
@@ -201,6 +201,15 @@ def test_rating_events_lost_or_given_to_a_bot_that_did_not_play_are_found(arena:
         "rating event of this bot",
         f"rated: match {without}, bot ana: a rating event of a bot not seated in the match",
     ])  # fmt: skip
+
+
+def test_a_rating_moved_by_hand_is_found_against_a_fit_of_the_history(arena: Played) -> None:
+    with copy_of(arena.database) as copy:
+        plant(copy, "UPDATE ratings SET elo = elo + 5"
+                    " WHERE bot_id = (SELECT id FROM bots WHERE name = 'bia')")  # fmt: skip
+        found = lines(audited(copy))
+    assert len(found) == 1 and found[0].startswith("rated: ratings pool paulista/1, bot bia:")
+    assert "by a fit of the pool's history" in found[0]
 
 
 def test_a_stuck_match_and_a_closed_run_with_matches_left_are_found(arena: Played) -> None:
