@@ -13,10 +13,11 @@ The checks, by kind:
   :data:`UNFITTED_S` ago is left unfitted; a pool whose kept fit is of its current
   version has the ratings a fit of its recounted history gives (within :data:`ELO_EPS`);
 - ``lost``: every run's planned total is the number of its matches that are not replays;
-  a run that is over has no match left to play, a finished one has standings (and, when
-  one run is audited, the standings its results give); no match belongs to a run that
-  does not exist or has no seat;
-- ``stuck``: no match running for longer than :data:`STUCK_S`.
+  a finished run has no match still running, and standings (and, when one run is
+  audited, the standings its results give); no match belongs to a run that does not
+  exist or has no seat;
+- ``stuck``: no match running for longer than :data:`STUCK_S`, and none scheduled in a
+  run that is over (finished, cancelled or failed).
 """
 
 from __future__ import annotations
@@ -165,16 +166,16 @@ def check_runs(
         where, status = f"run {r['id']} ({r['tournament']})", r["status"]
         total, planned = r["total"], r["planned"]
         if planned < total:
-            what = f"{total} matches planned, {planned} found: {total - planned} lost"
+            what = f"{_matches(total)} planned, {planned} found: {total - planned} lost"
             out.append(Finding("lost", where, what))
         elif planned > total:
-            what = f"{planned} matches found, {total} planned: {planned - total} too many"
+            what = f"{_matches(planned)} found, {total} planned: {planned - total} too many"
             out.append(Finding("lost", where, what))
         if status in OVER and r["scheduled"]:
-            what = f"{status}, with {r['scheduled']} matches still scheduled: never to be played"
-            out.append(Finding("lost", where, what))
+            what = f"{status}, with {_matches(r['scheduled'])} still scheduled: never played"
+            out.append(Finding("stuck", where, what))
         if status == "finished" and r["running"]:
-            what = f"finished, with {r['running']} matches still running: not in its standings"
+            what = f"finished, with {_matches(r['running'])} still running: not in its standings"
             out.append(Finding("lost", where, what))
         if status == "finished" and not r["has_standings"]:
             out.append(Finding("lost", where, "finished without standings"))
@@ -185,6 +186,10 @@ def check_runs(
         if m["no_seats"]:
             out.append(Finding("lost", where, "has no seats"))
     return out
+
+
+def _matches(n: int) -> str:
+    return f"{n} match" if n == 1 else f"{n} matches"
 
 
 def check_standings(

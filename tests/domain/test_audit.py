@@ -53,8 +53,8 @@ def test_a_runs_total_and_what_is_left_in_it() -> None:
     assert found == [
         "6 matches planned, 5 found: 1 lost",
         "7 matches found, 6 planned: 1 too many",
-        "finished, with 1 matches still scheduled: never to be played",
-        "finished, with 1 matches still running: not in its standings",
+        "finished, with 1 match still scheduled: never played",
+        "finished, with 1 match still running: not in its standings",
         "finished without standings",
     ]
     strays = [{"match_id": "m1", "run_id": 9, "no_run": True, "no_seats": True}]

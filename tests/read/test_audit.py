@@ -223,8 +223,8 @@ def test_a_stuck_match_and_a_closed_run_with_matches_left_are_found(arena: Playe
     assert found[0].startswith(f"stuck: match {left[0]} of run {arena.open}: running for 6")
     assert found[0].endswith("s (more than 120 s): its worker or referee is gone")
     assert (
-        found[1] == f"lost: run {arena.open} (later): cancelled, with 1 matches still "
-        "scheduled: never to be played"
+        found[1]
+        == f"stuck: run {arena.open} (later): cancelled, with 1 match still scheduled: never played"
     )
 
 
