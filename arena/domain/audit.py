@@ -86,7 +86,10 @@ def compare_counts(table: str, kept: Kept, recounted: Kept) -> list[Finding]:
         what = "; ".join(f"{c} {a} kept, {b} in the history" for c, a, b in off)
         a, b = mine.get(columns[0], 0), history.get(columns[0], 0)
         if a > b:
-            what += f" ({a - b} more than the history gives: counted twice, or a match gone)"
+            what += (
+                f" ({a - b} more than the history gives: a match counted twice, or still "
+                "counted though voided or gone)"
+            )
         elif a < b:
             what += f" ({b - a} fewer than the history gives: a finished match not counted)"
         found.append(Finding("counted", where_of(table, key), what))

@@ -32,8 +32,8 @@ def test_a_difference_says_where_and_which_way() -> None:
     first, second = map(str, compare_counts("pair_stats", kept, again))
     assert first == (
         "counted: pair_stats pool paulista/1, ana against bia: games 5 kept, 4 in the history; "
-        "rated_wins 3 kept, 2 in the history (1 more than the history gives: counted twice, "
-        "or a match gone)"
+        "rated_wins 3 kept, 2 in the history (1 more than the history gives: a match counted "
+        "twice, or still counted though voided or gone)"
     )
     assert second.startswith("counted: pair_stats pool paulista/1, bia against ana: games 0 kept")
     assert second.endswith("(4 fewer than the history gives: a finished match not counted)")

@@ -158,7 +158,8 @@ def test_a_match_counted_twice_in_a_copy_is_found_and_the_original_stays_clean(
         assert not report["clean"]
         assert (
             f"counted: bot_pool_stats pool paulista/1, bot {first}: matches 5 kept, 4 in "
-            "the history (1 more than the history gives: counted twice, or a match gone)" in found
+            "the history (1 more than the history gives: a match counted twice, or still "
+            "counted though voided or gone)" in found
         )
         assert any(f"bot_pool_stats pool paulista/1, bot {second}: matches 5 kept" in f
                    for f in found)  # fmt: skip
@@ -226,6 +227,43 @@ def test_a_stuck_match_and_a_closed_run_with_matches_left_are_found(arena: Playe
         found[1]
         == f"stuck: run {arena.open} (later): cancelled, with 1 match still scheduled: never played"
     )
+
+
+# What migration 0016 allows: a match of a run cancelled, another failed and replayed.
+CANCELLED_AND_REPLAYED = """
+UPDATE matches SET status = 'cancelled' WHERE id = '{cancelled}';
+UPDATE matches SET status = 'failed' WHERE id = '{failed}';
+INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, absent, replay_of)
+SELECT id || '-again', pool, rules, seed, clock, rated, run_id, absent, id
+FROM matches WHERE id = '{failed}';
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
+SELECT match_id || '-again', seat, bot_id, pool, created_at, ladder
+FROM match_seats WHERE match_id = '{failed}';
+"""
+
+
+def test_a_cancelled_match_and_a_replay_keep_the_audit_clean(arena: Played) -> None:
+    cancelled, failed = run_matches(arena.database, arena.open)
+    with copy_of(arena.database) as copy:
+        plant(copy, CANCELLED_AND_REPLAYED.format(cancelled=cancelled, failed=failed))
+        report = audited(copy, arena.open)
+    assert report["clean"], lines(report)
+    assert report["matches"] == {"cancelled": 1, "failed": 1, "scheduled": 1}
+    assert report["replays"] == 1
+
+
+def test_a_voided_match_still_counted_for_the_ratings_is_found(arena: Played) -> None:
+    """Voiding takes a match out of the ratings (lineup_stats, games) but not out of the
+    tables of results: a match voided and left counted shows where it still counts."""
+    match = run_matches(arena.database, arena.done)[0]
+    with copy_of(arena.database) as copy:
+        plant(copy, f"UPDATE matches SET voided = 'a bot cheated' WHERE id = '{match}'")
+        report = audited(copy)
+    kinds = {(f["check"], f["where"].split(" ")[0]) for f in report["findings"]}
+    assert kinds == {("counted", "lineup_stats"), ("counted", "ratings"), ("rated", "ratings")}
+    assert report["voided"] == 1
+    counted = [f["what"] for f in report["findings"] if f["check"] == "counted"]
+    assert all("still counted though voided" in what for what in counted), counted
 
 
 def test_a_run_audited_alone_sees_its_matches_and_its_standings(arena: Played) -> None:
