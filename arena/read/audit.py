@@ -63,7 +63,7 @@ def audit(store: Store, run_id: int | None = None) -> AuditReport:
             run, results = store.audit_run(conn, run_id)
             if run is None:
                 raise NotFound(f"no tournament run {run_id}")
-            scope = Scope(run_id, tuple(store.run_pools(conn, run_id)))
+            scope = Scope(run_id, tuple(store.audit_run_pools(conn, run_id)))
             if run["standings"] is not None:
                 recomputed = standings(run["participants"], results)
                 findings += check_standings(run_id, run["standings"], recomputed)

@@ -26,7 +26,7 @@ class Audits(Connected):
         """A read-only transaction at REPEATABLE READ: every read in it sees the database
         as it was at its first statement."""
         with self._transaction() as conn:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            conn.execute(Q["audit_snapshot"])
             yield conn
 
     def audit_tally(self, conn: Unit, scope: Scope) -> dict[str, Any]:
@@ -71,7 +71,8 @@ class Audits(Connected):
         results = conn.execute(Q["run_results"], {"id": run_id}).fetchall()
         return (None if row is None else dict(row)), [result_of(r) for r in results]
 
-    def run_pools(self, conn: Unit, run_id: int) -> list[str]:
+    def audit_run_pools(self, conn: Unit, run_id: int) -> list[str]:
+        """The pools the run's matches are played in."""
         row = conn.execute(Q["audit_run_pools"], {"run": run_id}).fetchone()
         return list(row["pools"]) if row else []
 

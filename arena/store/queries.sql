@@ -833,6 +833,11 @@ ORDER BY id LIMIT 500;
 -- finish_match, recount_finished_matches, recount_lineups: migrations 0008, 0014, 0015);
 -- the parameters pools (NULL: every pool) and run (NULL: every run) narrow what is read.
 
+-- name: audit_snapshot
+-- The first statement of the audit's transaction: all of it reads one snapshot, and
+-- cannot write.
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
+
 -- name: audit_counted
 -- Not a statement: the head of every recount, prepended to it (Audits.audit_counts). The
 -- matches each kept count counts, the one place that says so (migration 0016): only
