@@ -843,7 +843,10 @@ SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
 -- matches each kept count counts, the one place that says so (migration 0016): only
 -- finished matches (a cancelled one was never played); a voided one still counts in
 -- pair_stats and bot_pool_stats (in_tables) but not in lineup_stats nor in the ratings'
--- games, wins and losses (in_ratings).
+-- games, wins and losses (in_ratings). Then each counted match's teams (each a sorted
+-- array of bot ids: t0 the even seats', t1 the odd seats'), and its lineup as
+-- match_lineup() gives it (migration 0015: no row when a bot sits on both teams or
+-- nobody was credited), for all the matches at once.
 WITH counted AS (
     SELECT m.id, m.pool, m.winner, m.rated, m.twin, m.faults, m.forfeit, m.fitted,
            true AS in_tables,
@@ -851,6 +854,17 @@ WITH counted AS (
     FROM matches m
     WHERE m.status = 'finished'
       AND (%(pools)s::text[] IS NULL OR m.pool = ANY (%(pools)s::text[]))
+), sides AS (
+    SELECT s.match_id,
+           array_agg(DISTINCT s.bot_id ORDER BY s.bot_id) FILTER (WHERE s.seat %% 2 = 0) AS t0,
+           array_agg(DISTINCT s.bot_id ORDER BY s.bot_id) FILTER (WHERE s.seat %% 2 = 1) AS t1
+    FROM match_seats s JOIN counted m ON m.id = s.match_id
+    GROUP BY s.match_id
+), lineups AS (
+    SELECT m.id, least(x.t0, x.t1) AS team_a, greatest(x.t0, x.t1) AS team_b,
+           (m.winner = 0) <> (x.t0 > x.t1) AS a_won
+    FROM counted m JOIN sides x ON x.match_id = m.id
+    WHERE m.winner IS NOT NULL AND NOT (x.t0 && x.t1)
 )
 
 -- name: audit_recount_bot_pool_stats
@@ -903,7 +917,7 @@ WHERE %(pools)s::text[] IS NULL OR p.pool = ANY (%(pools)s::text[]);
 -- lineup_stats as the history gives it (recount_lineups); each team by its bots' names.
 , played AS (
     SELECT m.id, m.pool, m.twin, l.team_a, l.team_b, l.a_won
-    FROM counted m, LATERAL match_lineup(m.id) l
+    FROM counted m JOIN lineups l ON l.id = m.id
     WHERE m.rated AND m.in_ratings
 ), pairs AS (
     SELECT p.pool, p.team_a, p.team_b, p.a_won::int + q.a_won::int AS k
@@ -941,10 +955,8 @@ WHERE %(pools)s::text[] IS NULL OR l.pool = ANY (%(pools)s::text[]);
 -- match with a credited winner and no bot on both teams; a bot's team is its first seat's).
 , rating_seats AS (
     SELECT m.pool, m.winner, s.bot_id, min(s.seat) %% 2 AS team
-    FROM counted m JOIN match_seats s ON s.match_id = m.id
-    WHERE m.in_ratings AND m.rated AND m.winner IS NOT NULL AND (
-        SELECT count(DISTINCT x.bot_id) = count(DISTINCT (x.bot_id, x.seat %% 2))
-        FROM match_seats x WHERE x.match_id = m.id)
+    FROM counted m JOIN sides x ON x.match_id = m.id JOIN match_seats s ON s.match_id = m.id
+    WHERE m.in_ratings AND m.rated AND m.winner IS NOT NULL AND NOT coalesce(x.t0 && x.t1, false)
     GROUP BY m.id, m.pool, m.winner, s.bot_id
 )
 SELECT r.pool, b.name AS bot, count(*) AS games,
@@ -979,9 +991,8 @@ ORDER BY match_id, bot;
 -- The bots of fitted matches that count for the ratings with no rating event of theirs
 -- (a fit writes one for each bot of every such match it is the first to count).
 , rating_matches AS (
-    SELECT m.id, m.pool FROM counted m
-    WHERE m.fitted AND m.rated AND m.in_ratings AND m.winner IS NOT NULL
-      AND EXISTS (SELECT 1 FROM match_lineup(m.id))
+    SELECT m.id, m.pool FROM counted m JOIN lineups l ON l.id = m.id
+    WHERE m.fitted AND m.rated AND m.in_ratings
       AND (%(run)s::bigint IS NULL
            OR m.id IN (SELECT x.id FROM matches x WHERE x.run_id = %(run)s))
 )

@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from arena.domain.absence import Credit
 from arena.domain.tournament import Definition
 from arena.engine import Rules
 from arena.errors import NotFound
@@ -283,6 +284,30 @@ def test_a_run_audited_alone_sees_its_matches_and_its_standings(arena: Played) -
     assert later["matches"] == {"running": 1, "scheduled": 1} and later["events"] == 0
     assert [f["check"] for f in later["findings"]] == ["stuck"]
     assert [f["check"] for f in whole["findings"]] == ["stuck"]  # standings: with --run
+
+
+def test_matches_that_rate_nobody_are_counted_as_the_store_counts_them(arena: Played) -> None:
+    """Challenges of two a team, recorded through the use case: one with a bot on both
+    teams (it rates nobody), one both teams forfeited (nobody credited), one with faults
+    and a forfeit; the tables of results count them all, the ratings only the last."""
+    store = Store(arena.database, max_size=1)
+    try:
+        ids = {b.name: b.id for b in store.bots()}
+        ana, bia, cid = ids["ana"], ids["bia"], ids["cid"]
+        rules = Rules.parse("paulista:team_size=2")
+        for match_id, seats, credit in [
+            ("both-sides", [ana, bia, bia, ana], None),
+            ("nobody", [ana, bia, cid, bia], Credit(None, (0, 1), ("ana", "bia"))),
+            ("forfeit", [ana, bia, cid, bia], Credit(1, (0,), ("ana",))),
+        ]:
+            matches.request(store, match_id, rules, seats)
+            record = played(rules, 3) | {"faults": {"ana": {"timeouts": 2}}}
+            matches.record(store, match_id, record, credit)
+    finally:
+        store.close()
+    report = audited(arena.database)
+    assert report["clean"], lines(report)
+    assert report["checked"]["bot_pool_stats"] == 6  # three bots in each of two pools
 
 
 def test_a_run_that_does_not_exist_is_not_found(arena: Played) -> None:
