@@ -371,6 +371,8 @@ def _runs(sub: Commands) -> None:
     p.add_argument("match_id", metavar="MATCH")
     p.add_argument("--reason", required=True, help="why: shown on the run's pages")
     p.set_defaults(run=events.cmd_run_replay)
+
+
 def _audit(sub: Commands) -> None:
     p = sub.add_parser(
         "audit",

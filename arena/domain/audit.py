@@ -8,7 +8,8 @@ The checks, by kind:
 - ``counted``: every kept count (:data:`COUNTED`) equals its recount from the finished
   matches: a finished match counted twice, or not at all, shows as a difference;
 - ``rated``: at most one rating event per bot and match, and only for a bot seated in a
-  finished rated match of the same pool that a fit has counted; every bot of a fitted
+  finished rated match of the same pool that a fit has counted (or one voided since: its
+  events stay, the history of the ratings as they were); every bot of a fitted
   match that counts for the ratings has its event; no rated match recorded more than
   :data:`UNFITTED_S` ago is left unfitted; a pool whose kept fit is of its current
   version has the ratings a fit of its recounted history gives (within :data:`ELO_EPS`);
@@ -115,7 +116,7 @@ def check_events(
             what = "a rating event of a match that does not exist"
         elif e["status"] != "finished":
             what = f"a rating event of a match {e['status']}, not finished"
-        elif not e["rated"]:
+        elif not e["rated"] and not e["voided"]:
             what = "a rating event of an unrated match"
         elif e["pool"] != e["match_pool"]:
             what = f"a rating event in pool {e['pool']} of a match of pool {e['match_pool']}"

@@ -841,15 +841,15 @@ SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
 -- name: audit_counted
 -- Not a statement: the head of every recount, prepended to it (Audits.audit_counts). The
 -- matches each kept count counts, the one place that says so (migration 0016): only
--- finished matches (a cancelled one was never played); a voided one still counts in
--- pair_stats and bot_pool_stats (in_tables) but not in lineup_stats nor in the ratings'
--- games, wins and losses (in_ratings). Then each counted match's teams (each a sorted
+-- finished matches (a cancelled one was never played), and of those not the voided ones,
+-- neither in pair_stats and bot_pool_stats (in_tables) nor in lineup_stats and the
+-- ratings' games, wins and losses (in_ratings). Then each counted match's teams (each a sorted
 -- array of bot ids: t0 the even seats', t1 the odd seats'), and its lineup as
 -- match_lineup() gives it (migration 0015: no row when a bot sits on both teams or
 -- nobody was credited), for all the matches at once.
 WITH counted AS (
     SELECT m.id, m.pool, m.winner, m.rated, m.twin, m.faults, m.forfeit, m.fitted,
-           true AS in_tables,
+           m.voided IS NULL AS in_tables,
            m.voided IS NULL AS in_ratings
     FROM matches m
     WHERE m.status = 'finished'
@@ -972,10 +972,11 @@ WHERE %(pools)s::text[] IS NULL OR r.pool = ANY (%(pools)s::text[]);
 
 -- name: audit_odd_events
 -- Rating events that are not the one event of a bot seated in a fitted, finished, rated
--- match of the same pool, with what is known of them (arena/domain/audit.py words it).
+-- match of the same pool (or one voided since: voiding unrates it, its events stay), with
+-- what is known of them (arena/domain/audit.py words it).
 SELECT * FROM (
     SELECT e.match_id, b.name AS bot, e.pool, m.pool AS match_pool, m.status, m.rated,
-           m.fitted, EXISTS (SELECT 1 FROM match_seats s
+           m.voided IS NOT NULL AS voided, m.fitted, EXISTS (SELECT 1 FROM match_seats s
                              WHERE s.match_id = e.match_id AND s.bot_id = e.bot_id) AS seated,
            count(*) OVER (PARTITION BY e.bot_id, e.match_id) AS times
     FROM rating_events e JOIN bots b ON b.id = e.bot_id
@@ -983,7 +984,7 @@ SELECT * FROM (
     WHERE (%(pools)s::text[] IS NULL OR e.pool = ANY (%(pools)s::text[]))
       AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
 ) e
-WHERE times > 1 OR status IS DISTINCT FROM 'finished' OR NOT rated OR NOT fitted
+WHERE times > 1 OR status IS DISTINCT FROM 'finished' OR NOT (rated OR voided) OR NOT fitted
    OR pool IS DISTINCT FROM match_pool OR NOT seated
 ORDER BY match_id, bot;
 

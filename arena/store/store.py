@@ -28,8 +28,8 @@ from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
-from arena.store.base import Unit
 from arena.store.audit import Audits
+from arena.store.base import Unit
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes

@@ -20,8 +20,9 @@ from arena.errors import NotFound
 from arena.read.audit import AuditReport, audit
 from arena.store.migrate import migrate
 from arena.store.store import Store
-from arena.usecases import matches
+from arena.usecases import matches, runs
 from arena.usecases.runs import finish_run, plan_run
+from arena.usecases.tournaments import create_tournament
 from tests.scratch import scratch_database
 from tests.store.test_store import played
 from tests.usecases.test_runs import started
@@ -50,8 +51,7 @@ def play_arena(database: str) -> Played:
             matches.record(store, match_id, played(Rules(), k))
         assert finish_run(store, done)
         later = Definition("later", bots=("ana", "bia"), matches=2)
-        tournament = store.insert_tournament(later)
-        run = store.insert_run(tournament, 7, None)
+        run = runs.create_run(store, create_tournament(store, later))
         assert run is not None
         plan_run(store, run.id)
         return Played(database, done, run.id)
@@ -253,18 +253,39 @@ def test_a_cancelled_match_and_a_replay_keep_the_audit_clean(arena: Played) -> N
     assert report["replays"] == 1
 
 
-def test_a_voided_match_still_counted_for_the_ratings_is_found(arena: Played) -> None:
-    """Voiding takes a match out of the ratings (lineup_stats, games) but not out of the
-    tables of results: a match voided and left counted shows where it still counts."""
+def test_a_voided_match_still_counted_is_found(arena: Played) -> None:
+    """A voided match counts nowhere (migration 0016): one voided by SQL alone, its counts
+    left as they were, shows in every kept count and in its pool's fit."""
     match = run_matches(arena.database, arena.done)[0]
     with copy_of(arena.database) as copy:
         plant(copy, f"UPDATE matches SET voided = 'a bot cheated' WHERE id = '{match}'")
         report = audited(copy)
     kinds = {(f["check"], f["where"].split(" ")[0]) for f in report["findings"]}
-    assert kinds == {("counted", "lineup_stats"), ("counted", "ratings"), ("rated", "ratings")}
+    assert kinds == {("counted", "bot_pool_stats"), ("counted", "pair_stats"),
+                     ("counted", "lineup_stats"), ("counted", "ratings"),
+                     ("rated", "ratings")}  # fmt: skip
     assert report["voided"] == 1
     counted = [f["what"] for f in report["findings"] if f["check"] == "counted"]
     assert all("still counted though voided" in what for what in counted), counted
+
+
+def test_matches_voided_and_replayed_by_the_organizer_audit_clean(arena: Played) -> None:
+    """Through the use cases of issue 30: a finished match voided, another played again
+    (voided, and a replay added to the run, which opens again), the replay recorded."""
+    first, second = run_matches(arena.database, arena.done)[:2]
+    store = Store(arena.database, max_size=2)
+    try:
+        runs.void_match(store, arena.done, first, "played with the wrong clock")
+        replay, _ = runs.replay_match(store, arena.done, second, "a bot crashed")
+        assert audited(arena.database)["clean"]
+        matches.record(store, replay, played(Rules(), 99))
+        report = audited(arena.database, arena.done)
+    finally:
+        store.close()
+    assert report["clean"], lines(report)
+    assert (report["voided"], report["replays"]) == (2, 1)
+    assert report["matches"] == {"finished": 7}
+    assert report["events"] == 14  # the voided matches' events stay, the replay has its own
 
 
 def test_a_run_audited_alone_sees_its_matches_and_its_standings(arena: Played) -> None:
