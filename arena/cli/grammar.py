@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import engine, events, ladder, match, organizer, reader, testing
+from arena.cli import audit, engine, events, ladder, match, organizer, reader, testing
 from arena.cli.common import (
     LIMIT,
     MATCHES,
@@ -47,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
     _runs(sub)
     _ladders(sub)
     _tests(sub)
+    _audit(sub)
     processes(sub)
     organizers(sub)
     return top
@@ -372,3 +373,21 @@ def _runs(sub: Commands) -> None:
     p.add_argument("match_id", metavar="MATCH")
     p.add_argument("--reason", required=True, help="why: shown on the run's pages")
     p.set_defaults(run=events.cmd_run_replay)
+
+
+def _audit(sub: Commands) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="check that nothing was lost or counted twice (organizer); exit 1 on a finding",
+        description="Check from the database alone (docs/events.md, The audit) that every "
+        "finished match is counted once in every kept count, every rating change was "
+        "applied once, every run has all its planned matches and none is stuck; print the "
+        "tally of what was looked at and each finding. Exit 0 when clean, 1 on any finding. "
+        "Read-only: nothing is recounted or repaired.",
+    )
+    p.add_argument(
+        "--run", type=ROW_ID, metavar="ID", dest="run_id",
+        help="only this run: its matches, its total, its standings, its pools' counts",
+    )  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print the audit as one JSON object")
+    p.set_defaults(run=audit.cmd_audit)

@@ -13,6 +13,7 @@ from typing import Any
 from arena.errors import Invalid
 
 CATCH_UP = timedelta(days=1)  # a schedule's missed firings older than this are skipped
+STALL_S = 120  # a run or a match with no progress this long is taken up again (and audited)
 
 
 def _crontab(expr: str) -> Any:

@@ -855,3 +855,260 @@ WHERE (%(subject)s::text IS NULL OR subject = %(subject)s)
   AND (%(actor)s::text IS NULL OR actor = %(actor)s)
   AND (%(before)s::bigint IS NULL OR id < %(before)s)
 ORDER BY id DESC LIMIT %(limit)s;
+
+
+-- ---- the audit (docs/events.md "The audit"; arena/store/audit.py) -------------------
+-- Read-only, in one REPEATABLE READ transaction. The kept counts are recounted from the
+-- history by SELECTs that mirror the counting functions (count_finished_match,
+-- finish_match, recount_finished_matches, recount_lineups: migrations 0008, 0014, 0015);
+-- the parameters pools (NULL: every pool) and run (NULL: every run) narrow what is read.
+
+-- name: audit_snapshot
+-- The first statement of the audit's transaction: all of it reads one snapshot, and
+-- cannot write.
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
+
+-- name: audit_counted
+-- Not a statement: the head of every recount, prepended to it (Audits.audit_counts). The
+-- matches each kept count counts, the one place that says so (migration 0016): only
+-- finished matches (a cancelled one was never played), and of those not the voided ones,
+-- neither in pair_stats and bot_pool_stats (in_tables) nor in lineup_stats and the
+-- ratings' games, wins and losses (in_ratings). Then each counted match's teams (each a sorted
+-- array of bot ids: t0 the even seats', t1 the odd seats'), and its lineup as
+-- match_lineup() gives it (migration 0015: no row when a bot sits on both teams or
+-- nobody was credited), for all the matches at once.
+WITH counted AS (
+    SELECT m.id, m.pool, m.winner, m.rated, m.twin, m.faults, m.forfeit, m.fitted,
+           m.voided IS NULL AS in_tables,
+           m.voided IS NULL AS in_ratings
+    FROM matches m
+    WHERE m.status = 'finished'
+      AND (%(pools)s::text[] IS NULL OR m.pool = ANY (%(pools)s::text[]))
+), sides AS (
+    SELECT s.match_id,
+           array_agg(DISTINCT s.bot_id ORDER BY s.bot_id) FILTER (WHERE s.seat %% 2 = 0) AS t0,
+           array_agg(DISTINCT s.bot_id ORDER BY s.bot_id) FILTER (WHERE s.seat %% 2 = 1) AS t1
+    FROM match_seats s JOIN counted m ON m.id = s.match_id
+    GROUP BY s.match_id
+), lineups AS (
+    SELECT m.id, least(x.t0, x.t1) AS team_a, greatest(x.t0, x.t1) AS team_b,
+           (m.winner = 0) <> (x.t0 > x.t1) AS a_won
+    FROM counted m JOIN sides x ON x.match_id = m.id
+    WHERE m.winner IS NOT NULL AND NOT (x.t0 && x.t1)
+)
+
+-- name: audit_recount_bot_pool_stats
+-- bot_pool_stats as the history gives it (recount_finished_matches).
+SELECT m.pool, b.name AS bot, count(*) AS matches,
+    coalesce(sum((m.faults -> b.name ->> 'timeouts')::int), 0) AS timeouts,
+    coalesce(sum((m.faults -> b.name ->> 'rejected')::int), 0) AS rejected,
+    coalesce(sum((m.faults -> b.name ->> 'disconnects')::int), 0) AS disconnects,
+    coalesce(sum((m.faults -> b.name ->> 'substituted')::int), 0) AS substituted,
+    coalesce(sum((m.faults -> b.name ->> 'errors')::int), 0) AS errors,
+    count(*) FILTER (WHERE EXISTS (
+        SELECT 1 FROM match_seats x WHERE x.match_id = m.id AND x.bot_id = b.id
+        AND x.seat %% 2 = ANY (coalesce(m.forfeit, '{}')))) AS forfeits
+FROM counted m
+JOIN (SELECT DISTINCT match_id, bot_id FROM match_seats) s ON s.match_id = m.id
+JOIN bots b ON b.id = s.bot_id
+WHERE m.in_tables
+GROUP BY m.pool, b.name;
+
+-- name: audit_kept_bot_pool_stats
+SELECT s.pool, b.name AS bot, s.matches, s.timeouts, s.rejected, s.disconnects,
+       s.substituted, s.errors, s.forfeits
+FROM bot_pool_stats s JOIN bots b ON b.id = s.bot_id
+WHERE %(pools)s::text[] IS NULL OR s.pool = ANY (%(pools)s::text[]);
+
+-- name: audit_recount_pair_stats
+-- pair_stats as the history gives it (recount_finished_matches).
+, seated AS (
+    SELECT DISTINCT s.match_id, s.bot_id, s.seat %% 2 AS team
+    FROM match_seats s JOIN counted m ON m.id = s.match_id AND m.in_tables
+), pairs AS (
+    SELECT m.pool, a.bot_id, o.bot_id AS opponent_id, m.id,
+           max(coalesce(a.team = m.winner, false)::int) AS won,
+           max(coalesce(m.rated AND a.team = m.winner, false)::int) AS rated_won
+    FROM seated a JOIN seated o ON o.match_id = a.match_id AND o.team <> a.team
+    JOIN counted m ON m.id = a.match_id
+    GROUP BY m.pool, a.bot_id, o.bot_id, m.id
+)
+SELECT p.pool, b.name AS bot, o.name AS opponent, count(*) AS games, sum(p.won) AS wins,
+       sum(p.rated_won) AS rated_wins
+FROM pairs p JOIN bots b ON b.id = p.bot_id JOIN bots o ON o.id = p.opponent_id
+GROUP BY p.pool, b.name, o.name;
+
+-- name: audit_kept_pair_stats
+SELECT p.pool, b.name AS bot, o.name AS opponent, p.games, p.wins, p.rated_wins
+FROM pair_stats p JOIN bots b ON b.id = p.bot_id JOIN bots o ON o.id = p.opponent_id
+WHERE %(pools)s::text[] IS NULL OR p.pool = ANY (%(pools)s::text[]);
+
+-- name: audit_recount_lineup_stats
+-- lineup_stats as the history gives it (recount_lineups); each team by its bots' names.
+, played AS (
+    SELECT m.id, m.pool, m.twin, l.team_a, l.team_b, l.a_won
+    FROM counted m JOIN lineups l ON l.id = m.id
+    WHERE m.rated AND m.in_ratings
+), pairs AS (
+    SELECT p.pool, p.team_a, p.team_b, p.a_won::int + q.a_won::int AS k
+    FROM played p JOIN played q ON q.id = p.twin AND p.id < q.id
+         AND q.team_a = p.team_a AND q.team_b = p.team_b
+), singles AS (
+    SELECT pool, team_a, team_b, count(*) AS games, sum(a_won::int) AS wins
+    FROM played GROUP BY pool, team_a, team_b
+), paired AS (
+    SELECT pool, team_a, team_b, count(*) FILTER (WHERE k = 0) AS lost_both,
+           count(*) FILTER (WHERE k = 1) AS split, count(*) FILTER (WHERE k = 2) AS won_both
+    FROM pairs GROUP BY pool, team_a, team_b
+)
+SELECT s.pool,
+    array_to_string(ARRAY(SELECT b.name FROM unnest(s.team_a) t (id) JOIN bots b ON b.id = t.id
+                          ORDER BY b.name), '+') AS team_a,
+    array_to_string(ARRAY(SELECT b.name FROM unnest(s.team_b) t (id) JOIN bots b ON b.id = t.id
+                          ORDER BY b.name), '+') AS team_b,
+    s.games, s.wins, coalesce(p.lost_both, 0) AS lost_both, coalesce(p.split, 0) AS split,
+    coalesce(p.won_both, 0) AS won_both
+FROM singles s LEFT JOIN paired p USING (pool, team_a, team_b);
+
+-- name: audit_kept_lineup_stats
+SELECT l.pool,
+    array_to_string(ARRAY(SELECT b.name FROM unnest(l.team_a) t (id) JOIN bots b ON b.id = t.id
+                          ORDER BY b.name), '+') AS team_a,
+    array_to_string(ARRAY(SELECT b.name FROM unnest(l.team_b) t (id) JOIN bots b ON b.id = t.id
+                          ORDER BY b.name), '+') AS team_b,
+    l.games, l.wins, l.lost_both, l.split, l.won_both
+FROM lineup_stats l
+WHERE %(pools)s::text[] IS NULL OR l.pool = ANY (%(pools)s::text[]);
+
+-- name: audit_recount_ratings
+-- The ratings' games, wins and losses as the history gives them (finish_match: a rated
+-- match with a credited winner and no bot on both teams; a bot's team is its first seat's).
+, rating_seats AS (
+    SELECT m.pool, m.winner, s.bot_id, min(s.seat) %% 2 AS team
+    FROM counted m JOIN sides x ON x.match_id = m.id JOIN match_seats s ON s.match_id = m.id
+    WHERE m.in_ratings AND m.rated AND m.winner IS NOT NULL AND NOT coalesce(x.t0 && x.t1, false)
+    GROUP BY m.id, m.pool, m.winner, s.bot_id
+)
+SELECT r.pool, b.name AS bot, count(*) AS games,
+       count(*) FILTER (WHERE r.team = r.winner) AS wins,
+       count(*) FILTER (WHERE r.team <> r.winner) AS losses
+FROM rating_seats r JOIN bots b ON b.id = r.bot_id
+GROUP BY r.pool, b.name;
+
+-- name: audit_kept_ratings
+SELECT r.pool, b.name AS bot, r.games, r.wins, r.losses
+FROM ratings r JOIN bots b ON b.id = r.bot_id
+WHERE %(pools)s::text[] IS NULL OR r.pool = ANY (%(pools)s::text[]);
+
+-- name: audit_odd_events
+-- Rating events that are not the one event of a bot seated in a fitted, finished, rated
+-- match of the same pool (or one voided since: voiding unrates it, its events stay), with
+-- what is known of them (arena/domain/audit.py words it).
+SELECT * FROM (
+    SELECT e.match_id, b.name AS bot, e.pool, m.pool AS match_pool, m.status, m.rated,
+           m.voided IS NOT NULL AS voided, m.fitted, EXISTS (SELECT 1 FROM match_seats s
+                             WHERE s.match_id = e.match_id AND s.bot_id = e.bot_id) AS seated,
+           count(*) OVER (PARTITION BY e.bot_id, e.match_id) AS times
+    FROM rating_events e JOIN bots b ON b.id = e.bot_id
+    LEFT JOIN matches m ON m.id = e.match_id
+    WHERE (%(pools)s::text[] IS NULL OR e.pool = ANY (%(pools)s::text[]))
+      AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
+) e
+WHERE times > 1 OR status IS DISTINCT FROM 'finished' OR NOT (rated OR voided) OR NOT fitted
+   OR pool IS DISTINCT FROM match_pool OR NOT seated
+ORDER BY match_id, bot;
+
+-- name: audit_missing_events
+-- The bots of fitted matches that count for the ratings with no rating event of theirs
+-- (a fit writes one for each bot of every such match it is the first to count).
+, rating_matches AS (
+    SELECT m.id, m.pool FROM counted m JOIN lineups l ON l.id = m.id
+    WHERE m.fitted AND m.rated AND m.in_ratings
+      AND (%(run)s::bigint IS NULL
+           OR m.id IN (SELECT x.id FROM matches x WHERE x.run_id = %(run)s))
+)
+SELECT m.id AS match_id, m.pool, b.name AS bot
+FROM rating_matches m
+JOIN (SELECT DISTINCT match_id, bot_id FROM match_seats) s ON s.match_id = m.id
+JOIN bots b ON b.id = s.bot_id
+WHERE NOT EXISTS (SELECT 1 FROM rating_events e
+                  WHERE e.match_id = m.id AND e.bot_id = s.bot_id)
+ORDER BY m.id, b.name;
+
+-- name: audit_unfitted
+-- Rated matches recorded before %(before)s that no fit of their pool has counted yet.
+SELECT m.id AS match_id, m.pool, m.finished_at FROM matches m
+WHERE m.status = 'finished' AND m.rated AND NOT m.fitted AND m.finished_at < %(before)s
+  AND (%(pools)s::text[] IS NULL OR m.pool = ANY (%(pools)s::text[]))
+  AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
+ORDER BY m.finished_at, m.id;
+
+-- name: audit_stuck
+-- Matches running since before %(before)s.
+SELECT m.id AS match_id, m.run_id, coalesce(m.started_at, m.created_at) AS since
+FROM matches m
+WHERE m.status = 'running' AND coalesce(m.started_at, m.created_at) < %(before)s
+  AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
+ORDER BY since, m.id;
+
+-- name: audit_runs
+-- Each run with its plan's total and what its matches are: those planned (not replays),
+-- those still scheduled or running.
+SELECT r.id, t.name AS tournament, r.status, r.total, r.standings IS NOT NULL AS has_standings,
+       count(m.id) FILTER (WHERE m.replay_of IS NULL) AS planned,
+       count(m.id) FILTER (WHERE m.status = 'scheduled') AS scheduled,
+       count(m.id) FILTER (WHERE m.status = 'running') AS running
+FROM runs r JOIN tournaments t ON t.id = r.tournament_id
+LEFT JOIN matches m ON m.run_id = r.id
+WHERE %(run)s::bigint IS NULL OR r.id = %(run)s
+GROUP BY r.id, t.name
+ORDER BY r.id;
+
+-- name: audit_strays
+-- Matches of a run that does not exist, and matches without a seat.
+SELECT m.id AS match_id, m.run_id,
+       NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = m.run_id) AND m.run_id IS NOT NULL
+           AS no_run,
+       NOT EXISTS (SELECT 1 FROM match_seats s WHERE s.match_id = m.id) AS no_seats
+FROM matches m
+WHERE (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
+  AND ((m.run_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = m.run_id))
+       OR NOT EXISTS (SELECT 1 FROM match_seats s WHERE s.match_id = m.id))
+ORDER BY m.id;
+
+-- name: audit_tally
+-- What the audit looked at: matches and runs by status, the matches voided and the
+-- replays, the rating rows and events; and the snapshot's time.
+SELECT now() AS at,
+    (SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM (
+        SELECT status, count(*) AS n FROM matches m
+        WHERE (%(run)s::bigint IS NULL OR m.run_id = %(run)s) GROUP BY status) x) AS matches,
+    (SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM (
+        SELECT status, count(*) AS n FROM runs r
+        WHERE (%(run)s::bigint IS NULL OR r.id = %(run)s) GROUP BY status) x) AS runs,
+    (SELECT count(*) FROM matches m WHERE m.voided IS NOT NULL
+        AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)) AS voided,
+    (SELECT count(*) FROM matches m WHERE m.replay_of IS NOT NULL
+        AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)) AS replays,
+    (SELECT count(*) FROM ratings r
+        WHERE %(pools)s::text[] IS NULL OR r.pool = ANY (%(pools)s::text[])) AS ratings,
+    (SELECT count(*) FROM rating_events e
+        WHERE (%(pools)s::text[] IS NULL OR e.pool = ANY (%(pools)s::text[]))
+          AND (%(run)s::bigint IS NULL
+               OR e.match_id IN (SELECT x.id FROM matches x WHERE x.run_id = %(run)s)))
+        AS events;
+
+-- name: audit_fitted_elos
+-- The kept ratings of every pool whose kept fit is of its current version.
+SELECT r.pool, b.name AS bot, r.elo
+FROM pool_fits f JOIN ratings r ON r.pool = f.pool JOIN bots b ON b.id = r.bot_id
+WHERE (%(pools)s::text[] IS NULL OR f.pool = ANY (%(pools)s::text[]))
+  AND f.version = (SELECT coalesce(sum(s.matches), 0) FROM bot_pool_stats s
+                   WHERE s.pool = f.pool);
+
+-- name: audit_run_pools
+-- The pools a run's matches are played in.
+SELECT coalesce(array_agg(DISTINCT pool), '{}') AS pools FROM matches WHERE run_id = %(run)s;
+
+-- name: audit_run
+SELECT id, status, participants, standings FROM runs WHERE id = %(run)s;

@@ -217,18 +217,7 @@ class Runs(Connected):
         may see of a run in progress)."""
         with self._transaction() as conn:
             rows = conn.execute(Q["run_results"], {"id": run_id}).fetchall()
-        return [
-            Result(
-                r["id"],
-                r["seat_names"],
-                r["winner"],
-                tuple(r["points"]),
-                r["faults"],
-                r["forfeit"] or (),
-            )
-            for r in rows
-            if sealed or not r["sealed"]
-        ]
+        return [result_of(r) for r in rows if sealed or not r["sealed"]]
 
     def finish_run(self, run_id: int, table: dict[str, Any]) -> bool:
         """Write the final table of a running run; False when it was finished before."""
@@ -270,3 +259,11 @@ class Runs(Connected):
 def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
     name = row.pop("tournament")
     return RunRow(**row), name
+
+
+def result_of(row: dict[str, Any]) -> Result:
+    """A row of ``run_results`` as the standings read it."""
+    return Result(
+        row["id"], row["seat_names"], row["winner"], tuple(row["points"]), row["faults"],
+        row["forfeit"] or (),
+    )  # fmt: skip

@@ -8,14 +8,13 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from arena.domain.schedule import STALL_S as STALL_S  # the domain's, read here by workers
 from arena.domain.schedule import due_firing
 from arena.store.store import Store
 from arena.usecases import runs, sprts
 from arena.usecases.ratings import refit
 
 log = logging.getLogger(__name__)
-
-STALL_S = 120  # a run or a match with no progress this long is taken up again
 
 
 @dataclass

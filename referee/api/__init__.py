@@ -22,6 +22,7 @@ from arena.hosted.uploads import Uploads
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc
 from arena.store.store import Store
 from referee.api.accounts import Accounts
+from referee.api.audit import Audits
 from referee.api.bots import Bots
 from referee.api.cluster import Cluster
 from referee.api.hosting import Hosting
@@ -68,6 +69,7 @@ class ArenaApi:
             Testing(store, callers, dispatch),
             Ladders(store, callers, dispatch),
             Accounts(store, callers),
+            Audits(store, callers),
         ]
 
 

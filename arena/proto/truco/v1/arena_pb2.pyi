@@ -915,3 +915,66 @@ class ListActionsResponse(_message.Message):
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     actions: _containers.RepeatedCompositeFieldContainer[LoggedAction]
     def __init__(self, actions: _Optional[_Iterable[_Union[LoggedAction, _Mapping]]] = ...) -> None: ...
+
+class AuditRequest(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: int
+    def __init__(self, run: _Optional[int] = ...) -> None: ...
+
+class AuditFinding(_message.Message):
+    __slots__ = ("check", "where", "what")
+    CHECK_FIELD_NUMBER: _ClassVar[int]
+    WHERE_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    check: str
+    where: str
+    what: str
+    def __init__(self, check: _Optional[str] = ..., where: _Optional[str] = ..., what: _Optional[str] = ...) -> None: ...
+
+class AuditResponse(_message.Message):
+    __slots__ = ("run", "at", "clean", "matches", "runs", "voided", "replays", "ratings", "events", "checked", "findings")
+    class MatchesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class RunsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class CheckedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    CLEAN_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    REPLAYS_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    run: int
+    at: str
+    clean: bool
+    matches: _containers.ScalarMap[str, int]
+    runs: _containers.ScalarMap[str, int]
+    voided: int
+    replays: int
+    ratings: int
+    events: int
+    checked: _containers.ScalarMap[str, int]
+    findings: _containers.RepeatedCompositeFieldContainer[AuditFinding]
+    def __init__(self, run: _Optional[int] = ..., at: _Optional[str] = ..., clean: _Optional[bool] = ..., matches: _Optional[_Mapping[str, int]] = ..., runs: _Optional[_Mapping[str, int]] = ..., voided: _Optional[int] = ..., replays: _Optional[int] = ..., ratings: _Optional[int] = ..., events: _Optional[int] = ..., checked: _Optional[_Mapping[str, int]] = ..., findings: _Optional[_Iterable[_Union[AuditFinding, _Mapping]]] = ...) -> None: ...

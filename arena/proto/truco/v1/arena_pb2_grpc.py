@@ -209,6 +209,11 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListActionsRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.ListActionsResponse.FromString,
                 _registered_method=True)
+        self.Audit = channel.unary_unary(
+                '/truco.v1.Arena/Audit',
+                request_serializer=truco_dot_v1_dot_arena__pb2.AuditRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.AuditResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -491,6 +496,17 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Audit(self, request, context):
+        """The audit (docs/events.md).
+        organizer: check from the database alone that every finished match was recorded
+        once, every rating change applied once, no match lost and none stuck, in one
+        read-only snapshot; with `run`, that run's matches, total and standings and the kept
+        counts of its pools. Findings, if any, and the tally of what was looked at.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -668,6 +684,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListActions,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListActionsRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.ListActionsResponse.SerializeToString,
+            ),
+            'Audit': grpc.unary_unary_rpc_method_handler(
+                    servicer.Audit,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.AuditRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.AuditResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1615,6 +1636,33 @@ class Arena:
             '/truco.v1.Arena/ListActions',
             truco_dot_v1_dot_arena__pb2.ListActionsRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.ListActionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Audit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/Audit',
+            truco_dot_v1_dot_arena__pb2.AuditRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.AuditResponse.FromString,
             options,
             channel_credentials,
             insecure,
