@@ -109,6 +109,7 @@ def test_a_run_is_paused_resumed_and_has_matches_voided_and_played_again(
     assert count(arena, playing, run_id) == 0
 
     assert "running" in cli(arena, "run", "resume", str(run_id)).stdout
+    assert "clean" in cli(arena, "audit", "--run", str(run_id)).stdout  # a paused run is not stuck
     run = arena.wait_run(run_id)
     assert run.status == "finished" and run.finished == 200
 
@@ -130,6 +131,7 @@ def test_a_run_is_paused_resumed_and_has_matches_voided_and_played_again(
     assert sum(r.games for r in arena.store.bot_ratings("ana")) == games - 1
     refused = cli(arena, "run", "void", str(run_id), second, "--reason", "again", status=1)
     assert "voided before" in refused.stderr
+    assert "clean" in cli(arena, "audit", "--run", str(run_id)).stdout  # exit 0: nothing found
 
 
 def test_the_organizer_edits_unschedules_and_deletes_tournaments_and_sets_bots_states(
@@ -186,3 +188,9 @@ def test_the_organizer_edits_unschedules_and_deletes_tournaments_and_sets_bots_s
     assert "retired" in cli(arena, "ratings", "--retired").stdout
     refused = cli(arena, "tournament", "create", "again", "--bots", "ana,cid", status=1)
     assert "no active bot named 'cid'" in refused.stderr
+    assert "clean" in cli(arena, "audit").stdout  # exit 0: nothing lost or counted twice
+    logged = json.loads(cli(arena, "log", "--subject", "bot cid", "--json").stdout)
+    assert [(e["actor"], e["action"]) for e in reversed(logged)] == [
+        ("organizer", "register"), ("organizer", "disqualify"), ("organizer", "withdraw"),
+        ("organizer", "reinstate"), ("organizer", "retire"),
+    ]  # fmt: skip
