@@ -194,7 +194,10 @@ def violations(found: list[tuple[str, Path]]) -> list[str]:
 
 
 def cycles(found: list[tuple[str, Path]]) -> list[list[str]]:
-    """Every cycle of imports between modules of ours (each once, from its least name)."""
+    """Every group of modules of ours that import each other round, directly or through
+    others (a strongly connected component of the import graph, by Kosaraju's two walks:
+    linear in the imports, where listing every cycle grows exponentially), its names
+    sorted."""
     known = {name for name, _ in found}
     graph: dict[str, set[str]] = {}
     for name, path in found:
@@ -205,17 +208,42 @@ def cycles(found: list[tuple[str, Path]]) -> list[list[str]]:
             if imported and imported != name and not name.startswith(imported + "."):
                 targets.add(imported)  # a package's own __init__ is not a cycle
         graph[name] = targets
-    found_cycles: set[tuple[str, ...]] = set()
+    order: list[str] = []  # modules by the time their walk ended
+    seen: set[str] = set()
     for start in sorted(graph):
-        stack = [(start, [start])]
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(sorted(graph[start])))]
         while stack:
-            node, path = stack.pop()
-            for nxt in graph.get(node, ()):
-                if nxt == start:
-                    found_cycles.add(tuple(path))
-                elif nxt > start and nxt not in path:
-                    stack.append((nxt, [*path, nxt]))
-    return [list(c) for c in sorted(found_cycles)]
+            node, rest = stack[-1]
+            nxt = next((n for n in rest if n not in seen and n in graph), None)
+            if nxt is None:
+                stack.pop()
+                order.append(node)
+            else:
+                seen.add(nxt)
+                stack.append((nxt, iter(sorted(graph[nxt]))))
+    back: dict[str, set[str]] = {name: set() for name in graph}
+    for name, targets in graph.items():
+        for target in targets & graph.keys():
+            back[target].add(name)
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for start in reversed(order):
+        if start in placed:
+            continue
+        group, todo = [], [start]
+        placed.add(start)
+        while todo:
+            node = todo.pop()
+            group.append(node)
+            for prev in back[node] - placed:
+                placed.add(prev)
+                todo.append(prev)
+        if len(group) > 1:
+            groups.append(sorted(group))
+    return sorted(groups)
 
 
 def test_the_packages_import_only_what_their_layer_allows() -> None:
