@@ -787,8 +787,8 @@ WHERE id = ANY(%(ids)s::text[]) AND voided IS NULL AND status IN ('scheduled', '
 RETURNING id;
 
 -- name: bot_run_matches
--- The matches of a bot (any of its versions) in the runs given, by status.
-SELECT m.id, m.status FROM matches m
+-- The matches of a bot (any of its versions) in the runs given, with their status and run.
+SELECT m.id, m.status, m.run_id FROM matches m
 WHERE m.run_id = ANY(%(runs)s::bigint[]) AND EXISTS (
     SELECT 1 FROM match_seats s JOIN bots b ON b.id = s.bot_id
     LEFT JOIN bot_versions v ON v.id = b.id

@@ -140,10 +140,12 @@ class Runs(Connected):
         """Cancel those of the matches not started; their ids."""
         return [r["id"] for r in conn.execute(Q["cancel_matches"], {"ids": match_ids})]
 
-    def bot_run_matches(self, conn: Unit, bot_id: int, runs: list[int]) -> dict[str, str]:
-        """The bot's matches (any of its versions') in ``runs``: {id: status}."""
+    def bot_run_matches(
+        self, conn: Unit, bot_id: int, runs: list[int]
+    ) -> dict[str, tuple[str, int]]:
+        """The bot's matches (any of its versions') in ``runs``: {id: (status, run)}."""
         rows = conn.execute(Q["bot_run_matches"], {"bot_id": bot_id, "runs": runs})
-        return {r["id"]: r["status"] for r in rows}
+        return {r["id"]: (r["status"], r["run_id"]) for r in rows}
 
     def run_notes(self, run_id: int) -> list[dict[str, Any]]:
         """The run's matches voided or playing again another (500 at most)."""

@@ -43,7 +43,7 @@ def set_state(
             raise NotReady(f"bot {quoted(name)} is {state} already")
         runs = [run_id] if run_id is not None else store.open_runs(conn)
         matches = store.bot_run_matches(conn, bot.id, runs) if state != "active" else {}
-        left = [m for m, status in matches.items() if status == "scheduled"]
+        left = [m for m, (status, _) in matches.items() if status == "scheduled"]
         cancelled = store.cancel_matches(conn, left) if state != "disqualified" else []
         voided: list[str] = []
         if state == "disqualified":
@@ -54,9 +54,10 @@ def set_state(
         if run_id is not None:
             detail["run"] = run_id
         store.log_action(conn, actor, _verb(state), f"bot {name}", detail)
+    touched = sorted({matches[m][1] for m in [*cancelled, *voided]})
     if voided:
-        recounted(store, store.match_pools(voided), runs)
-    for run in runs:
+        recounted(store, store.match_pools(voided), touched)
+    for run in touched:
         finish_run(store, run)  # a run whose last matches were its: its table now
     return bot
 
