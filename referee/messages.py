@@ -98,8 +98,11 @@ def definition_of(msg: Any) -> Definition:
         trusted=msg.trusted,
         absent=msg.absent or DEFAULT_POLICY,
         clock=request_clock(msg),
-        **given(msg, "matches", "duplicate", "seed", "rated", "entries_close_s"),
-    )
+        tiebreaks=tuple(msg.tiebreaks),
+        seed_from=msg.seed_from or None,
+        **given(msg, "matches", "duplicate", "seed", "rated", "entries_close_s", "groups",
+                "rounds", "top"),
+    )  # fmt: skip
 
 
 def definition_message(stored: dict[str, Any], organizer: bool) -> api.TournamentDefinition:
@@ -141,6 +144,18 @@ def run_message(state: tournaments.RunState) -> api.Run:
         run.notes.add(**{k: v for k, v in note.items() if v is not None})
     for line in state["standings"]:
         run.standings.add(**{k: v for k, v in line.items() if v is not None})
+    for r in state["rounds"]:
+        shown = run.rounds.add(number=r["number"], name=r["name"], byes=r.get("byes", []))
+        for p in r["pairings"]:
+            shown.pairings.add(
+                **{k: v for k, v in p.items() if v is not None and k not in ("bots", "seeds")},
+                bots=[b for b in p["bots"] if b is not None],
+                seeds=[s for s in p.get("seeds", []) if s is not None],
+            )
+    for g in state["groups"]:
+        run.groups.add(name=g["name"], bots=g["bots"])
+    run.tiebreaks[:] = state["tiebreaks"]
+    run.expected_total = progress["expected"]
     for bot, against in state["crosstable"].items():
         for opponent, (wins, losses) in sorted(against.items()):
             run.crosstable.add(bot=bot, opponent=opponent, wins=wins, losses=losses)

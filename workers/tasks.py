@@ -6,7 +6,8 @@
   it through the store's exactly-once path, then send its run's next match; the run's
   last match sends ``finish_run``.
   Matches requested outside runs (``RequestMatch``, ``arena challenge``) come here too.
-- ``arena.finish_run``: the final standings, once.
+- ``arena.finish_run``: a run with no match left to play moves on: the next round of a
+  knockout or a Swiss paired and sent, else the final standings written, once.
 - ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
 - ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
@@ -320,10 +321,13 @@ def fit_due(pool: str) -> bool:
 
 @app.task(name="arena.finish_run", bind=True, max_retries=None, **AGAIN)
 def finish_run(self: Any, run_id: int) -> bool:
-    finished = runs.finish_run(store(), run_id)
-    if finished:
+    """A run with no match left to play moved on: its next round paired and sent (a
+    knockout, a Swiss), or its final table written."""
+    moved = runs.advance_run(store(), run_id, settings().run_window)
+    if moved.finished:
         log.info("run %d finished", run_id)
-    return finished
+    send_matches(moved.next)
+    return moved.finished
 
 
 @app.task(name="arena.dispatch_due", bind=True, max_retries=0)

@@ -212,8 +212,9 @@ def check_standings(
             what = "not in the kept table" if a is None else "in the kept table, not in its results"
             out.append(Finding("lost", f"{where}, bot {bot}", what))
             continue
-        off = [f"{k} {a.get(k)} kept, {b.get(k)} from its results"
-               for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]  # fmt: skip
+        # the fields both have: a table kept before a field was added lacks it
+        off = [f"{k} {a[k]} kept, {b[k]} from its results"
+               for k in dict.fromkeys([*a, *b]) if k in a and k in b and a[k] != b[k]]  # fmt: skip
         if off:
             out.append(Finding("lost", f"{where}, bot {bot}", "; ".join(off)))
     if not out and kept.get("crosstable") != again.get("crosstable"):

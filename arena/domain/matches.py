@@ -37,6 +37,7 @@ class NewMatch:
     run_id: int | None = None
     ladder_id: int | None = None
     sprt_id: int | None = None
+    round: int | None = None  # its round, in a run played in rounds (knockout, swiss)
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.rules.seats:

@@ -25,21 +25,23 @@ import hashlib
 import hmac
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from arena.domain.absence import DEFAULT_POLICY, check_policy
 from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.domain.identity import is_version
-from arena.domain.matches import NewMatch, run_match_id
 from arena.domain.pools import parse_pool
-from arena.domain.rating import bradley_terry, win_counts
 from arena.domain.schedule import check_schedule
+from arena.domain.standings import DEFAULT_TIEBREAKS as STANDARD_TIEBREAKS
+from arena.domain.standings import parse_tiebreaks
 from arena.engine import Rules, quoted
-from arena.errors import MAX_ID, Invalid
+from arena.errors import MAX_ID, Invalid, parse_id
 
-FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+FORMATS = ("round-robin", "double-round-robin", "gauntlet", "groups", "knockout", "swiss")
+STAGED = ("knockout", "swiss")
+"""The formats played a round at a time, each round paired once the one before is over."""
 DEALS = {
     "secret": "secret, each match its own",
     "duplicate-hosted": "duplicate pairs, seats exchanged: every bot is hosted, a fresh "
@@ -51,6 +53,11 @@ DEALS = {
 """What deals a run's matches get (:func:`deal_mode`), in words."""
 MAX_CLOSE_S = 30 * 86400
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+DEFAULT_TIEBREAKS = {
+    "swiss": ("buchholz", "sonneborn-berger", "head-to-head"),
+    "knockout": ("hand-points",),
+}
+"""The tiebreaks of a format that declares none (the others': STANDARD_TIEBREAKS)."""
 UNTRUSTED = "{what}: declare the bots trusted only if none keeps memory from one match to the next"
 
 
@@ -97,6 +104,13 @@ class Definition:
     # entries close this many seconds before a run: it plays the versions that were active
     # then (later ones play in the next run); None: those active when it starts
     entries_close_s: int | None = None
+    groups: int | None = None  # groups: how many (a round robin in each, seeded by snake)
+    rounds: int | None = None  # swiss: how many; None: log2 of the field, rounded up
+    tiebreaks: tuple[str, ...] = ()  # in order, after match points; (): the format's own
+    # a later stage: the field is the top ``top`` of this run's final table (a run id, or
+    # a tournament's name: its latest finished run), seeded in its order
+    seed_from: str | None = None
+    top: int | None = None  # the best ``top`` of the field by its seeding, the rest out
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -109,8 +123,13 @@ class Definition:
             parse_pool(self.pool)
         if self.format not in FORMATS:
             raise Invalid(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
-        if bool(self.bots) == bool(self.pool):
-            raise Invalid("give the participants either as a list of bots or as a pool")
+        sources = [bool(self.bots), bool(self.pool), self.seed_from is not None]
+        if sum(sources) != 1:
+            raise Invalid(
+                "give the participants as a list of bots, as a pool, or as a stage seeded "
+                "from another run (seed_from)"
+            )
+        self._check_format()
         if len(set(self.bots)) != len(self.bots):
             raise Invalid("a bot is listed twice")
         if self.format == "gauntlet":
@@ -142,10 +161,38 @@ class Definition:
                 f"not {self.entries_close_s} s"
             )
 
+    def _check_format(self) -> None:
+        """What only some formats take, and its ranges."""
+        for name, only, low, high in (("groups", "groups", 2, 64), ("rounds", "swiss", 1, 64),
+                                      ("top", None, 2, 1024)):  # fmt: skip
+            value = getattr(self, name)
+            if value is None:
+                if name == "groups" and self.format == "groups":
+                    raise Invalid("a groups format needs the number of groups (groups)")
+                continue
+            if only is not None and self.format != only:
+                raise Invalid(f"only the {only} format takes {name}")
+            if not low <= value <= high:
+                raise Invalid(f"{name} must be from {low} to {high}, not {value}")
+        parse_tiebreaks(self.tiebreaks)
+        if self.seed_from is not None and not (
+            parse_id(self.seed_from) is not None or NAME.match(self.seed_from)
+        ):
+            raise Invalid(
+                f"seed_from names a run by its id or a tournament by its name, "
+                f"not {quoted(self.seed_from)}"
+            )
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The tiebreaks that order its table, declared or the format's own."""
+        return self.tiebreaks or DEFAULT_TIEBREAKS.get(self.format, STANDARD_TIEBREAKS)
+
     def to_json(self) -> dict[str, Any]:
         """The stored form: every field, the clock's three among them."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "clock"}
         out["bots"] = list(self.bots)
+        out["tiebreaks"] = list(self.tiebreaks)
         return out | self.clock.to_json()
 
     @staticmethod
@@ -156,7 +203,10 @@ class Definition:
             raise Invalid(f"unknown fields in a tournament definition: {sorted(unknown)}")
         rest = {k: v for k, v in data.items() if k not in clock_fields}
         clock = TimeControl.from_json(data)  # its own fields, beside the others
-        return Definition(**{**rest, "bots": tuple(data.get("bots", ())), "clock": clock})
+        return Definition(
+            **{**rest, "bots": tuple(data.get("bots", ())),
+               "tiebreaks": tuple(data.get("tiebreaks") or ()), "clock": clock}
+        )  # fmt: skip
 
 
 STORED_DEFAULTS: dict[str, Any] = {
@@ -207,13 +257,41 @@ class Planned:
     twin: int | None = None
 
 
-def pairings(definition: Definition, participants: Sequence[str]) -> list[tuple[str, str]]:
+def seeded(participants: Sequence[str], seeds: Sequence[str] = ()) -> list[str]:
+    """The participants in seed order: those ``seeds`` lists, as it lists them, then the
+    rest by name."""
+    named = set(participants)
+    first = [s for s in dict.fromkeys(seeds) if s in named]
+    return first + sorted(named - set(first))
+
+
+def groups_of(field: Sequence[str], count: int) -> list[list[str]]:
+    """The field (in seed order) split into ``count`` groups by snake seeding: seeds 1 to
+    K one to each group, the next K back from the last group to the first, and so on."""
+    groups: list[list[str]] = [[] for _ in range(count)]
+    for i, bot in enumerate(field):
+        lap, place = divmod(i, count)
+        groups[place if lap % 2 == 0 else count - 1 - place].append(bot)
+    return groups
+
+
+def pairings(
+    definition: Definition, participants: Sequence[str], seeds: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """Who meets whom in a format played all at once: all against all (in each group),
+    or the challenger against each other bot."""
     players = sorted(participants)
     if definition.format == "gauntlet":
         champion = definition.challenger
         if champion not in players:
             raise Invalid(f"the challenger {champion!r} is not among the participants")
         pairs = [(champion, p) for p in players if p != champion]
+    elif definition.format == "groups":
+        count = definition.groups or 2
+        if len(players) < 2 * count:
+            raise Invalid(f"{count} groups need at least {2 * count} bots, not {len(players)}")
+        field = seeded(players, seeds)
+        pairs = [p for g in groups_of(field, count) for p in itertools.combinations(sorted(g), 2)]
     else:
         pairs = list(itertools.combinations(players, 2))
     if not pairs:
@@ -227,16 +305,17 @@ def plan(
     seed: int,
     key: bytes,
     deals: str | None = None,
+    seeds: Sequence[str] = (),
 ) -> list[Planned]:
-    """Every match of a run, in a fixed order, its deals keyed by the arena's ``key``;
-    ``deals`` (:func:`deal_mode`; None: as the definition asks) says whether each pair of
-    matches shares them."""
+    """Every match of a run played all at once, in a fixed order, its deals keyed by the
+    arena's ``key``; ``deals`` (:func:`deal_mode`; None: as the definition asks) says
+    whether each pair of matches shares them; ``seeds`` order the field into groups."""
     rules = Rules.parse(definition.rules)
     legs = 2 if definition.format == "double-round-robin" else 1
     per_pair = definition.matches
     duplicate = definition.duplicate if deals is None else deals.startswith("duplicate")
     out: list[Planned] = []
-    for p, (a, b) in enumerate(pairings(definition, participants)):
+    for p, (a, b) in enumerate(pairings(definition, participants, seeds)):
         for leg in range(legs):
             order = [a, b] if leg == 0 else [b, a]
             for k, seats in enumerate(seatings(rules, order, per_pair)):
@@ -246,135 +325,3 @@ def plan(
                 twin = (number + 1 if k % 2 == 0 else number - 1) if duplicate else None
                 out.append(Planned(number, (a, b), seats, match_seed, twin))
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class RunPlan:
-    """A run's matches to make, its participants as its records and table name them (who
-    plays for each: a hosted version, NAME@N, or the bot), and its deals (:data:`DEALS`)."""
-
-    matches: list[NewMatch]
-    participants: list[str]
-    deals: str
-
-
-def plan_run(
-    run_id: int,
-    definition: Definition,
-    playing: Mapping[str, tuple[int, str]],
-    seed: int,
-    key: bytes,
-) -> RunPlan:
-    """Every match of run ``run_id`` of ``definition`` among the bots ``playing`` (for
-    each, the bot row and name of who plays for it), its deals keyed by the arena's
-    ``key``. ValueError says why the run cannot be played (too few bots, unfair deals)."""
-    deals = deal_mode(definition, {name: seat for name, (_, seat) in playing.items()})
-    rules = Rules.parse(definition.rules)
-    matches = [
-        NewMatch(
-            run_match_id(run_id, m.number),
-            rules,
-            tuple(playing[bot][0] for bot in m.seats),
-            m.seed,
-            definition.clock,
-            rated=definition.rated,
-            absent=definition.absent,
-            twin=None if m.twin is None else run_match_id(run_id, m.twin),
-            run_id=run_id,
-        )
-        for m in plan(definition, sorted(playing), seed, key, deals)
-    ]
-    return RunPlan(matches, sorted(seat for _, seat in playing.values()), deals)
-
-
-# ---- standings ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """A finished match as the standings see it: ``winner`` is the team credited with it
-    (None: both teams forfeited), ``forfeits`` the teams that lost it by forfeit."""
-
-    match_id: str
-    seats: Sequence[str]
-    winner: int | None
-    points: tuple[int, int]  # hand points won by each team
-    faults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    forfeits: Sequence[int] = ()
-
-
-def hand_points(record: Mapping[str, Any]) -> tuple[int, int]:
-    """The points each team won in the hands of a match record."""
-    won = [0, 0]
-    for hand in record.get("hands", []):
-        for t, p in enumerate(hand.get("result", {}).get("points", [0, 0])):
-            won[t] += p
-    return won[0], won[1]
-
-
-def _row(bot: str) -> dict[str, Any]:
-    return {"bot": bot, "played": 0, "wins": 0, "losses": 0, "forfeits": 0, "points": 0,
-            "hand_points": 0, "hand_points_against": 0, "faults": {}}  # fmt: skip
-
-
-def standings(participants: Iterable[str], results: Iterable[Result]) -> dict[str, Any]:
-    """The table of a run: one row per bot, best first (match points: one per match won;
-    then the run's performance; then hand points won minus lost), with its
-    **performance**: the Bradley-Terry fit of this run's results alone, on the Elo scale,
-    with its 95% interval (apart from the pool's rating, arena/domain/poolfit.py, which counts
-    every rated result of the pool), the likelihood that a bot is stronger than the one below it
-    (``los_next``), and the crosstable (``crosstable[a][b]`` is a's wins and losses
-    against b). A match is counted as credited: a team that forfeited lost it
-    (``forfeits`` counts those losses), and when both did, both lost."""
-    rows = {bot: _row(bot) for bot in participants}
-    cross: dict[str, dict[str, list[int]]] = {bot: {} for bot in rows}
-    pairs: list[tuple[str, str]] = []
-    for r in results:
-        teams = [list(dict.fromkeys(r.seats[t::2])) for t in (0, 1)]
-        for t, team in enumerate(teams):
-            won = int(t == r.winner)
-            for bot in team:
-                row = rows.setdefault(bot, _row(bot))
-                row["played"] += 1
-                row["wins"] += won
-                row["losses"] += 1 - won
-                row["forfeits"] += int(t in r.forfeits)
-                row["points"] += won
-                row["hand_points"] += r.points[t]
-                row["hand_points_against"] += r.points[1 - t]
-                for other in teams[1 - t]:
-                    cross.setdefault(bot, {}).setdefault(other, [0, 0])[1 - won] += 1
-        if r.winner is not None:
-            pairs += [(w, loser) for w in teams[r.winner] for loser in teams[1 - r.winner]]
-        for bot, counts in r.faults.items():
-            if bot in rows:
-                mine = rows[bot]["faults"]
-                for key, value in counts.items():
-                    mine[key] = mine.get(key, 0) + value
-    fit = None
-    if pairs:
-        try:
-            fit = bradley_terry(win_counts(pairs))
-        except ValueError:  # groups that never met: no common scale
-            fit = None
-    rated = {r.player: r for r in fit.ratings} if fit else {}
-    for bot, row in rows.items():
-        fitted = rated.get(bot)
-        row["performance"] = None if fitted is None else round(fitted.elo, 1)
-        row["performance_low"] = None if fitted is None else round(fitted.low, 1)
-        row["performance_high"] = None if fitted is None else round(fitted.high, 1)
-    table = sorted(
-        rows.values(),
-        key=lambda r: (
-            -r["points"],
-            -r["performance"] if r["performance"] is not None else 0.0,
-            r["hand_points_against"] - r["hand_points"],
-            r["bot"],
-        ),
-    )
-    for i, row in enumerate(table):
-        row["rank"] = i + 1
-        below = table[i + 1]["bot"] if i + 1 < len(table) else None
-        both = fit is not None and below in rated and row["bot"] in rated
-        row["los_next"] = round(fit.los(row["bot"], below), 4) if both and fit and below else None
-    return {"table": table, "crosstable": cross}

@@ -22,7 +22,8 @@ from arena.domain.audit import (
     compare_counts,
     lineups_of,
 )
-from arena.domain.tournament import standings
+from arena.domain.formats import table as run_table
+from arena.domain.tournament import Definition
 from arena.errors import NotFound
 from arena.read import stamp
 from arena.store.audit import Scope
@@ -60,12 +61,13 @@ def audit(store: Store, run_id: int | None = None) -> AuditReport:
     with store.snapshot() as conn:
         scope = Scope()
         if run_id is not None:
-            run, results = store.audit_run(conn, run_id)
+            run, games = store.audit_run(conn, run_id)
             if run is None:
                 raise NotFound(f"no tournament run {run_id}")
             scope = Scope(run_id, tuple(store.audit_run_pools(conn, run_id)))
             if run["standings"] is not None:
-                recomputed = standings(run["participants"], results)
+                definition = Definition.from_json(run["definition"])
+                recomputed = run_table(definition, run["participants"], run["rounds"], games)
                 findings += check_standings(run_id, run["standings"], recomputed)
         tally = store.audit_tally(conn, scope)
         at = tally["at"]

@@ -7,12 +7,14 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from arena.domain.formats import expected_total, table
 from arena.domain.identity import is_version
 from arena.domain.pools import pool_of
 from arena.domain.schedule import next_firing
-from arena.domain.tournament import DEALS, STORED_DEFAULTS, standings
+from arena.domain.standings import public
+from arena.domain.tournament import DEALS, STORED_DEFAULTS, Definition
 from arena.engine import Rules, RulesError, quoted
-from arena.errors import NotFound, parse_id
+from arena.errors import Invalid, NotFound, parse_id
 from arena.read import stamp
 from arena.read.matches import summaries
 from arena.store.rows import RunRow, TournamentRow
@@ -27,6 +29,7 @@ class Progress(TypedDict):
     """How far a run has got."""
 
     total: int  # planned, and played again
+    expected: int  # the whole run's, as far as can be told (a format in rounds pairs as it goes)
     finished: int
     failed: int
     running: int
@@ -88,6 +91,7 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "deals": run.deals,
         "entries": {name: seat for name, (_, seat) in (run.entries or {}).items()},
         "deals_text": None if run.deals is None else DEALS[run.deals],
+        "seeds": run.seeds or [],
     }
     return out if organizer else _without_seed(out)
 
@@ -147,15 +151,22 @@ def progress(store: Store, run: RunRow, now: datetime) -> Progress:
     total = run.total + int(counts["replays"])
     done = int(counts["finished"]) + int(counts["failed"]) + int(counts["cancelled"])
     started = counts["first_started"]
+    try:
+        planned = Definition.from_json(run.definition)
+        whole = expected_total(planned, run.participants, run.rounds, run.total)
+    except Invalid:  # a definition no longer valid (its rules changed): what is planned
+        whole = run.total
+    expected = whole + int(counts["replays"])
     out = Progress(
         total=total,
+        expected=expected,
         finished=int(counts["finished"]),
         failed=int(counts["failed"]),
         running=int(counts["running"]),
         cancelled=int(counts["cancelled"]),
         voided=int(counts["voided"]),
         replays=int(counts["replays"]),
-        percent=round(100 * done / total, 1) if total else 0.0,
+        percent=round(100 * done / expected, 1) if expected else 0.0,
         per_minute=None,
         eta_s=None,
         first_started=stamp(started),
@@ -165,7 +176,7 @@ def progress(store: Store, run: RunRow, now: datetime) -> Progress:
         if elapsed > 0:
             per_s = done / elapsed
             out["per_minute"] = round(60 * per_s, 2)
-            out["eta_s"] = round((total - done) / per_s)
+            out["eta_s"] = round((expected - done) / per_s)
     return out
 
 
@@ -197,6 +208,10 @@ class RunState(TypedDict):
     live: bool  # the standings are the run's so far, and may change
     standings: list[dict[str, Any]]  # the table's lines, best first
     crosstable: dict[str, dict[str, list[int]]]  # bot -> opponent -> [wins, losses]
+    # a knockout's bracket or a Swiss's pairings, round by round; a groups format's groups
+    rounds: list[dict[str, Any]]
+    groups: list[dict[str, Any]]
+    tiebreaks: list[str]  # what orders the table after its first key, declared or the format's
     waiting: str | None  # what it waits for while nothing of it plays, in words
     notes: list[dict[str, Any]]  # its matches voided or played again
 
@@ -243,18 +258,23 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
     row, name = found
     done = progress(store, row, now)
     live = row.standings is None and row.status in (*ACTIVE, "cancelled")
+    rules = Definition.from_json(row.definition)
     if live:
-        table = standings(row.participants, store.run_results(row.id, sealed=organizer))
+        games = store.run_games(row.id)
+        shown = table(rules, row.participants, row.rounds, games if organizer else public(games))
     else:
-        table = row.standings or {"table": [], "crosstable": {}}
+        shown = row.standings or {"table": [], "crosstable": {}}
     return RunState(
         run=_run_summary(row, name, organizer=organizer),
         pool=_pool_of(row.definition),
         definition=definition(row.definition, organizer=organizer),
         progress=done,
         live=live,
-        standings=table["table"],
-        crosstable=table["crosstable"],
+        standings=shown["table"],
+        crosstable=shown["crosstable"],
+        rounds=shown.get("rounds", []),
+        groups=shown.get("groups", []),
+        tiebreaks=list(rules.order),
         waiting=waiting(row, done, _away(store, row, done)),
         notes=store.run_notes(row.id),
     )

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.domain.audit import COUNTED, Kept
-from arena.domain.tournament import Result
+from arena.domain.standings import Game
 from arena.store.base import Connected, Unit
-from arena.store.runs import result_of
+from arena.store.runs import run_games
 from arena.store.sql import QUERIES as Q
 
 
@@ -64,12 +64,11 @@ class Audits(Connected):
             out.setdefault(r["pool"], {})[r["bot"]] = r["elo"]
         return out
 
-    def audit_run(self, conn: Unit, run_id: int) -> tuple[dict[str, Any] | None, list[Result]]:
-        """The run (status, participants, standings kept) and its results as the
-        standings read them."""
+    def audit_run(self, conn: Unit, run_id: int) -> tuple[dict[str, Any] | None, list[Game]]:
+        """The run (status, definition, participants, rounds, standings kept) and its
+        matches as its table reads them."""
         row = conn.execute(Q["audit_run"], {"run": run_id}).fetchone()
-        results = conn.execute(Q["run_results"], {"id": run_id}).fetchall()
-        return (None if row is None else dict(row)), [result_of(r) for r in results]
+        return (None if row is None else dict(row)), run_games(conn, run_id)
 
     def audit_run_pools(self, conn: Unit, run_id: int) -> list[str]:
         """The pools the run's matches are played in."""

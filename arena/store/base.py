@@ -126,6 +126,7 @@ def _match_params(match: NewMatch) -> dict[str, Any]:
         "run_id": match.run_id,
         "ladder_id": match.ladder_id,
         "sprt_id": match.sprt_id,
+        "round": match.round,
     }
 
 

@@ -11,9 +11,9 @@ SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 -- A match to play, of a run, a ladder or a test when it is one's, with its duplicate twin
 -- when it has one and what absence does to its result (Connected.insert_matches).
 INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id, twin,
-                     absent)
+                     absent, round)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
-        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s)
+        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: deal_key
@@ -272,11 +272,28 @@ ORDER BY b.name;
 
 -- name: planned_run
 UPDATE runs SET status = 'running', total = %(total)s, participants = %(participants)s,
-    deals = %(deals)s
+    deals = %(deals)s, rounds = %(rounds)s
 WHERE id = %(id)s;
 
+-- name: add_round
+-- A run in rounds paired further: its total grows by the matches made.
+UPDATE runs SET total = total + %(made)s, rounds = %(rounds)s WHERE id = %(id)s;
+
 -- name: set_entries
-UPDATE runs SET entries = %(entries)s WHERE id = %(id)s;
+UPDATE runs SET entries = %(entries)s, seeds = %(seeds)s WHERE id = %(id)s;
+
+-- name: source_run
+-- The run a stage is seeded from: the run with that id, else the latest finished run of
+-- the tournament of that name (not deleted).
+SELECT r.*, t.name AS tournament FROM runs r JOIN tournaments t ON t.id = r.tournament_id
+WHERE r.id = %(id)s
+   OR (%(id)s::bigint IS NULL AND t.name = %(name)s AND t.deleted_at IS NULL
+       AND r.status = 'finished')
+ORDER BY r.id DESC LIMIT 1;
+
+-- name: pool_elos
+-- The ratings in the pool of the bot rows given (those rated there).
+SELECT bot_id, elo FROM ratings WHERE pool = %(pool)s AND bot_id = ANY(%(ids)s::bigint[]);
 
 -- name: set_run_status
 UPDATE runs SET status = %(status)s WHERE id = %(id)s;
@@ -325,15 +342,16 @@ SELECT count(*) FILTER (WHERE status = 'finished') AS finished,
        min(started_at) AS first_started, max(finished_at) AS last_finished
 FROM matches WHERE run_id = %(id)s;
 
--- name: run_results
--- Every finished match of a run, with the hand points each team won, the teams that
--- forfeited it, and whether it is sealed (its duplicate twin not played yet).
-SELECT m.id, m.winner, m.faults, m.points, m.forfeit,
+-- name: run_games
+-- Every match of a run with its status, round and seats, and, once finished, its winner,
+-- the hand points each team won, the teams that forfeited it, whether it was voided, and
+-- whether it is sealed (its duplicate twin not played yet).
+SELECT m.id, m.status, m.round, m.winner, m.faults, m.points, m.forfeit, m.voided,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names,
     EXISTS (SELECT 1 FROM matches t
             WHERE t.id = m.twin AND t.status IN ('scheduled', 'running')) AS sealed
-FROM matches m WHERE m.run_id = %(id)s AND m.status = 'finished' AND m.voided IS NULL
+FROM matches m WHERE m.run_id = %(id)s
 ORDER BY m.id;
 
 -- name: run_done
@@ -767,8 +785,8 @@ SELECT * FROM matches WHERE id = %(id)s FOR UPDATE;
 -- name: insert_replay
 -- A match of a run played again: the same seats, rules and clocks, under a new id.
 WITH made AS (
-    INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, absent, replay_of)
-    SELECT %(new_id)s, pool, rules, %(seed)s, clock, %(rated)s, run_id, absent, id
+    INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, absent, replay_of, round)
+    SELECT %(new_id)s, pool, rules, %(seed)s, clock, %(rated)s, run_id, absent, id, round
     FROM matches WHERE id = %(id)s
     ON CONFLICT DO NOTHING
     RETURNING id, pool, created_at
@@ -1111,4 +1129,4 @@ WHERE (%(pools)s::text[] IS NULL OR f.pool = ANY (%(pools)s::text[]))
 SELECT coalesce(array_agg(DISTINCT pool), '{}') AS pools FROM matches WHERE run_id = %(run)s;
 
 -- name: audit_run
-SELECT id, status, participants, standings FROM runs WHERE id = %(run)s;
+SELECT id, status, definition, participants, rounds, standings FROM runs WHERE id = %(run)s;

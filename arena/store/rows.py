@@ -51,6 +51,7 @@ class MatchRow:
     voided: str | None  # why its result no longer counts (migration 0016); None: it counts
     replay_of: str | None  # the failed or voided match of its run it plays again
     sent_at: datetime | None  # when its task was last handed to the broker
+    round: int | None  # its round in a run played in rounds (migration 0017)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ class RunRow:
         str | None
     )  # the deals its matches got (arena.domain.tournament.DEALS); None: not planned
     entries: dict[str, list[Any]] | None  # frozen as it was made: {name: [bot id, seat]}
+    seeds: list[str] | None  # its field in seed order, bot names, frozen with its entries
+    rounds: list[Any] | None  # a knockout's or a Swiss's rounds paired so far (migration 0017)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,15 @@ the runs the scheduler must push on."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from arena.domain.tournament import Definition, Result, RunPlan
+from arena.domain.formats import RunPlan
+from arena.domain.standings import Game, Result
+from arena.domain.tournament import Definition
 from arena.engine import quoted
 from arena.errors import NotFound, parse_id
 from arena.store.base import Connected, Unit
@@ -76,13 +79,19 @@ class Runs(Connected):
             return [TournamentRow(**r) for r in conn.execute(Q["scheduled_tournaments"])]
 
     def insert_run(
-        self, conn: Unit, tournament: TournamentRow, seed: int, fired_for: datetime | None = None
+        self,
+        conn: Unit,
+        tournament: TournamentRow,
+        seed: int,
+        fired_for: datetime | None = None,
+        definition: dict[str, Any] | None = None,
     ) -> RunRow | None:
-        """A new run of the tournament as it is defined now, dealt from ``seed``. For a
-        scheduled firing, None when that firing already has its run."""
+        """A new run of the tournament as it is defined now (or as ``definition`` for
+        this run alone), dealt from ``seed``. For a scheduled firing, None when that
+        firing already has its run."""
         params = {
             "tournament_id": tournament.id,
-            "definition": Jsonb(tournament.definition),
+            "definition": Jsonb(tournament.definition if definition is None else definition),
             "seed": seed,
             "fired_for": fired_for,
         }
@@ -91,10 +100,29 @@ class Runs(Connected):
             conn.execute(Q["mark_fired"], {"id": tournament.id, "fired_for": fired_for})
         return None if row is None else RunRow(**row)
 
-    def set_entries(self, conn: Unit, run_id: int, entries: dict[str, tuple[int, str]]) -> None:
-        """Freeze the run's entries: each participant and who plays for it."""
+    def set_entries(
+        self, conn: Unit, run_id: int, entries: dict[str, tuple[int, str]], seeds: list[str]
+    ) -> None:
+        """Freeze the run's entries (each participant and who plays for it) and its field
+        in seed order."""
         frozen = {name: list(seat) for name, seat in entries.items()}
-        conn.execute(Q["set_entries"], {"id": run_id, "entries": Jsonb(frozen)})
+        params = {"id": run_id, "entries": Jsonb(frozen), "seeds": seeds}
+        conn.execute(Q["set_entries"], params)
+
+    def source_run(self, conn: Unit, key: str) -> tuple[RunRow, str] | None:
+        """The run a stage is seeded from: run ``key`` (an id), or the latest finished run
+        of the tournament named ``key``; and its tournament's name."""
+        row = conn.execute(Q["source_run"], {"id": parse_id(key), "name": key}).fetchone()
+        return None if row is None else _run_and_name(row)
+
+    def pool_elos(self, conn: Unit, pool: str, ids: list[int]) -> dict[int, float]:
+        """The ratings in ``pool`` of the bot rows ``ids`` that are rated there."""
+        rows = conn.execute(Q["pool_elos"], {"pool": pool, "ids": ids})
+        return {r["bot_id"]: r["elo"] for r in rows}
+
+    def add_round(self, conn: Unit, run_id: int, made: int, rounds: list[Any]) -> None:
+        """A run in rounds paired further: ``made`` more matches, its rounds now."""
+        conn.execute(Q["add_round"], {"id": run_id, "made": made, "rounds": Jsonb(rounds)})
 
     def set_run_status(self, conn: Unit, run_id: int, status: str) -> None:
         conn.execute(Q["set_run_status"], {"id": run_id, "status": status})
@@ -171,16 +199,22 @@ class Runs(Connected):
         return RunRow(**row)
 
     def run_bots(
-        self, conn: Unit, definition: Definition, as_of: datetime | None = None
+        self,
+        conn: Unit,
+        definition: Definition | None = None,
+        as_of: datetime | None = None,
+        *,
+        names: Sequence[str] = (),
     ) -> dict[str, tuple[int, str]]:
         """The active bots a run of ``definition`` may seat (those listed, or those rated
-        in its pool), each with the bot row and name of who plays for it (its hosted
-        version active at ``as_of``, default now, else itself)."""
-        if definition.pool:
+        in its pool; without a definition, those ``names``), each with the bot row and
+        name of who plays for it (its hosted version active at ``as_of``, default now,
+        else itself)."""
+        if definition is not None and definition.pool:
             rows = conn.execute(Q["pool_bots"], {"pool": definition.pool, "as_of": as_of})
         else:
-            params = {"names": list(definition.bots), "as_of": as_of}
-            rows = conn.execute(Q["active_bots"], params)
+            listed = list(definition.bots) if definition is not None else list(names)
+            rows = conn.execute(Q["active_bots"], {"names": listed, "as_of": as_of})
         return {r["name"]: (r["id"], r["seat"]) for r in rows}
 
     def fail_run(self, conn: Unit, run_id: int, error: str) -> None:
@@ -189,8 +223,9 @@ class Runs(Connected):
 
     def planned_run(self, conn: Unit, run_id: int, plan: RunPlan) -> None:
         """The run is planned: running, with its total, participants and deals."""
+        rounds = None if plan.rounds is None else Jsonb(plan.rounds)
         params = {"id": run_id, "total": len(plan.matches), "participants": plan.participants,
-                  "deals": plan.deals}  # fmt: skip
+                  "deals": plan.deals, "rounds": rounds}  # fmt: skip
         conn.execute(Q["planned_run"], params)
 
     def run(self, run_id: int) -> tuple[RunRow, str] | None:
@@ -213,13 +248,12 @@ class Runs(Connected):
         assert row is not None
         return dict(row)
 
-    def run_results(self, run_id: int, *, sealed: bool = True) -> list[Result]:
-        """The results of the run's matches finished so far; without ``sealed``, leaving
-        out those whose duplicate twin is not played yet (what others than the organizer
-        may see of a run in progress)."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["run_results"], {"id": run_id}).fetchall()
-        return [result_of(r) for r in rows if sealed or not r["sealed"]]
+    def run_games(self, run_id: int, conn: Unit | None = None) -> list[Game]:
+        """Every match of the run as its formats read it (:class:`Game`), in order."""
+        if conn is not None:
+            return run_games(conn, run_id)
+        with self._transaction() as own:
+            return run_games(own, run_id)
 
     def finish_run(self, run_id: int, table: dict[str, Any]) -> bool:
         """Write the final table of a running run; False when it was finished before."""
@@ -244,11 +278,13 @@ class Runs(Connected):
             out.append((MatchRow(**row), names))
         return out
 
-    def run_done(self, run_id: int) -> bool:
+    def run_done(self, run_id: int, conn: Unit | None = None) -> bool:
         """True when none of the run's matches is left to play (finished or failed)."""
-        with self._statement() as conn:
+        if conn is not None:
             row = conn.execute(Q["run_done"], {"id": run_id}).fetchone()
-        return bool(row and row["done"])
+            return bool(row and row["done"])
+        with self._statement() as own:
+            return self.run_done(run_id, own)
 
     def stalled_runs(self, now: datetime, stall_s: float) -> list[tuple[int, str, bool]]:
         """Runs that need a push at ``now``: (id, status, whether no match is left)."""
@@ -263,9 +299,17 @@ def _run_and_name(row: dict[str, Any]) -> tuple[RunRow, str]:
     return RunRow(**row), name
 
 
-def result_of(row: dict[str, Any]) -> Result:
-    """A row of ``run_results`` as the standings read it."""
-    return Result(
-        row["id"], row["seat_names"], row["winner"], tuple(row["points"]), row["faults"],
-        row["forfeit"] or (),
-    )  # fmt: skip
+def run_games(conn: Unit, run_id: int) -> list[Game]:
+    return [game_of(r) for r in conn.execute(Q["run_games"], {"id": run_id})]
+
+
+def game_of(row: dict[str, Any]) -> Game:
+    """A row of ``run_games``: its result once it counts (finished, not voided)."""
+    result = None
+    if row["status"] == "finished" and row["voided"] is None:
+        result = Result(
+            row["id"], row["seat_names"], row["winner"], tuple(row["points"]), row["faults"],
+            row["forfeit"] or (),
+        )  # fmt: skip
+    return Game(row["id"], tuple(row["seat_names"]), row["status"], row["round"], result,
+                row["sealed"])  # fmt: skip

@@ -22,7 +22,7 @@ from psycopg.types.json import Jsonb
 
 from arena.domain.absence import Credit
 from arena.domain.identity import is_version
-from arena.domain.tournament import hand_points
+from arena.domain.standings import hand_points
 from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token

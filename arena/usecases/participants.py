@@ -12,11 +12,13 @@ the ladders, and enters no run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.engine import quoted
 from arena.errors import Invalid, NotReady
 from arena.store.rows import BotRow
 from arena.store.store import Store
-from arena.usecases.runs import finish_run, recounted
+from arena.usecases.runs import advance_run, recounted
 
 STATES = ("active", "withdrawn", "disqualified", "retired")
 
@@ -28,9 +30,12 @@ def set_state(
     reason: str = "",
     run_id: int | None = None,
     actor: str = "organizer",
+    send: Callable[[list[str]], object] = lambda ids: None,
 ) -> BotRow:
     """Set the bot's state, acting on its matches in the runs not over (or in ``run_id``
-    alone, its state then unchanged) as the policy says; the bot as it is now."""
+    alone, its state then unchanged) as the policy says; the bot as it is now. A run
+    whose last matches were the bot's moves on: its table written, or its next round
+    paired (a knockout, a Swiss: the bot out of it), its matches handed to ``send``."""
     if state not in STATES:
         raise Invalid(f"a bot's state is one of {', '.join(STATES)}, not {quoted(state)}")
     if state == "disqualified" and not reason.strip():
@@ -58,7 +63,7 @@ def set_state(
     if voided:
         recounted(store, store.match_pools(voided), touched)
     for run in touched:
-        finish_run(store, run)  # a run whose last matches were its: its table now
+        send(advance_run(store, run).next)
     return bot
 
 

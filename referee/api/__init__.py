@@ -60,7 +60,7 @@ class ArenaApi:
         store, dispatch = self.store, self.dispatch
         callers = Callers(store, self.admin_token, hub, node)
         return [
-            Bots(store, callers, hub),
+            Bots(store, callers, hub, dispatch),
             Hosting(store, callers, dispatch, self.spool, self.uploads),
             Matches(store, callers, dispatch),
             Playing(callers, hub, node),

@@ -13,7 +13,7 @@ from arena.store.store import Store
 from arena.usecases import participants
 from arena.usecases.bots import register_bot, rotate_token, set_bot_ladder
 from referee import messages
-from referee.callers import Callers
+from referee.callers import Callers, Dispatch
 from referee.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -24,8 +24,10 @@ class Bots:
     GetLeaderboard, on ``store``; a rotated token, or a bot no longer active, stops
     working on ``hub`` at once."""
 
-    def __init__(self, store: Store, callers: Callers, hub: Hub) -> None:
-        self.store, self.callers, self.hub = store, callers, hub
+    def __init__(
+        self, store: Store, callers: Callers, hub: Hub, dispatch: Dispatch | None = None
+    ) -> None:
+        self.store, self.callers, self.hub, self.dispatch = store, callers, hub, dispatch
 
     async def RegisterBot(self, request: Any, context: Any) -> api.RegisterBotResponse:
         actor = await self.callers.organizer(context)
@@ -60,9 +62,10 @@ class Bots:
 
     async def SetBotState(self, request: Any, context: Any) -> api.Bot:
         who = await self.callers.organizer(context)
+        send = self.dispatch.play if self.dispatch is not None else (lambda ids: None)
         row = await asyncio.to_thread(
             participants.set_state, self.store, request.bot, request.state, request.reason,
-            request.run or None, who,
+            request.run or None, who, send,
         )  # fmt: skip
         if row.state == "disqualified":  # its live session ends (its matches count not)
             self.hub.revoke(row.name, "this bot is disqualified")

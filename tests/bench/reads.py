@@ -39,7 +39,8 @@ import arena.read.tournaments
 from arena.domain import rating
 from arena.domain.clock import DEFAULT_CLOCK
 from arena.domain.matches import run_match_id
-from arena.domain.tournament import Definition, Result, hand_points, standings
+from arena.domain.standings import Result, hand_points, standings
+from arena.domain.tournament import Definition
 from arena.engine import Rules
 from arena.read import bots, ratings
 from arena.store.migrate import migrate

@@ -15,7 +15,7 @@ from arena.domain.audit import (
     lineups_of,
 )
 from arena.domain.poolfit import fit
-from arena.domain.tournament import Result, standings
+from arena.domain.standings import Result, standings
 
 
 def test_equal_counts_find_nothing_and_a_missing_row_counts_zero() -> None:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena.domain.clock import TimeControl
+from arena.domain.formats import plan_run
 from arena.domain.matches import (
     NewMatch,
     ladder_match_id,
@@ -21,7 +22,7 @@ from arena.domain.matches import (
 )
 from arena.domain.matchmaking import Available, Policy, ladder_round
 from arena.domain.sprt import Asked, Room, Sprt, SprtMatch, Tally, pair_matches, step
-from arena.domain.tournament import Definition, deal_seed, plan_run
+from arena.domain.tournament import Definition, deal_seed
 from arena.engine import Rules
 from arena.errors import Exhausted, Invalid
 

@@ -12,7 +12,8 @@ import pytest
 
 from arena.domain.clock import TimeControl
 from arena.domain.schedule import due_firing, next_firing
-from arena.domain.tournament import Definition, Result, deal_mode, deal_seed, plan, standings
+from arena.domain.standings import Result, standings
+from arena.domain.tournament import Definition, deal_mode, deal_seed, plan
 from arena.engine import Match, Rules, RulesError
 from arena.errors import Exists, Invalid, NotFound
 from arena.store.store import Store
@@ -146,7 +147,7 @@ def test_forfeits_count_as_losses_and_a_double_forfeit_as_two() -> None:
     [
         ({"bots": ("a",)}, "at least two bots"),
         ({"bots": ("a", "a")}, "listed twice"),
-        ({"bots": ("a", "b"), "pool": "paulista/1"}, "either as a list of bots or as a pool"),
+        ({"bots": ("a", "b"), "pool": "paulista/1"}, "as a list of bots, as a pool, or as a stage"),
         ({"bots": ("a", "b"), "matches": 3, "duplicate": True, "trusted": True}, "even number"),
         ({"bots": ("a", "b"), "seed": 4}, "a fixed seed would deal every run"),
         ({"bots": ("a", "b"), "seed": 2**64 - 1, "trusted": True}, "a seed is a whole number"),
@@ -156,7 +157,15 @@ def test_forfeits_count_as_losses_and_a_double_forfeit_as_two() -> None:
         ({"pool": "paulista/1", "format": "gauntlet", "challenger": "a b"}, "not a bot name"),
         ({"bots": ("a", "b"), "reconnect_grace_ms": 2**32 - 1}, "reconnect_grace_ms"),
         ({"bots": ("a", "b"), "decision_ms": 2**32 - 1}, "decision_ms"),
-        ({"bots": ("a", "b"), "format": "swiss"}, "format must be one of"),
+        ({"bots": ("a", "b"), "format": "pyramid"}, "format must be one of"),
+        ({"bots": ("a", "b"), "format": "groups"}, "needs the number of groups"),
+        ({"bots": ("a", "b"), "groups": 2}, "only the groups format takes groups"),
+        ({"bots": ("a", "b"), "format": "swiss", "rounds": 0}, "rounds must be from 1 to 64"),
+        ({"bots": ("a", "b"), "tiebreaks": ["coin"]}, "'coin' is not a tiebreak"),
+        ({"bots": ("a", "b"), "tiebreaks": ["seed", "seed"]}, "declared twice"),
+        ({"seed_from": "no such!"}, "seed_from names a run"),
+        ({"bots": ("a", "b"), "seed_from": "7"}, "as a list of bots, as a pool, or as a stage"),
+        ({"seed_from": "7", "top": 1}, "top must be from 2 to 1024"),
         ({"bots": ("a", "b"), "format": "gauntlet"}, "needs a challenger"),
         ({"bots": ("a", "b"), "rules": "paulista:team_size=9"}, "team_size"),
         ({"bots": ("a", "b"), "schedule": "* * *"}, "five cron fields"),

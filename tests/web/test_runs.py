@@ -64,7 +64,7 @@ def test_a_finished_run_shows_its_table_crosstable_definition_and_matches(
     assert data["run"]["status"] == "finished" and data["run"]["tournament"] == "weekly"
     assert data["live"] is False and data["refresh"] is None
     assert data["progress"] | {"per_minute": None, "first_started": None} == {
-        "total": 6, "finished": 6, "failed": 0, "running": 0, "percent": 100.0,
+        "total": 6, "expected": 6, "finished": 6, "failed": 0, "running": 0, "percent": 100.0,
         "per_minute": None, "eta_s": None, "first_started": None, "cancelled": 0,
         "voided": 0, "replays": 0,
     }  # fmt: skip

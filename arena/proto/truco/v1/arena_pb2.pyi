@@ -587,7 +587,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent", "rated", "entries_close_s")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent", "rated", "entries_close_s", "groups", "rounds", "tiebreaks", "seed_from", "top")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -606,6 +606,11 @@ class TournamentDefinition(_message.Message):
     ABSENT_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_CLOSE_S_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    TIEBREAKS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FROM_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -624,7 +629,12 @@ class TournamentDefinition(_message.Message):
     absent: str
     rated: bool
     entries_close_s: int
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ..., rated: _Optional[bool] = ..., entries_close_s: _Optional[int] = ...) -> None: ...
+    groups: int
+    rounds: int
+    tiebreaks: _containers.RepeatedScalarFieldContainer[str]
+    seed_from: str
+    top: int
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ..., rated: _Optional[bool] = ..., entries_close_s: _Optional[int] = ..., groups: _Optional[int] = ..., rounds: _Optional[int] = ..., tiebreaks: _Optional[_Iterable[str]] = ..., seed_from: _Optional[str] = ..., top: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")
@@ -651,10 +661,14 @@ class CreateTournamentRequest(_message.Message):
     def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ...) -> None: ...
 
 class StartTournamentRequest(_message.Message):
-    __slots__ = ("tournament",)
+    __slots__ = ("tournament", "seed_from", "top")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FROM_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
     tournament: str
-    def __init__(self, tournament: _Optional[str] = ...) -> None: ...
+    seed_from: str
+    top: int
+    def __init__(self, tournament: _Optional[str] = ..., seed_from: _Optional[str] = ..., top: _Optional[int] = ...) -> None: ...
 
 class ListTournamentsRequest(_message.Message):
     __slots__ = ()
@@ -673,7 +687,7 @@ class GetRunRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ...) -> None: ...
 
 class RunStanding(_message.Message):
-    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "performance", "performance_low", "performance_high", "los_next", "faults", "forfeits")
+    __slots__ = ("rank", "bot", "points", "played", "wins", "losses", "hand_points", "hand_points_against", "performance", "performance_low", "performance_high", "los_next", "faults", "forfeits", "byes", "buchholz", "sonneborn_berger", "group", "group_rank", "reached", "stage")
     class FaultsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -695,6 +709,13 @@ class RunStanding(_message.Message):
     LOS_NEXT_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    BYES_FIELD_NUMBER: _ClassVar[int]
+    BUCHHOLZ_FIELD_NUMBER: _ClassVar[int]
+    SONNEBORN_BERGER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    GROUP_RANK_FIELD_NUMBER: _ClassVar[int]
+    REACHED_FIELD_NUMBER: _ClassVar[int]
+    STAGE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     points: int
@@ -709,7 +730,54 @@ class RunStanding(_message.Message):
     los_next: float
     faults: _containers.ScalarMap[str, int]
     forfeits: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., performance: _Optional[float] = ..., performance_low: _Optional[float] = ..., performance_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ...) -> None: ...
+    byes: int
+    buchholz: float
+    sonneborn_berger: float
+    group: str
+    group_rank: int
+    reached: int
+    stage: str
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., points: _Optional[int] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., hand_points: _Optional[int] = ..., hand_points_against: _Optional[int] = ..., performance: _Optional[float] = ..., performance_low: _Optional[float] = ..., performance_high: _Optional[float] = ..., los_next: _Optional[float] = ..., faults: _Optional[_Mapping[str, int]] = ..., forfeits: _Optional[int] = ..., byes: _Optional[int] = ..., buchholz: _Optional[float] = ..., sonneborn_berger: _Optional[float] = ..., group: _Optional[str] = ..., group_rank: _Optional[int] = ..., reached: _Optional[int] = ..., stage: _Optional[str] = ...) -> None: ...
+
+class RunRound(_message.Message):
+    __slots__ = ("number", "name", "pairings", "byes")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PAIRINGS_FIELD_NUMBER: _ClassVar[int]
+    BYES_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    name: str
+    pairings: _containers.RepeatedCompositeFieldContainer[RunPairing]
+    byes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, number: _Optional[int] = ..., name: _Optional[str] = ..., pairings: _Optional[_Iterable[_Union[RunPairing, _Mapping]]] = ..., byes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RunPairing(_message.Message):
+    __slots__ = ("bots", "wins", "matches", "playing", "seeds", "winner", "how", "tiebreak_matches")
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    HOW_FIELD_NUMBER: _ClassVar[int]
+    TIEBREAK_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    wins: _containers.RepeatedScalarFieldContainer[int]
+    matches: int
+    playing: int
+    seeds: _containers.RepeatedScalarFieldContainer[int]
+    winner: str
+    how: str
+    tiebreak_matches: int
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., wins: _Optional[_Iterable[int]] = ..., matches: _Optional[int] = ..., playing: _Optional[int] = ..., seeds: _Optional[_Iterable[int]] = ..., winner: _Optional[str] = ..., how: _Optional[str] = ..., tiebreak_matches: _Optional[int] = ...) -> None: ...
+
+class RunGroup(_message.Message):
+    __slots__ = ("name", "bots")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CrossCell(_message.Message):
     __slots__ = ("bot", "opponent", "wins", "losses")
@@ -724,7 +792,7 @@ class CrossCell(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started", "deals", "cancelled", "voided", "replays", "waiting", "entries", "notes")
+    __slots__ = ("id", "tournament_id", "tournament", "status", "error", "total", "finished", "failed", "running", "created_at", "finished_at", "fired_for", "seed", "definition", "participants", "standings", "crosstable", "first_started", "deals", "cancelled", "voided", "replays", "waiting", "entries", "notes", "rounds", "groups", "tiebreaks", "expected_total", "seeds")
     class EntriesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -757,6 +825,11 @@ class Run(_message.Message):
     WAITING_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    TIEBREAKS_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
     id: int
     tournament_id: int
     tournament: str
@@ -782,7 +855,12 @@ class Run(_message.Message):
     waiting: str
     entries: _containers.ScalarMap[str, str]
     notes: _containers.RepeatedCompositeFieldContainer[RunNote]
-    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ..., deals: _Optional[str] = ..., cancelled: _Optional[int] = ..., voided: _Optional[int] = ..., replays: _Optional[int] = ..., waiting: _Optional[str] = ..., entries: _Optional[_Mapping[str, str]] = ..., notes: _Optional[_Iterable[_Union[RunNote, _Mapping]]] = ...) -> None: ...
+    rounds: _containers.RepeatedCompositeFieldContainer[RunRound]
+    groups: _containers.RepeatedCompositeFieldContainer[RunGroup]
+    tiebreaks: _containers.RepeatedScalarFieldContainer[str]
+    expected_total: int
+    seeds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[int] = ..., tournament_id: _Optional[int] = ..., tournament: _Optional[str] = ..., status: _Optional[str] = ..., error: _Optional[str] = ..., total: _Optional[int] = ..., finished: _Optional[int] = ..., failed: _Optional[int] = ..., running: _Optional[int] = ..., created_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., fired_for: _Optional[str] = ..., seed: _Optional[int] = ..., definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., participants: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[RunStanding, _Mapping]]] = ..., crosstable: _Optional[_Iterable[_Union[CrossCell, _Mapping]]] = ..., first_started: _Optional[str] = ..., deals: _Optional[str] = ..., cancelled: _Optional[int] = ..., voided: _Optional[int] = ..., replays: _Optional[int] = ..., waiting: _Optional[str] = ..., entries: _Optional[_Mapping[str, str]] = ..., notes: _Optional[_Iterable[_Union[RunNote, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RunRound, _Mapping]]] = ..., groups: _Optional[_Iterable[_Union[RunGroup, _Mapping]]] = ..., tiebreaks: _Optional[_Iterable[str]] = ..., expected_total: _Optional[int] = ..., seeds: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RunNote(_message.Message):
     __slots__ = ("match_id", "status", "voided", "replay_of")

@@ -1,0 +1,174 @@
+"""Formats played in rounds through the use cases, on a real PostgreSQL: each match
+claimed and recorded through the one recording path, each round paired when the one
+before it is done, as the workers do it; a stage seeded from another run's table; what
+the organizer may still fix in a run in rounds; the audit clean afterwards. (The same on
+real servers, workers and bots: tests/workers/test_formats.py.)"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.domain.tournament import Definition
+from arena.engine import Rules
+from arena.errors import NotReady
+from arena.read.audit import audit
+from arena.read.tournaments import run_state
+from arena.store.store import Store
+from arena.usecases import participants, runs, tournaments
+from arena.usecases.matches import claim, record
+from tests.store.test_store import played
+
+
+def bots(store: Store, n: int) -> tuple[str, ...]:
+    names = tuple(f"bot{i:02d}" for i in range(1, n + 1))
+    for name in names:
+        store.register_bot(name)
+    return names
+
+
+def start(store: Store, definition: Definition, **given: object) -> tuple[int, list[str]]:
+    tournament = store.tournament(definition.name) or tournaments.create_tournament(
+        store, definition
+    )
+    run = runs.create_run(store, tournament, **given)  # type: ignore[arg-type]
+    assert run is not None
+    return run.id, runs.plan_run(store, run.id, window=1000)
+
+
+def drive(store: Store, run_id: int, sent: list[str], seed: int = 0) -> int:
+    """Play every match sent, as workers do: claimed, recorded once, and when the run has
+    nothing left to play, moved on (its next round, or its table). The matches played."""
+    queue, rng, count = list(sent), random.Random(seed), 0
+    while queue:
+        match_id = queue.pop(0)
+        claim(store, match_id)
+        done = record(store, match_id, played(Rules(), rng.randrange(10**6)))
+        count += 1
+        queue += runs.next_matches(store, run_id, 1000)
+        if done.run_done:
+            queue += runs.advance_run(store, run_id, 1000).next
+    return count
+
+
+def test_a_knockout_with_byes_plays_round_by_round_to_one_champion(store: Store) -> None:
+    field = bots(store, 6)
+    run_id, sent = start(store, Definition("ko", bots=field, format="knockout", matches=3))
+    assert len(sent) == 2 * 3  # round 1: two ties; the two best seeds have byes
+    played_ = drive(store, run_id, sent)
+    found = store.run(run_id)
+    assert found is not None
+    run = found[0]
+    assert run.status == "finished" and run.standings is not None
+    table = run.standings["table"]
+    assert table[0]["stage"] == "champion"
+    assert [r["name"] for r in run.standings["rounds"]] == ["quarter-final", "semi-final", "final"]
+    ties = [t for r in run.rounds or [] for t in r if t["bots"][1] is not None]
+    assert len(ties) == 5  # one fewer than the field
+    tiebreaks = sum(t.get("tiebreaks", 0) for t in ties)
+    assert played_ == run.total == 5 * 3 + 2 * tiebreaks
+    assert audit(store, run_id)["clean"]
+    state = run_state(store, run_id, run.created_at, organizer=False)
+    assert state["rounds"] == run.standings["rounds"] and state["standings"] == table
+
+
+def test_a_swiss_pairs_each_round_after_the_last(store: Store) -> None:
+    field = bots(store, 5)
+    definition = Definition("sw", bots=field, format="swiss", rounds=3, matches=2)
+    run_id, sent = start(store, definition)
+    assert len(sent) == 2 * 2  # 5 bots: two pairings and a bye
+    found = store.run(run_id)
+    assert found is not None and len(found[0].rounds or []) == 1
+    drive(store, run_id, sent, seed=1)
+    found = store.run(run_id)
+    assert found is not None
+    run = found[0]
+    assert run.status == "finished" and len(run.rounds or []) == 3
+    met = Counter(frozenset(p) for r in run.rounds or [] for p in r["pairings"])
+    assert max(met.values()) == 1
+    assert len({r["bye"] for r in run.rounds or []}) == 3
+    assert run.standings is not None
+    lines = {line["bot"]: line for line in run.standings["table"]}
+    assert sum(line["byes"] for line in lines.values()) == 3
+    assert audit(store, run_id)["clean"]
+
+
+def test_groups_then_the_top_four_in_a_knockout_is_one_command(store: Store) -> None:
+    field = bots(store, 8)
+    groups = Definition("groups", bots=field, format="groups", groups=2, matches=2)
+    first, sent = start(store, groups)
+    drive(store, first, sent, seed=2)
+    found = store.run(first)
+    assert found is not None and found[0].standings is not None
+    order = [line["bot"] for line in found[0].standings["table"]]
+    assert [line["group_rank"] for line in found[0].standings["table"]][:4] == [1, 1, 2, 2]
+
+    final = Definition("final", seed_from="groups", format="knockout", matches=2)
+    second, sent = start(store, final, top=4)
+    run = store.run(second)
+    assert run is not None and run[0].seeds == order[:4]
+    assert run[0].participants == order[:4]
+    drive(store, second, sent, seed=3)
+    done = store.run(second)
+    assert done is not None and done[0].standings is not None
+    assert done[0].standings["table"][0]["stage"] == "champion"
+    semi = done[0].standings["rounds"][0]["pairings"]
+    assert [p["bots"] for p in semi] == [[order[0], order[3]], [order[1], order[2]]]
+    assert audit(store, second)["clean"]
+
+
+def test_a_stage_needs_a_finished_run(store: Store) -> None:
+    field = bots(store, 4)
+    run_id, _ = start(store, Definition("groups", bots=field))
+    final = tournaments.create_tournament(
+        store, Definition("final", seed_from=str(run_id), format="knockout")
+    )
+    with pytest.raises(ValueError, match=f"run {run_id} is running"):
+        runs.create_run(store, final)
+
+
+def test_a_round_that_is_paired_from_stands(store: Store) -> None:
+    field = bots(store, 4)
+    run_id, sent = start(store, Definition("ko", bots=field, format="knockout", matches=2))
+    first = sent[0]
+    drive(store, run_id, sent[:1])
+    runs.void_match(store, run_id, first, "a bug in the referee")  # its round still plays
+    drive(store, run_id, sent[1:])
+    found = store.run(run_id)
+    assert found is not None and found[0].status == "finished"
+    with pytest.raises(NotReady, match="round 2 was paired from its result"):
+        runs.replay_match(store, run_id, sent[1], "too late")
+
+
+def test_a_round_that_ends_while_paused_is_paired_on_resume(store: Store) -> None:
+    field = bots(store, 4)
+    run_id, sent = start(store, Definition("ko", bots=field, format="knockout", matches=1))
+    runs.pause_run(store, run_id)
+    for match_id in sent:  # sent before the pause: they play and are recorded
+        store.set_status(match_id, "running")
+        assert record(store, match_id, played(Rules(), 5)).recorded
+    assert runs.advance_run(store, run_id).next == []  # paused: nothing paired
+    final = runs.resume_run(store, run_id)
+    assert len(final) == 1 and final[0] == f"r{run_id}-0003"
+    drive(store, run_id, final)
+    found = store.run(run_id)
+    assert found is not None and found[0].status == "finished"
+
+
+def test_a_withdrawn_bot_loses_its_tie_by_walkover_and_the_run_moves_on(store: Store) -> None:
+    field = bots(store, 4)
+    run_id, sent = start(store, Definition("ko", bots=field, format="knockout", matches=2))
+    drive(store, run_id, [m for m in sent if "bot04" not in (store.match(m) or (None, []))[1]])
+    moved: list[str] = []
+    participants.set_state(store, "bot04", "withdrawn", "left", send=moved.extend)
+    found = store.run(run_id)
+    assert found is not None
+    tie = next(t for t in (found[0].rounds or [[]])[0] if "bot04" in t["bots"])
+    assert (tie["winner"], tie["how"]) == ("bot01", "walkover")
+    assert len(moved) == 2  # the final, sent
+    drive(store, run_id, moved)
+    done = store.run(run_id)
+    assert done is not None and done[0].status == "finished"
+    assert audit(store, run_id)["clean"]
