@@ -27,10 +27,18 @@ def definition_of(args: argparse.Namespace, base: Any = None) -> api.TournamentD
     if given.get("bots") is not None:
         del d.bots[:]
         d.bots.extend(b for b in given["bots"].split(",") if b)
-        d.pool = ""
+        d.pool = d.seed_from = ""
     if given.get("pool") is not None:
         del d.bots[:]
-        d.pool = given["pool"]
+        d.pool, d.seed_from = given["pool"], ""
+    if given.get("seed_from") is not None:
+        del d.bots[:]
+        d.pool, d.seed_from = "", given["seed_from"]
+    if given.get("tiebreaks") is not None:
+        d.tiebreaks[:] = given["tiebreaks"]
+    for name in ("groups", "rounds", "top"):
+        if given.get(name) is not None:
+            setattr(d, name, given[name])
     if "rules" in given:
         d.rules = str(given["rules"])
     for name in ("format", "challenger", "absent", "schedule"):

@@ -30,6 +30,8 @@ from arena.domain.absence import DEFAULT_POLICY, POLICIES
 from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import DEFAULT_POOL
+from arena.domain.standings import TIEBREAKS
+from arena.domain.tournament import FORMATS
 from arena.engine import Rules
 
 if TYPE_CHECKING:
@@ -199,6 +201,17 @@ def _ladders(sub: Commands) -> None:
     p.set_defaults(run=ladder.cmd_ladder)
 
 
+def tiebreaks(text: str) -> list[str]:
+    """An argparse type: tiebreaks separated by commas, each a known one."""
+    from arena.domain.standings import parse_tiebreaks
+    from arena.errors import Invalid
+
+    try:
+        return list(parse_tiebreaks(text.split(",")))
+    except Invalid as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _definition_options(p: argparse.ArgumentParser, *, edit: bool = False) -> None:
     """The options of a tournament's definition: for ``create`` with their defaults, for
     ``edit`` each left out unchanged."""
@@ -214,11 +227,42 @@ def _definition_options(p: argparse.ArgumentParser, *, edit: bool = False) -> No
         default=default(None),
         help="every active bot rated in this pool (PRESET/TEAM_SIZE)",
     )
+    who.add_argument(
+        "--seed-from",
+        default=default(None),
+        metavar="RUN",
+        help="a later stage: the final table of run RUN (an id), or of the latest finished "
+        "run of the tournament named RUN, seeded in its order (docs/formats.md)",
+    )
     p.add_argument("--rules", type=rules, default=default(Rules()), help="PRESET[:param=value,...]")
     p.add_argument(
         "--format",
+        choices=FORMATS,
         default=default("round-robin"),
-        help="round-robin, double-round-robin or gauntlet",
+        help="round-robin (default), double-round-robin, gauntlet, groups, knockout or swiss",
+    )
+    p.add_argument(
+        "--groups", type=count(2, 64), default=default(None), help="groups: how many (snake seeded)"
+    )
+    p.add_argument(
+        "--rounds",
+        type=count(1, 64),
+        default=default(None),
+        help="swiss: how many rounds (default: log2 of the field, rounded up)",
+    )
+    p.add_argument(
+        "--tiebreaks",
+        type=tiebreaks,
+        default=default(None),
+        metavar="T,T,...",
+        help="the order of tiebreaks after match points, from " + ", ".join(TIEBREAKS)
+        + " (default: the format's own; docs/formats.md)",
+    )  # fmt: skip
+    p.add_argument(
+        "--top",
+        type=count(2, 1024),
+        default=default(None),
+        help="only the best TOP of the field by its seeding (its rating, or --seed-from's table)",
     )
     p.add_argument(
         "--challenger", default=default(None), help="gauntlet: the bot that meets every other"
@@ -316,6 +360,13 @@ def _tournaments(sub: Commands) -> None:
     p.set_defaults(run=events.cmd_tournament_delete)
     p = actions.add_parser("start", help="start a run now (organizer); prints its id")
     p.add_argument("tournament", help="name or id")
+    p.add_argument(
+        "--seed-from",
+        metavar="RUN",
+        help="this run alone: its field from run RUN's final table (an id, or a tournament's "
+        "name: its latest finished run), in its order",
+    )
+    p.add_argument("--top", type=count(2, 1024), help="this run alone: only its best TOP")
     p.add_argument("--watch", action="store_true", help="then watch it to the end")
     p.set_defaults(run=organizer.cmd_tournament_start)
     p = actions.add_parser("watch", help="follow a run with a progress bar, then show its table")

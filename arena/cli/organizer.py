@@ -65,9 +65,15 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
 
 def cmd_tournament_start(args: argparse.Namespace) -> int:
     arena = Arena.from_env()
-    request = api.StartTournamentRequest(tournament=args.tournament)
+    request = api.StartTournamentRequest(tournament=args.tournament, seed_from=args.seed_from or "")
+    if args.top is not None:
+        request.top = args.top
     run = arena.call("StartTournament", request, organizer=True)
-    print(f"started run {run.id} of {run.tournament}")
+    if run.status == "failed":
+        print(f"run {run.id} of {run.tournament} cannot start: {run.error}", file=sys.stderr)
+        return 1
+    field = f": {len(run.seeds)} bots seeded {', '.join(run.seeds)}" if run.seeds else ""
+    print(f"started run {run.id} of {run.tournament}{field}")
     if args.watch:
         return watch(arena, run.id)
     return 0

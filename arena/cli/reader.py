@@ -197,8 +197,14 @@ def print_run(run: Any) -> None:
     out.print(f"run {run.id} of {run.tournament}: {run.status}, {d.rules}, {kind}")
     asked = " (duplicate asked)" if d.duplicate and run.deals == "secret" else ""
     out.print(f"deals: {DEALS.get(run.deals, 'decided when the run is planned')}{asked}")
+    if run.seeds:
+        stage = f" (from {d.seed_from}'s table)" if d.seed_from else ""
+        out.print(f"seeds{stage}: " + ", ".join(f"{i + 1} {b}" for i, b in enumerate(run.seeds)))
+    first = "the round reached" if d.format == "knockout" else "match points"
+    out.print(f"ranked by {first}, then " + ", ".join([*run.tiebreaks, "seed"]))
+    whole = f" (of about {run.expected_total})" if run.expected_total > run.total else ""
     out.print(
-        f"{run.finished} of {run.total} matches recorded"
+        f"{run.finished} of {run.total}{whole} matches recorded"
         + (f", {run.failed} failed" if run.failed else "")
         + (f", {run.cancelled} cancelled" if run.cancelled else "")
         + (f", {run.voided} voided" if run.voided else "")
@@ -211,13 +217,19 @@ def print_run(run: Any) -> None:
         again = f"plays {note.replay_of} again, " if note.replay_of else ""
         voided = f"voided: {note.voided}" if note.voided else note.status
         out.print(f"  {note.match_id}: {again}{voided}")
+    print_rounds(run)
     if not run.standings:
         return
+    extra = {"swiss": ("byes", "Buchholz", "S-B"), "groups": ("group",), "knockout": ("stage",)}
+    more = extra.get(d.format, ())
     table = Table(
-        "rank", "bot", "pts", "W-L", "forfeits", "hand pts", "perf", "95%", "LOS", "faults",
-        box=None,
+        "rank", "bot", *more, "pts", "W-L", "forfeits", "hand pts", "perf", "95%", "LOS",
+        "faults", box=None,
     )  # fmt: skip
     for s in run.standings:
+        shown = {"byes": str(s.byes), "Buchholz": f"{s.buchholz:g}",
+                 "S-B": f"{s.sonneborn_berger:g}", "group": f"{s.group} {s.group_rank}",
+                 "stage": s.stage}  # fmt: skip
         perf = f"{s.performance:.0f}" if s.HasField("performance") else "-"
         interval = (
             f"{s.performance_low:.0f}-{s.performance_high:.0f}"
@@ -226,7 +238,8 @@ def print_run(run: Any) -> None:
         los = f"{s.los_next:.0%}" if s.HasField("los_next") else ""
         faults = " ".join(f"{k} {v}" for k, v in sorted(s.faults.items()) if v) or "-"
         table.add_row(
-            str(s.rank), s.bot, str(s.points), f"{s.wins}-{s.losses}", str(s.forfeits or ""),
+            str(s.rank), s.bot, *(shown[k] for k in more), str(s.points), f"{s.wins}-{s.losses}",
+            str(s.forfeits or ""),
             f"{s.hand_points}-{s.hand_points_against}", perf, interval, los, faults,
         )  # fmt: skip
     out.print(table)
@@ -236,6 +249,29 @@ def print_run(run: Any) -> None:
     for a in names:
         cross.add_row(a, *(cells.get((a, b), "") for b in names))
     out.print(cross)
+
+
+def print_rounds(run: Any) -> None:
+    """A knockout's bracket or a Swiss's pairings, round by round; a groups format's
+    groups."""
+    out = console()
+    for g in run.groups:
+        out.print(f"group {g.name}: {', '.join(g.bots)}")
+    for r in run.rounds:
+        out.print(f"{r.name}:")
+        for p in r.pairings:
+            if len(p.bots) == 1:
+                out.print(f"  {p.bots[0]}: a bye")
+                continue
+            seeds = [f" ({s})" for s in p.seeds] if p.seeds else ["", ""]
+            a, b = (f"{bot}{seed}" for bot, seed in zip(p.bots, seeds, strict=True))
+            wins = "-".join(map(str, p.wins)) if p.matches else "v"
+            left = f", {p.playing} to play" if p.playing else ""
+            tb = f", {p.tiebreak_matches} in tiebreaks" if p.tiebreak_matches else ""
+            won = f": {p.winner} ({p.how})" if p.winner else ""
+            out.print(f"  {a} {wins} {b}{left}{tb}{won}")
+        for bye in r.byes:
+            out.print(f"  {bye}: a bye")
 
 
 def cmd_tournament_list(args: argparse.Namespace) -> int:

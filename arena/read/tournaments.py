@@ -305,6 +305,12 @@ def run(
         "refresh": REFRESH_S if state["run"]["status"] in ACTIVE else None,
         "standings": standings_rows,
         "crosstable": _crosstable(order, state["crosstable"]),
+        "rounds": state["rounds"],
+        "groups": [
+            {**g, "standings": [r for r in standings_rows if r.get("group") == g["name"]]}
+            for g in state["groups"]
+        ],
+        "tiebreaks": state["tiebreaks"],
         "matches": summaries(store, matches, organizer=organizer),
         "waiting": state["waiting"],
         "notes": state["notes"],

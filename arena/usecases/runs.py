@@ -59,8 +59,8 @@ def create_run(
     dealt from the definition's seed or a fresh one, its entries frozen: each bot active
     now and who plays for it (its hosted version active now, or when entries closed),
     and its field in seed order: a stage's from its source run's final table, else by
-    rating in the pool. For a scheduled firing, None when that firing already has its
-    run."""
+    rating in the pool (a stage whose source run is missing or not finished fails, saying
+    so). For a scheduled firing, None when that firing already has its run."""
     definition = Definition.from_json(tournament.definition)
     if seed_from is not None:
         definition = replace(definition, bots=(), pool=None, seed_from=seed_from)
@@ -74,7 +74,11 @@ def create_run(
         closed = None
         if definition.entries_close_s is not None:
             closed = (fired_for or run.created_at) - timedelta(seconds=definition.entries_close_s)
-        entries, seeds = _field(store, conn, definition, closed)
+        try:
+            entries, seeds = _field(store, conn, definition, closed)
+        except (Invalid, NotFound) as e:  # a stage whose source is not over: it fails, saying why
+            store.fail_run(conn, run.id, str(e))
+            entries, seeds = {}, []
         store.set_entries(conn, run.id, entries, seeds)
         detail: dict[str, object] = {"tournament": tournament.name}
         if fired_for is not None:

@@ -58,7 +58,11 @@ class Tournaments:
         if row is None:
             raise NotFound(f"no tournament {quoted(request.tournament)}")
         dispatch = self._workers()
-        run = await asyncio.to_thread(runs.create_run, self.store, row, actor=who)
+        top = request.top if request.HasField("top") else None
+        run = await asyncio.to_thread(
+            runs.create_run, self.store, row, actor=who, seed_from=request.seed_from or None,
+            top=top,
+        )  # fmt: skip
         assert run is not None  # None only for a scheduled firing that has its run
         await asyncio.to_thread(dispatch.start_run, run.id)
         log.info("%s started run %d of tournament %s", who, run.id, row.name)

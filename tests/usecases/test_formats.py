@@ -125,8 +125,14 @@ def test_a_stage_needs_a_finished_run(store: Store) -> None:
     final = tournaments.create_tournament(
         store, Definition("final", seed_from=str(run_id), format="knockout")
     )
-    with pytest.raises(ValueError, match=f"run {run_id} is running"):
-        runs.create_run(store, final)
+    failed = runs.create_run(store, final)
+    assert failed is not None
+    found = store.run(failed.id)
+    assert found is not None and found[0].status == "failed"
+    assert f"run {run_id} is running: a stage is seeded from a finished run" in (
+        found[0].error or ""
+    )
+    assert runs.plan_run(store, failed.id) == []  # nothing to plan
 
 
 def test_a_round_that_is_paired_from_stands(store: Store) -> None:
