@@ -7,9 +7,11 @@ told from its side; what is refused, and the store's cap on exports at once."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -235,3 +237,35 @@ def test_the_store_streams_a_few_exports_at_once_and_frees_each(store: Store, ru
     again = store.run_match_batches(run_id, records=True, batch=2)
     assert [m.id for batch in again for m, _ in batch] == ids
     assert sum(len(b) for b in reading[0]) == len(ids) - 1  # the rest of the first
+
+
+def test_a_reader_gone_away_closes_the_export_once_its_read_ends() -> None:
+    """streamed() (the edges' loop over an export): a reader cancelled while a chunk is
+    being read lets that read end, then closes the export (its connection freed), and
+    never touches the generator while a thread runs it."""
+    reading, go_on = threading.Event(), threading.Event()
+    ended: list[str] = []
+
+    def pieces() -> exports.Chunks:
+        try:
+            yield b"first"
+            reading.set()
+            go_on.wait(30)
+            yield b"second"
+            yield b"never read"
+        finally:
+            ended.append("closed")
+
+    async def reader() -> None:
+        chunks = exports.streamed(pieces())
+        assert await anext(chunks) == b"first"
+        waiting = asyncio.ensure_future(anext(chunks))
+        await asyncio.to_thread(reading.wait, 30)
+        waiting.cancel()  # while the thread reads the second chunk
+        assert ended == []
+        go_on.set()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert ended == ["closed"]
+
+    asyncio.run(reader())
