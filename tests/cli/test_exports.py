@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,3 +130,13 @@ def test_twenty_thousand_matches_to_a_file(
     assert len(got) == MATCHES and got[0]["id"] == f"r{run_id}-00001"
     assert got[-1]["id"] == f"r{run_id}-{MATCHES:05d}"
     assert {r["seats"] for r in got} == {"ana bia", "bia ana"} and got[0]["twin"] == got[1]["id"]
+
+    # to a pipe whose reader leaves after the header: the file is written as it arrives,
+    # and the command ends quietly, as `arena matches | head` does (tests/cli/test_pipes.py)
+    command = [sys.executable, "-m", "arena.cli", "export", "run", str(run_id), "--what",
+               "matches"]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as p:
+        assert p.stdout is not None and p.stderr is not None
+        assert p.stdout.readline().startswith(b"id,run_id,pool,")
+        p.stdout.close()  # the reader goes away, megabytes before the end of the file
+        assert p.wait(60) == 141 and p.stderr.read() == b""
