@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -48,6 +48,7 @@ STATUS: dict[type[Exception], grpc.StatusCode] = {
 """The status of each kind of error the caller is told about (none of them overlap)."""
 
 Behavior = Callable[[Any, Any], Awaitable[Any]]
+Streams = Callable[[Any, Any], AsyncIterator[Any]]
 
 
 def status_of(error: BaseException) -> grpc.StatusCode | None:
@@ -67,15 +68,33 @@ def translated(behavior: Behavior, method: str) -> Behavior:
         except (grpc.aio.AbortError, asyncio.CancelledError):
             raise
         except Exception as e:
-            code = status_of(e)
-            if code is None:
-                log.exception("%s failed", method)
-                await context.abort(
-                    grpc.StatusCode.INTERNAL, f"{method} failed; see the server's log"
-                )
-            await context.abort(code, str(e))
+            await _abort(context, method, e)
 
     return call
+
+
+def translated_stream(behavior: Streams, method: str) -> Streams:
+    """A server-streaming RPC's behavior whose errors become statuses: before its first
+    reply, or after some (the caller then has part of the stream, and the status)."""
+
+    async def call(request: Any, context: Any) -> AsyncIterator[Any]:
+        try:
+            async for reply in behavior(request, context):
+                yield reply
+        except (grpc.aio.AbortError, asyncio.CancelledError):
+            raise
+        except Exception as e:
+            await _abort(context, method, e)
+
+    return call
+
+
+async def _abort(context: Any, method: str, error: Exception) -> None:
+    code = status_of(error)
+    if code is None:
+        log.exception("%s failed", method)
+        await context.abort(grpc.StatusCode.INTERNAL, f"{method} failed; see the server's log")
+    await context.abort(code, str(error))
 
 
 class Statuses(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc.aio is untyped
@@ -95,4 +114,6 @@ class Statuses(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc.aio is
             return handler._replace(unary_unary=translated(handler.unary_unary, name))
         if handler.stream_unary is not None:
             return handler._replace(stream_unary=translated(handler.stream_unary, name))
-        raise AssertionError(f"{method}: the Arena API streams no replies")
+        if handler.unary_stream is not None:  # the exports
+            return handler._replace(unary_stream=translated_stream(handler.unary_stream, name))
+        raise AssertionError(f"{method}: the Arena API streams replies to one request only")

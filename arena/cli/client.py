@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from arena.errors import Invalid
 from arena.settings import Settings
 
 log = logging.getLogger(__name__)
+
+STREAM_S = 3600  # the longest a streamed call (an export) may take
 
 
 class Arena:
@@ -55,24 +58,53 @@ class Arena:
         SystemExit saying what the server said (but NOT_FOUND: None, with ``missing_ok``)."""
         import grpc
 
-        from arena.proto.truco.v1 import arena_pb2_grpc
+        channel, metadata = self._open(organizer, token)
+        with channel:
+            try:
+                return self._stub(channel, method)(request, metadata=metadata, timeout=timeout)
+            except grpc.RpcError as e:
+                if missing_ok and e.code() == grpc.StatusCode.NOT_FOUND:
+                    return None
+                raise self._failed(e) from None
 
+    def stream(
+        self, method: str, request: Any, organizer: bool = False, timeout: float = STREAM_S
+    ) -> Iterator[Any]:
+        """The replies of a call that streams them, each as it arrives (the call is
+        cancelled when the caller stops reading); a gRPC error, before the first reply or
+        after some, becomes SystemExit as :meth:`call` says."""
+        import grpc
+
+        channel, metadata = self._open(organizer, None)
+        with channel:
+            replies = self._stub(channel, method)(request, metadata=metadata, timeout=timeout)
+            try:
+                yield from replies
+            except grpc.RpcError as e:
+                raise self._failed(e) from None
+            finally:
+                replies.cancel()
+
+    def _open(self, organizer: bool, token: str | None) -> tuple[Any, list[tuple[str, str]]]:
+        """A channel to the API, and the metadata carrying the token asked for."""
         try:
             channel = self._settings.channel(self.address)
         except Invalid as e:  # an unreadable CA file
             raise SystemExit(f"arena: {e}") from None
         bearer = token or (self._admin if organizer else None)
-        metadata = [("authorization", f"Bearer {bearer}")] if bearer else []
-        with channel:
-            stub = arena_pb2_grpc.ArenaStub(channel)
-            try:
-                return getattr(stub, method)(request, metadata=metadata, timeout=timeout)
-            except grpc.RpcError as e:
-                if missing_ok and e.code() == grpc.StatusCode.NOT_FOUND:
-                    return None
-                raise SystemExit(
-                    f"arena: {e.details()} ({e.code().name.lower()}, at {self.address})"
-                ) from None
+        return channel, [("authorization", f"Bearer {bearer}")] if bearer else []
+
+    @staticmethod
+    def _stub(channel: Any, method: str) -> Any:
+        from arena.proto.truco.v1 import arena_pb2_grpc
+
+        return getattr(arena_pb2_grpc.ArenaStub(channel), method)
+
+    def _failed(self, error: Any) -> SystemExit:
+        """What a gRPC error says, as the command's last words."""
+        return SystemExit(
+            f"arena: {error.details()} ({error.code().name.lower()}, at {self.address})"
+        )
 
 
 def own_referee(home: Path) -> str | None:

@@ -1,8 +1,8 @@
 """Every command of ``arena`` and its arguments: the parser, and here the grammar of the
 engine's commands, local matches, reading, tournaments, ladders and tests; a bot's
 commands are in :mod:`arena.cli.grammar_bots`, the processes' in
-:mod:`arena.cli.grammar_processes`. Each command runs a ``cmd_*`` function of the module
-that holds its concern."""
+:mod:`arena.cli.grammar_processes`, the exports' in :mod:`arena.cli.grammar_exports`.
+Each command runs a ``cmd_*`` function of the module that holds its concern."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from arena.cli.common import (
 )
 from arena.cli.grammar_accounts import organizers
 from arena.cli.grammar_bots import bots
+from arena.cli.grammar_exports import export_commands
 from arena.cli.grammar_processes import processes
 from arena.domain.absence import DEFAULT_POLICY, POLICIES
 from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
@@ -50,6 +51,7 @@ def parser() -> argparse.ArgumentParser:
     _ladders(sub)
     _tests(sub)
     _audit(sub)
+    export_commands(sub)
     processes(sub)
     organizers(sub)
     return top

@@ -171,8 +171,13 @@ def shown(store: Store, match_id: str, *, organizer: bool) -> Shown:
     found = store.match(match_id)
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
-    row = found[0]
     (summed,) = summaries(store, [found], organizer=organizer)
+    return with_record(found[0], summed, organizer=organizer)
+
+
+def with_record(row: MatchRow, summed: MatchSummary, *, organizer: bool) -> Shown:
+    """A match summed up (:func:`summaries`, for the same caller) with its record as the
+    caller may see it: GetMatch's answer, and each line of an export of records."""
     record = None if summed["sealed"] else row.record
     if record is not None and not organizer:
         record = public_record(record)

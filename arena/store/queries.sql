@@ -492,6 +492,38 @@ FROM matches m WHERE m.run_id = %(id)s
 ORDER BY coalesce(m.finished_at, m.started_at) DESC NULLS LAST, m.id DESC
 LIMIT %(limit)s;
 
+-- ---- exports (arena/store/exports.py, docs/exports.md) ---------------------------------
+
+-- name: export_matches
+-- The matches of a run (%(run)s), in the order they were planned, those playing others
+-- again last; or a bot's (%(bot)s, in %(pool)s or every pool), oldest first. With the bot
+-- at each seat, and the record only with %(records)s (a list shows none): every column
+-- of matches (arena/store/rows.py, MatchRow) as match_with_seats gives it. Read through a
+-- server-side cursor, a batch at a time.
+WITH chosen AS (
+    SELECT m.id FROM matches m WHERE m.run_id = %(run)s
+    UNION ALL
+    SELECT s.match_id FROM match_seats s
+    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
+      AND (%(pool)s::text IS NULL OR s.pool = %(pool)s)
+      AND NOT EXISTS (  -- one row per match: the bot's first seat in it
+            SELECT 1 FROM match_seats t
+            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+)
+SELECT m.id, m.pool, m.rules, m.status, m.rated, m.seed,
+    CASE WHEN %(records)s THEN m.record END AS record,
+    m.winner, m.score, m.faults, m.run_id, m.created_at, m.started_at, m.finished_at,
+    m.points, m.clock, m.ladder_id, m.sprt_id, m.twin, m.absent, m.forfeit, m.fitted,
+    m.voided, m.replay_of, m.sent_at, m.round,
+    ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
+          WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
+FROM chosen JOIN matches m ON m.id = chosen.id
+ORDER BY m.created_at, length(m.id), m.id;
+
+-- name: bot_owners
+-- The owner of each of the bots named ('' for none).
+SELECT name, owner FROM bots WHERE name = ANY (%(names)s::text[]);
+
 -- name: lock_bot
 -- The bot a version is submitted for, locked: its versions are numbered one at a time.
 SELECT * FROM bots WHERE name = %(name)s AND token_hash IS NOT NULL AND active FOR UPDATE;

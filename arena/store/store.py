@@ -29,6 +29,7 @@ from arena.guard import new_token
 from arena.store.actions import Actions
 from arena.store.audit import Audits
 from arena.store.base import Unit, token_hash
+from arena.store.exports import Exports
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
@@ -86,12 +87,13 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits):
+class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
     :class:`Ladders`, the ladders; from :class:`Sprts`, sequential tests; from
-    :class:`Nodes`, the referee nodes and where bots are connected)."""
+    :class:`Nodes`, the referee nodes and where bots are connected; from :class:`Exports`,
+    matches read a batch at a time for an export)."""
 
     # ---- bots -----------------------------------------------------------------------
 

@@ -48,8 +48,10 @@ from arena.errors import (
 )
 from arena.guard import FailedTokens
 from arena.read import actions, bots, matches, ratings, sprts, tournaments
+from arena.read.exports import Export
 from arena.store.base import token_hash
 from arena.store.store import Store
+from arena.web import downloads
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
 
@@ -58,7 +60,7 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
 
-Builder = Callable[[Store, Request, bool], dict[str, Any]]
+Builder = Callable[[Store, Request, bool], dict[str, Any] | Export]  # an Export: a download
 
 STATUS: dict[type[Exception], int] = {  # the errors a page answers with their reason
     Invalid: 400,
@@ -226,6 +228,8 @@ def create_app(
                 log.exception("%s failed", request.url.path)
                 return _error(request, template, 500, BUG)
             headers = {"Cache-Control": "private, no-store"} if organizer else {}
+            if isinstance(data, Export):
+                return downloads.response(data, headers)
             if template is None:
                 return JSONResponse(data, headers=headers)
             context = {"page": data, "organizer": organizer, "json_url": "/api" + _here(request)}
@@ -304,6 +308,7 @@ def create_app(
     for path, builder, template in views:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
+    routes += [Route(path, page(builder, "error.html")) for path, builder in downloads.ROUTES]
     return Starlette(
         routes=routes,
         middleware=[Middleware(SecurityHeaders)],

@@ -1,7 +1,8 @@
 """The Arena API, one class an area: bots (referee/api/bots.py), hosted versions
 (hosting.py), matches (matches.py), the referee's own RunMatch (playing.py), the
 cluster's calls (cluster.py), tournaments and runs (tournaments.py), sequential tests
-(sprts.py), ladders (ladders.py), and the organizers and the action log (accounts.py).
+(sprts.py), ladders (ladders.py), the organizers and the action log (accounts.py), the
+audit (audit.py) and the exports (exports.py).
 Each is built with what it works with, and each RPC reads its request, calls one use
 case (:mod:`arena.usecases`) or one read (:mod:`arena.read`), and builds its reply, in a
 thread when it touches the database, so that the event loop stays free for the bots.
@@ -25,6 +26,7 @@ from referee.api.accounts import Accounts
 from referee.api.audit import Audits
 from referee.api.bots import Bots
 from referee.api.cluster import Cluster
+from referee.api.exports import Exports
 from referee.api.hosting import Hosting
 from referee.api.ladders import Ladders
 from referee.api.matches import Matches
@@ -70,6 +72,7 @@ class ArenaApi:
             Ladders(store, callers, dispatch),
             Accounts(store, callers),
             Audits(store, callers),
+            Exports(store, callers),
         ]
 
 

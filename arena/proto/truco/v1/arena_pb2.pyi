@@ -1056,3 +1056,45 @@ class AuditResponse(_message.Message):
     checked: _containers.ScalarMap[str, int]
     findings: _containers.RepeatedCompositeFieldContainer[AuditFinding]
     def __init__(self, run: _Optional[int] = ..., at: _Optional[str] = ..., clean: _Optional[bool] = ..., matches: _Optional[_Mapping[str, int]] = ..., runs: _Optional[_Mapping[str, int]] = ..., voided: _Optional[int] = ..., replays: _Optional[int] = ..., ratings: _Optional[int] = ..., events: _Optional[int] = ..., checked: _Optional[_Mapping[str, int]] = ..., findings: _Optional[_Iterable[_Union[AuditFinding, _Mapping]]] = ...) -> None: ...
+
+class ExportRunRequest(_message.Message):
+    __slots__ = ("id", "what", "format")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    what: str
+    format: str
+    def __init__(self, id: _Optional[int] = ..., what: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class ExportPoolRequest(_message.Message):
+    __slots__ = ("pool", "format", "retired")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
+    pool: str
+    format: str
+    retired: bool
+    def __init__(self, pool: _Optional[str] = ..., format: _Optional[str] = ..., retired: _Optional[bool] = ...) -> None: ...
+
+class ExportBotRequest(_message.Message):
+    __slots__ = ("bot", "what", "format", "pool")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    what: str
+    format: str
+    pool: str
+    def __init__(self, bot: _Optional[str] = ..., what: _Optional[str] = ..., format: _Optional[str] = ..., pool: _Optional[str] = ...) -> None: ...
+
+class ExportChunk(_message.Message):
+    __slots__ = ("data", "name", "media_type")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    name: str
+    media_type: str
+    def __init__(self, data: _Optional[bytes] = ..., name: _Optional[str] = ..., media_type: _Optional[str] = ...) -> None: ...

@@ -214,6 +214,21 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.AuditRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.AuditResponse.FromString,
                 _registered_method=True)
+        self.ExportRun = channel.unary_stream(
+                '/truco.v1.Arena/ExportRun',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ExportRunRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
+                _registered_method=True)
+        self.ExportPool = channel.unary_stream(
+                '/truco.v1.Arena/ExportPool',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ExportPoolRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
+                _registered_method=True)
+        self.ExportBot = channel.unary_stream(
+                '/truco.v1.Arena/ExportBot',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ExportBotRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -507,6 +522,34 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportRun(self, request, context):
+        """Exports (docs/exports.md): files streamed in chunks, each at most 32 KiB of the
+        file's bytes; the chunks in order are the file. CSV (a header line, then a line a
+        row) or NDJSON (a JSON object a line). Anyone may export; a visitor's files are what
+        the pages show (no seed, no hidden card, a sealed twin's result and record withheld),
+        the organizer's hold the whole records. INVALID_ARGUMENT for a `what` or a `format`
+        there is none of, and for CSV of records; NOT_FOUND for no such run or bot;
+        RESOURCE_EXHAUSTED while a few exports are being read already.
+        A run's standings (the default), matches or records.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportPool(self, request, context):
+        """A pool's leaderboard, each rating with its 95% interval.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportBot(self, request, context):
+        """A bot's matches (the default, each told from its side) or records, oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -689,6 +732,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.Audit,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.AuditRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.AuditResponse.SerializeToString,
+            ),
+            'ExportRun': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportRun,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ExportRunRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ExportChunk.SerializeToString,
+            ),
+            'ExportPool': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportPool,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ExportPoolRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ExportChunk.SerializeToString,
+            ),
+            'ExportBot': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportBot,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ExportBotRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ExportChunk.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1663,6 +1721,87 @@ class Arena:
             '/truco.v1.Arena/Audit',
             truco_dot_v1_dot_arena__pb2.AuditRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.AuditResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/truco.v1.Arena/ExportRun',
+            truco_dot_v1_dot_arena__pb2.ExportRunRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPool(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/truco.v1.Arena/ExportPool',
+            truco_dot_v1_dot_arena__pb2.ExportPoolRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/truco.v1.Arena/ExportBot',
+            truco_dot_v1_dot_arena__pb2.ExportBotRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ExportChunk.FromString,
             options,
             channel_credentials,
             insecure,
