@@ -32,7 +32,7 @@ def bots(store: Store) -> dict[str, Any]:
                 "active": b["active"],
                 "state": b["state"],
                 "state_reason": b["state_reason"],
-                "created_at": b["created_at"].isoformat(),
+                "created_at": stamp(b["created_at"]),
                 "ratings": [
                     {
                         "pool": r["pool"],
@@ -64,7 +64,7 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "bot": name,
         "owner": row.owner,
         "active": row.active,
-        "created_at": row.created_at.isoformat(),
+        "created_at": stamp(row.created_at),
         "pool": pool,
         "pools": pools,
         "standing": None,
@@ -189,7 +189,7 @@ def bot_line(row: BotRow) -> BotLine:
         name=row.name,
         owner=row.owner,
         active=row.active,
-        created_at=row.created_at.isoformat(),
+        created_at=stamp(row.created_at),
         ladder=row.ladder,
         state=row.state,
         state_reason=row.state_reason,

@@ -51,7 +51,7 @@ def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
     if not cron:
         return None
     try:
-        upcoming: str | None = next_firing(cron, now).isoformat()
+        upcoming: str | None = stamp(next_firing(cron, now))
     except ValueError:
         upcoming = None
     return {"cron": cron, "next": upcoming}
@@ -82,9 +82,9 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "seed": run.seed,
         "participants": run.participants,
         "total": run.total,
-        "fired_for": None if run.fired_for is None else run.fired_for.isoformat(),
-        "created_at": run.created_at.isoformat(),
-        "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
+        "fired_for": stamp(run.fired_for),
+        "created_at": stamp(run.created_at),
+        "finished_at": stamp(run.finished_at),
         "deals": run.deals,
         "entries": {name: seat for name, (_, seat) in (run.entries or {}).items()},
         "deals_text": None if run.deals is None else DEALS[run.deals],
@@ -132,7 +132,7 @@ def tournament(
         "definition": definition(t.definition, organizer=organizer),
         "pool": _pool_of(t.definition),
         "schedule": _schedule(t.schedule, now),
-        "created_at": t.created_at.isoformat(),
+        "created_at": stamp(t.created_at),
         "run_count": int(extra["runs"]),
         "last_run": extra["last_run"],
         "last_status": extra["last_status"],

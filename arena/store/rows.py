@@ -51,6 +51,7 @@ class MatchRow:
     voided: str | None  # why its result no longer counts (migration 0016); None: it counts
     replay_of: str | None  # the failed or voided match of its run it plays again
     sent_at: datetime | None  # when its task was last handed to the broker
+    listed_at: datetime  # the time lists show and go by: finished, else started, else made
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class MatchSeatRow:
     pool: str  # its match's, for a bot's matches by pool and time
     created_at: datetime  # its match's
     ladder: bool  # its match is a ladder's (migration 0011)
+    listed_at: datetime  # its match's, kept as the match starts and finishes (migration 0017)
 
 
 @dataclass(frozen=True, slots=True)
