@@ -8,7 +8,7 @@ import random
 import sys
 from typing import Any, TextIO
 
-from arena.cli.common import console
+from arena.cli.common import console, print_json
 from arena.engine import (
     NOTES,
     PRESET_NAMES,
@@ -90,7 +90,7 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
 def cmd_rules_show(args: argparse.Namespace) -> int:
     rules = args.rules
     if args.json:
-        print(json.dumps({"preset": rules.name, **rules.parameters()}, indent=2))
+        print_json({"preset": rules.name, **rules.parameters()})
         return 0
     from rich.table import Table
 

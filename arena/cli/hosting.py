@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.cli.client import Arena
-from arena.cli.common import console
+from arena.cli.common import console, print_json
 from arena.proto.truco.v1 import arena_pb2 as api
 
 CHUNK = 32 * 1024  # bytes a message: under the server's limit on any message (64 KiB)
@@ -133,9 +133,7 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
 
     reply = Arena.from_env().call("ListVersions", api.ListVersionsRequest(bot=args.name))
     if args.json:
-        from google.protobuf import json_format
-
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
         return 0
     if not reply.versions:
         print(f"{args.name} has no hosted versions (arena bot submit {args.name} PATH)")

@@ -8,23 +8,28 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import console
+from arena.cli.common import console, print_json
 from arena.domain.rating import is_wide
 from arena.domain.tournament import DEALS
 from arena.proto.truco.v1 import arena_pb2 as api
 
+PAGE = 200  # matches in one page of ListMatches, the most it gives
+
 
 def match_line(m: Any) -> str:
-    """One match: its result as credited (a forfeit said so), or why it shows none."""
+    """One match: the time it is listed by (finished, else started, else made), then its
+    result as credited (a forfeit said so), or why it shows none."""
     seats = " / ".join(m.seats)
+    head = f"{m.id}  {m.listed_at[:19]}"
     if m.sealed:
-        return f"{m.id}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
+        return f"{head}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
     if m.status != "finished":
-        return f"{m.id}  {m.status:8}  {m.rules}  {seats}"
+        return f"{head}  {m.status:8}  {m.rules}  {seats}"
     team = ["+".join(sorted(set(m.seats[t::2]))) for t in (0, 1)]
     score = "-".join(str(x) for x in m.score)
     if not m.HasField("winner"):
@@ -33,23 +38,48 @@ def match_line(m: Any) -> str:
         result = f"won by {team[m.winner]} by forfeit ({team[m.forfeit[0]]} absent)"
     else:
         result = f"won by {team[m.winner]}"
-    return f"{m.id}  {m.finished_at[:19]}  {m.rules}  {seats}  {score}  {result}"
+    return f"{head}  {m.rules}  {seats}  {score}  {result}"
 
 
 def cmd_matches(args: argparse.Namespace) -> int:
+    """A page of matches, or with ``--all`` every page ListMatches gives, each printed as
+    it comes (a reader that stops early stops the paging); with ``--json``, one
+    ListMatchesResponse holding them all."""
     request = api.ListMatchesRequest(
         bot=args.bot or "",
         pool=args.pool or "",
-        page_size=args.limit,
+        run_id=args.run_id or 0,
+        page_size=PAGE if args.all else args.limit,
         since=args.since or "",
         until=args.until or "",
     )
-    matches = Arena.from_env().call("ListMatches", request).matches
-    for m in matches:
-        print(match_line(m))
-    if not matches:
+    pages = _pages(Arena.from_env(), request, every=args.all)
+    if args.json:
+        together = api.ListMatchesResponse()
+        for reply in pages:
+            together.matches.extend(reply.matches)
+            together.next_page_token = reply.next_page_token
+        print_json(together)
+        return 0
+    shown = 0
+    for reply in pages:
+        for m in reply.matches:
+            print(match_line(m))
+        shown += len(reply.matches)
+    if not shown:
         print("no matches")
     return 0
+
+
+def _pages(arena: Arena, request: Any, *, every: bool) -> Iterator[Any]:
+    """ListMatches' replies: the first page, or ``every`` page (each asked for once the
+    one before is used: a reader gone stops the asking)."""
+    while True:
+        reply = arena.call("ListMatches", request)
+        yield reply
+        if not (every and reply.next_page_token):
+            return
+        request.page_token = reply.next_page_token
 
 
 def show_match(args: argparse.Namespace) -> int:
@@ -86,9 +116,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
     reply = Arena.from_env().call("ListNodes", api.ListNodesRequest(), organizer=True)
     if args.json:
-        from google.protobuf import json_format
-
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
         return 0
     table = Table("node", "address", "bots", "matches", "relayed", "since", "", box=None)
     for n in reply.nodes:
@@ -100,12 +128,10 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
     request = api.GetLeaderboardRequest(pool=args.pool, retired=args.retired)
     reply = Arena.from_env().call("GetLeaderboard", request)
     if args.json:
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
     else:
         print_ratings(reply)
     return 0
@@ -175,11 +201,9 @@ def _rate(run: Any) -> str:
 
 
 def cmd_tournament_show(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
     run = Arena.from_env().call("GetRun", api.GetRunRequest(id=args.run_id))
     if args.json:
-        print(json_format.MessageToJson(run, preserving_proto_field_name=True))
+        print_json(run)
     else:
         print_run(run)
     return 0
