@@ -188,17 +188,17 @@ class Page(TypedDict):
     next_page: str | None  # the token of the page after this one (None: this is the last)
 
 
-def page_token(last: MatchSummary) -> str:
-    """The token of the page after the one ending on ``last``: read by :func:`page_after`."""
-    return f"{last['listed_at']}|{last['id']}"
+Rows = list[tuple[MatchRow, list[str]]]  # matches and the bot at each seat, as stored
+API_HINT = "send the next_page_token of the page before, or none for the first page"
+WEB_HINT = "follow the link to older matches, or leave it out for the latest"
 
 
 def page_after(
-    token: str, field: str = "page_token", source: str = "the next_page_token of the page before"
+    token: str, field: str = "page_token", hint: str = API_HINT
 ) -> tuple[datetime, str] | None:
     """The (listed_at, id) a page token names, the last match of the previous page; None
-    for the first page (no token). Invalid, naming ``field`` and where a token comes from,
-    when it is not one this server gave."""
+    for the first page (no token). Invalid, naming ``field`` with ``hint``, when it is not
+    one this server gave."""
     if not token:
         return None
     at, bar, match_id = token.partition("|")
@@ -207,10 +207,21 @@ def page_after(
     except ValueError:
         when = None
     if not bar or when is None or when.utcoffset() is None:
-        raise Invalid(
-            f"{field}: not one this server gave; send {source}, or none for the first page"
-        )
+        raise Invalid(f"{field}: not one this server gave; {hint}")
     return when, match_id
+
+
+def rows_page(
+    store: Store, size: int, after: tuple[datetime, str] | None, **where: Any
+) -> tuple[Rows, str | None]:
+    """A page of ``size`` stored matches (``where``: :meth:`Store.matches`'s filters), the
+    latest listed first, after the match ``after`` names; and the token of the next page
+    (None: there is none)."""
+    rows = store.matches(limit=size + 1, after=after, **where)
+    if len(rows) <= size or not size:
+        return rows, None
+    last = rows[size - 1][0]
+    return rows[:size], f"{stamp(last.listed_at)}|{last.id}"
 
 
 def page(
@@ -218,19 +229,11 @@ def page(
     *,
     size: int,
     organizer: bool,
-    bot: str | None = None,
-    pool: str | None = None,
-    run: int | None = None,
     after: tuple[datetime, str] | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    **where: Any,
 ) -> Page:
-    """A page of ``size`` matches (of ``bot``, in ``pool``, of ``run``, listed from
-    ``since`` until ``until``), the latest listed first, starting after the match
+    """A page of ``size`` matches as lists show them (``where``: of a bot, in a pool, of a
+    run, listed from since until until), the latest listed first, after the match
     ``after`` names (:func:`page_after`)."""
-    rows = store.matches(
-        bot=bot, pool=pool, run=run, limit=size + 1, after=after, since=since, until=until
-    )
-    shown = summaries(store, rows[:size], organizer=organizer)
-    more = len(rows) > size and bool(shown)
-    return Page(matches=shown, next_page=page_token(shown[-1]) if more else None)
+    rows, token = rows_page(store, size, after, **where)
+    return Page(matches=summaries(store, rows, organizer=organizer), next_page=token)

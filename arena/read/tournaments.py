@@ -14,7 +14,7 @@ from arena.domain.tournament import DEALS, STORED_DEFAULTS, standings
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import NotFound, parse_id
 from arena.read import stamp
-from arena.read.matches import summaries
+from arena.read.matches import WEB_HINT, page_after, rows_page, summaries
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
 
@@ -261,11 +261,14 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
 
 
 def run(
-    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
+    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool, page: str = ""
 ) -> dict[str, Any]:
     """A tournament run's page: :func:`run_state`, with each bot's faults counted, the
-    crosstable in standings order, the schedule and the run's latest matches."""
+    crosstable in standings order, the schedule and a page of the run's matches, the
+    latest listed first (``page``: the token of the one asked for, empty for the latest;
+    ``next_page`` the next one's)."""
     now = now or datetime.now(UTC)
+    after = page_after(page, "page", WEB_HINT)
     number = parse_id(run_id)
     if number is None:
         raise NotFound(f"no tournament run {quoted(run_id)}")
@@ -274,7 +277,7 @@ def run(
         {**r, "faults_total": sum(r.get("faults", {}).values())} for r in state["standings"]
     ]
     order = [r["bot"] for r in standings_rows]
-    matches = store.run_matches(number, limit=RUN_MATCHES)
+    matches, next_page = rows_page(store, RUN_MATCHES, after, run=number)
     return {
         "run": state["run"],
         "pool": state["pool"],
@@ -286,6 +289,7 @@ def run(
         "standings": standings_rows,
         "crosstable": _crosstable(order, state["crosstable"]),
         "matches": summaries(store, matches, organizer=organizer),
+        "next_page": next_page,
         "waiting": state["waiting"],
         "notes": state["notes"],
     }
