@@ -155,16 +155,32 @@ def time(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+UNCUT = 1_000_000  # columns: wider than anything a command prints
+
+
+def table_of(*headers: str, **options: Any) -> Any:
+    """A rich table of these columns (``options``: the Table's) whose cells fold onto more
+    lines where a terminal is too narrow for them, never cut short with an ellipsis."""
+    from rich.table import Column, Table
+
+    return Table(*(Column(h, overflow="fold") for h in headers), **options)
+
+
 def console() -> Any:
     """A rich console on standard output that leaves a reader gone away to ``main()``, as
-    print does (rich on its own would exit with status 1)."""
+    print does (rich on its own would exit with status 1). On a terminal, tables fit its
+    width (long cells fold); into a pipe or a file they are never cut, wrapped or folded:
+    each line as wide as it is (a program reading them sees every cell whole)."""
     from rich.console import Console
 
     class Piped(Console):
         def on_broken_pipe(self) -> None:
             raise  # rich calls this while it handles the BrokenPipeError: main() takes it
 
-    return Piped()
+    out = Piped()
+    if not out.is_terminal:
+        out.width = UNCUT  # rich's own 80 columns (or $COLUMNS) would cut what is wider
+    return out
 
 
 def as_json(message: Message) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import console, print_json
+from arena.cli.common import console, print_json, table_of
 from arena.domain.rating import is_wide
 from arena.domain.tournament import DEALS
 from arena.proto.truco.v1 import arena_pb2 as api
@@ -112,13 +112,11 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
 
 def cmd_nodes(args: argparse.Namespace) -> int:
     """The live referee nodes (docs/cluster.md), the one that answered marked."""
-    from rich.table import Table
-
     reply = Arena.from_env().call("ListNodes", api.ListNodesRequest(), organizer=True)
     if args.json:
         print_json(reply)
         return 0
-    table = Table("node", "address", "bots", "matches", "relayed", "since", "", box=None)
+    table = table_of("node", "address", "bots", "matches", "relayed", "since", "", box=None)
     for n in reply.nodes:
         here = "answered" if n.name == reply.answered_by else ""
         row = (n.name, n.address, str(n.bots), str(n.matches), str(n.relayed), n.started_at[:19])
@@ -140,9 +138,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 def print_ratings(reply: Any) -> None:
     """The leaderboard as a table; a rating is marked unsettled, as the pages mark it, when
     its interval is missing or wide (:func:`arena.domain.rating.is_wide`)."""
-    from rich.table import Table
-
-    table = Table("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
+    table = table_of("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         half = (s.high - s.low) / 2 if s.HasField("low") else None
         marks = ["unsettled"] * is_wide(half) + [s.state] * (s.state not in ("", "active"))
@@ -210,8 +206,6 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
 
 
 def print_run(run: Any) -> None:
-    from rich.table import Table
-
     out = console()
     d = run.definition
     trust = ", bots declared trusted by the organizer" if d.trusted else ""
@@ -237,7 +231,7 @@ def print_run(run: Any) -> None:
         out.print(f"  {note.match_id}: {again}{voided}")
     if not run.standings:
         return
-    table = Table(
+    table = table_of(
         "rank", "bot", "pts", "W-L", "forfeits", "hand pts", "perf", "95%", "LOS", "faults",
         box=None,
     )  # fmt: skip
@@ -256,7 +250,7 @@ def print_run(run: Any) -> None:
     out.print(table)
     names = [s.bot for s in run.standings]
     cells = {(c.bot, c.opponent): f"{c.wins}-{c.losses}" for c in run.crosstable}
-    cross = Table("", *names, title="crosstable (row's wins-losses)", box=None)
+    cross = table_of("", *names, title="crosstable (row's wins-losses)", box=None)
     for a in names:
         cross.add_row(a, *(cells.get((a, b), "") for b in names))
     out.print(cross)
