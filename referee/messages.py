@@ -1,5 +1,6 @@
 """The Arena API's messages: from the read model and the store's rows, and the fields of
-requests read once (times, page tokens, pools, definitions; clocks by arena/wire_clock.py)."""
+requests read once (times, pools, definitions; clocks by arena/wire_clock.py; page tokens
+by arena/read/matches.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from arena.domain.tournament import Definition
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import ladders, tournaments
-from arena.read import stamp as read_stamp
 from arena.read.bots import BotLine
 from arena.read.matches import MatchSummary
 from arena.wire_clock import put_clock, request_clock
@@ -47,36 +47,10 @@ def time_field(name: str, text: str, now: datetime) -> datetime | None:
         raise Invalid(f"{name}: {e}") from None
 
 
-def page_token(last: MatchSummary) -> str:
-    """The token of the page after the one ending on ``last``: read by :func:`page_after`."""
-    return f"{last['created_at']}|{last['id']}"
-
-
-def page_after(token: str) -> tuple[datetime, str] | None:
-    """The (created_at, id) a page token names, the last match of the previous page; None
-    for the first page. Invalid when it is not a token this server gave."""
-    if not token:
-        return None
-    stamp, bar, match_id = token.partition("|")
-    try:
-        if bar:
-            return datetime.fromisoformat(stamp), match_id
-    except ValueError:
-        pass
-    raise Invalid(
-        "page_token: not one this server gave; send the next_page_token of the page before, "
-        "or none for the first page"
-    )
-
-
 def pool_of_request(text: str) -> str:
     """The pool a request names, or the default; Invalid for one that cannot exist (an
     empty table would read as a pool where nobody has played yet)."""
     return parse_pool(text) if text else DEFAULT_POOL
-
-
-def stamp(at: datetime | None) -> str:
-    return read_stamp(at) or ""  # a message's unset time is empty
 
 
 def given(msg: Any, *names: str) -> dict[str, Any]:
@@ -127,7 +101,7 @@ def tournament_message(t: dict[str, Any]) -> api.Tournament:
         runs=t["run_count"],
         last_run=t["last_run"] or 0,
         last_status=t["last_status"] or "",
-        next_firing=(t["schedule"] or {}).get("next") or "",
+        next_firing=(t["schedule"] or {}).get("next"),  # None: unset
     )
 
 
@@ -137,7 +111,9 @@ def run_message(state: tournaments.RunState) -> api.Run:
     run = message(api.Run, state["run"])
     run.definition.CopyFrom(_definition(state["definition"]))
     run.finished, run.failed = progress["finished"], progress["failed"]
-    run.running, run.first_started = progress["running"], progress["first_started"] or ""
+    run.running = progress["running"]
+    if progress["first_started"] is not None:
+        run.first_started = progress["first_started"]
     run.cancelled, run.voided = progress["cancelled"], progress["voided"]
     run.replays, run.waiting = progress["replays"], state["waiting"] or ""
     for note in state["notes"]:

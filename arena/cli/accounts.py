@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from arena.cli.client import Arena
+from arena.cli.common import as_json, print_json
 from arena.proto.truco.v1 import arena_pb2 as api
 
 
@@ -33,11 +34,10 @@ def cmd_organizer_remove(args: argparse.Namespace) -> int:
 
 def cmd_organizer_list(args: argparse.Namespace) -> int:
     reply = Arena.from_env().call("ListOrganizers", api.ListOrganizersRequest(), organizer=True)
-    rows = [_organizer(o) for o in reply.organizers]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print_json(reply)
         return 0
-    for o in rows:
+    for o in as_json(reply)["organizers"]:
         if o["first"]:
             print(f"{o['name']}  the first (ARENA_ADMIN_TOKEN or ARENA_HOME's admin-token)")
         elif o["removed_at"]:
@@ -47,23 +47,14 @@ def cmd_organizer_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _organizer(o: Any) -> dict[str, Any]:
-    return {
-        "name": o.name,
-        "first": o.first,
-        "created_at": o.created_at or None,
-        "removed_at": o.removed_at or None,
-    }
-
-
 def cmd_log(args: argparse.Namespace) -> int:
     request = api.ListActionsRequest(
         subject=args.subject or "", actor=args.actor or "", limit=args.limit
     )
     reply = Arena.from_env().call("ListActions", request, organizer=True)
     rows = [action_dict(a) for a in reply.actions]
-    if args.json:
-        print(json.dumps(rows, indent=2))
+    if args.json:  # the reply, each entry's detail (JSON text in the message) unfolded
+        print_json({"actions": rows})
         return 0
     for a in reversed(rows):  # oldest first, as a log reads
         print(action_line(a))
@@ -73,15 +64,8 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def action_dict(a: Any) -> dict[str, Any]:
-    """An entry of the log as plain values (its detail a dict)."""
-    return {
-        "id": a.id,
-        "at": a.at,
-        "actor": a.actor,
-        "action": a.action,
-        "subject": a.subject,
-        "detail": json.loads(a.detail or "{}"),
-    }
+    """An entry of the log as plain values (:func:`as_json`), its detail a dict."""
+    return as_json(a) | {"detail": json.loads(a.detail or "{}")}
 
 
 def action_line(a: dict[str, Any]) -> str:

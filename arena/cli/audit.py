@@ -8,6 +8,7 @@ import argparse
 from typing import Any
 
 from arena.cli.client import Arena
+from arena.cli.common import print_json
 from arena.proto.truco.v1 import arena_pb2 as api
 
 
@@ -17,11 +18,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         request.run = args.run_id
     reply = Arena.from_env().call("Audit", request, organizer=True, timeout=600)
     if args.json:
-        from google.protobuf import json_format
-
-        print(json_format.MessageToJson(
-            reply, always_print_fields_with_no_presence=True, preserving_proto_field_name=True
-        ))  # fmt: skip
+        print_json(reply)
     else:
         print_audit(reply)
     return 0 if reply.clean else 1

@@ -1,12 +1,18 @@
-"""What every command shares: argument types, the clock options, the console, the exit
-status of a command whose reader went away."""
+"""What every command shares: argument types, the clock options, the console, JSON in
+one convention (:func:`as_json`), the exit status of a command whose reader went away."""
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 
 from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl, check_ms
 from arena.engine import Rules, TrucoError, quoted
@@ -149,13 +155,72 @@ def time(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+UNCUT = 1_000_000  # columns: wider than anything a command prints
+
+
+def table_of(*headers: str, **options: Any) -> Any:
+    """A rich table of these columns (``options``: the Table's) whose cells fold onto more
+    lines where a terminal is too narrow for them, never cut short with an ellipsis."""
+    from rich.table import Column, Table
+
+    return Table(*(Column(h, overflow="fold") for h in headers), **options)
+
+
 def console() -> Any:
     """A rich console on standard output that leaves a reader gone away to ``main()``, as
-    print does (rich on its own would exit with status 1)."""
+    print does (rich on its own would exit with status 1). On a terminal, tables fit its
+    width (long cells fold); into a pipe or a file they are never cut, wrapped or folded:
+    each line as wide as it is (a program reading them sees every cell whole)."""
     from rich.console import Console
 
     class Piped(Console):
         def on_broken_pipe(self) -> None:
             raise  # rich calls this while it handles the BrokenPipeError: main() takes it
 
-    return Piped()
+    out = Piped()
+    if not out.is_terminal:
+        out.width = UNCUT  # rich's own 80 columns (or $COLUMNS) would cut what is wider
+    return out
+
+
+def as_json(message: Message) -> dict[str, Any]:
+    """A reply of the Arena API as plain values, the one convention of every ``--json``:
+    the proto's own field names (snake_case), every field printed (one that may be unset
+    and is: None), 64-bit integers as numbers like every other integer, repeated fields as
+    lists, maps as objects, enums by name, bytes in base64. Read from the message's
+    descriptor, so that no field is left out or renamed. Times are RFC 3339 text with
+    their offset, as the Arena API writes them (:func:`arena.read.stamp`)."""
+    out: dict[str, Any] = {}
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            kind = field.message_type.fields_by_name["value"]
+            out[field.name] = {str(k): _value(kind, v) for k, v in sorted(value.items())}
+        elif field.is_repeated:
+            out[field.name] = [_value(field, v) for v in value]
+        elif field.has_presence and not message.HasField(field.name):
+            out[field.name] = None
+        else:
+            out[field.name] = _value(field, value)
+    return out
+
+
+def _value(field: Any, value: Any) -> Any:  # a FieldDescriptor (upb's or Python's)
+    """One value of ``field`` as JSON has it (a float that is not finite, which JSON
+    cannot write, as None)."""
+    kind = field.cpp_type
+    if kind == FieldDescriptor.CPPTYPE_MESSAGE:
+        return as_json(value)
+    if kind == FieldDescriptor.CPPTYPE_ENUM:
+        known = field.enum_type.values_by_number.get(value) if field.enum_type else None
+        return value if known is None else known.name
+    if field.type == FieldDescriptor.TYPE_BYTES:
+        return base64.b64encode(value).decode()
+    if kind in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+        return float(value) if math.isfinite(value) else None
+    return value  # int (of any width), bool, str: as Python has them
+
+
+def print_json(data: Message | dict[str, Any] | list[Any]) -> None:
+    """What a ``--json`` prints: one JSON document (a reply as :func:`as_json` has it)."""
+    print(json.dumps(as_json(data) if isinstance(data, Message) else data, indent=2))

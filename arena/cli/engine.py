@@ -8,7 +8,7 @@ import random
 import sys
 from typing import Any, TextIO
 
-from arena.cli.common import console
+from arena.cli.common import console, print_json, table_of
 from arena.engine import (
     NOTES,
     PRESET_NAMES,
@@ -76,9 +76,7 @@ def _read_record(path: str, stdin: TextIO) -> Any:
 
 
 def cmd_rules_list(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
-    table = Table("preset", "in one line", "seats", "source", box=None)
+    table = table_of("preset", "in one line", "seats", "source", box=None)
     for name in PRESET_NAMES:
         rules = Rules.preset(name)
         default = " (default)" if name == "paulista" else ""
@@ -90,12 +88,10 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
 def cmd_rules_show(args: argparse.Namespace) -> int:
     rules = args.rules
     if args.json:
-        print(json.dumps({"preset": rules.name, **rules.parameters()}, indent=2))
+        print_json({"preset": rules.name, **rules.parameters()})
         return 0
-    from rich.table import Table
-
     base = Rules.preset(rules.name).parameter_texts()
-    table = Table("parameter", "value", "where it comes from", title=str(rules), box=None)
+    table = table_of("parameter", "value", "where it comes from", title=str(rules), box=None)
     for key, value in rules.parameter_texts().items():
         note = "override" if value != base[key] else NOTES[rules.name][key]
         table.add_row(key, value, note)

@@ -1,8 +1,9 @@
 """Every command of ``arena`` and its arguments: the parser, and here the grammar of the
 engine's commands, local matches, reading, tournaments, ladders and tests; a bot's
 commands are in :mod:`arena.cli.grammar_bots`, the processes' in
-:mod:`arena.cli.grammar_processes`, the exports' in :mod:`arena.cli.grammar_exports`.
-Each command runs a ``cmd_*`` function of the module that holds its concern."""
+:mod:`arena.cli.grammar_processes`, the list of matches in
+:mod:`arena.cli.grammar_reading`, the exports' in :mod:`arena.cli.grammar_exports`. Each
+command runs a ``cmd_*`` function of the module that holds its concern."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from arena.cli import audit, engine, events, ladder, match, organizer, reader, testing
 from arena.cli.common import (
-    LIMIT,
     MATCHES,
     ROW_ID,
     SEED,
@@ -21,12 +21,12 @@ from arena.cli.common import (
     duration,
     rules,
     sprt_options,
-    time,
 )
 from arena.cli.grammar_accounts import organizers
 from arena.cli.grammar_bots import bots
 from arena.cli.grammar_exports import export_commands
 from arena.cli.grammar_processes import processes
+from arena.cli.grammar_reading import matches
 from arena.domain.absence import DEFAULT_POLICY, POLICIES
 from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
 from arena.domain.matchmaking import MAX_CONCURRENCY
@@ -120,21 +120,7 @@ def _local(sub: Commands) -> None:
 
 
 def _reading(sub: Commands) -> None:
-    p = sub.add_parser("matches", help="recorded matches, newest first")
-    p.add_argument("--bot", help="only this bot's")
-    p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
-    p.add_argument(
-        "--since",
-        type=time,
-        metavar="TIME",
-        help="created at or after: an RFC 3339 time (2026-11-29T10:00Z), a date (2026-11-29, "
-        "UTC), today, yesterday, or an age (30m, 2h, 3d, 1w)",
-    )
-    p.add_argument(
-        "--until", type=time, metavar="TIME", help="created before (a time of the same forms)"
-    )
-    p.add_argument("--limit", type=LIMIT, default=20, help="at most this many (default 20)")
-    p.set_defaults(run=reader.cmd_matches)
+    matches(sub)
 
     p = sub.add_parser("ratings", help="the leaderboard of a pool")
     p.add_argument(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.cli.client import Arena
-from arena.cli.common import console
+from arena.cli.common import console, print_json, table_of
 from arena.proto.truco.v1 import arena_pb2 as api
 
 CHUNK = 32 * 1024  # bytes a message: under the server's limit on any message (64 KiB)
@@ -129,18 +129,14 @@ def checked(arena: Calls, version: api.BotVersion, wait_s: float) -> api.BotVers
 
 
 def cmd_bot_versions(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
     reply = Arena.from_env().call("ListVersions", api.ListVersionsRequest(bot=args.name))
     if args.json:
-        from google.protobuf import json_format
-
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
         return 0
     if not reply.versions:
         print(f"{args.name} has no hosted versions (arena bot submit {args.name} PATH)")
         return 0
-    table = Table("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
+    table = table_of("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
     for v in reply.versions:
         status = v.status + (f": {v.reason}" if v.reason else "")
         table.add_row(

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import clock_given, clock_of, console
+from arena.cli.common import clock_given, clock_of, console, print_json
 from arena.cli.reader import print_ratings
 from arena.domain.clock import DEFAULT_CLOCK, TimeControl
 from arena.proto.truco.v1 import arena_pb2 as api
@@ -17,8 +17,6 @@ from arena.wire_clock import clock_from_pb, clock_to_pb
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
     arena = Arena.from_env()
     if args.switch == "show":
         reply = arena.call("GetLadder", api.GetLadderRequest(pool=args.pool))
@@ -30,7 +28,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             request.concurrency = args.concurrency
         reply = arena.call("SetLadder", request, organizer=True)
     if args.json:
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
         return 0
     print_ladder(reply)
     if args.switch == "show":

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import clock_of, console
+from arena.cli.common import clock_of, console, print_json, table_of
 from arena.domain.rating import EloDifference, elo_text
 from arena.domain.sprt import Sequential, estimate, parse_test
 from arena.engine import TrucoError
@@ -76,7 +75,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if test is not None:
         result["sprt"] = test.to_json()
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
     else:
         print_summary(result, summary.elo())
         if test is not None:
@@ -94,9 +93,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def print_summary(result: dict[str, Any], elo: EloDifference) -> None:
-    from rich.table import Table
-
-    table = Table("bot", "wins", "points", *FAULTS, box=None)
+    table = table_of("bot", "wins", "points", *FAULTS, box=None)
     for bot in result["bots"]:
         f = result["faults"].get(bot, {})
         table.add_row(

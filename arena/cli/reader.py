@@ -8,23 +8,28 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.cli.client import Arena
-from arena.cli.common import console
+from arena.cli.common import console, print_json, table_of
 from arena.domain.rating import is_wide
 from arena.domain.tournament import DEALS
 from arena.proto.truco.v1 import arena_pb2 as api
 
+PAGE = 200  # matches in one page of ListMatches, the most it gives
+
 
 def match_line(m: Any) -> str:
-    """One match: its result as credited (a forfeit said so), or why it shows none."""
+    """One match: the time it is listed by (finished, else started, else made), then its
+    result as credited (a forfeit said so), or why it shows none."""
     seats = " / ".join(m.seats)
+    head = f"{m.id}  {m.listed_at[:19]}"
     if m.sealed:
-        return f"{m.id}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
+        return f"{head}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
     if m.status != "finished":
-        return f"{m.id}  {m.status:8}  {m.rules}  {seats}"
+        return f"{head}  {m.status:8}  {m.rules}  {seats}"
     team = ["+".join(sorted(set(m.seats[t::2]))) for t in (0, 1)]
     score = "-".join(str(x) for x in m.score)
     if not m.HasField("winner"):
@@ -33,23 +38,48 @@ def match_line(m: Any) -> str:
         result = f"won by {team[m.winner]} by forfeit ({team[m.forfeit[0]]} absent)"
     else:
         result = f"won by {team[m.winner]}"
-    return f"{m.id}  {m.finished_at[:19]}  {m.rules}  {seats}  {score}  {result}"
+    return f"{head}  {m.rules}  {seats}  {score}  {result}"
 
 
 def cmd_matches(args: argparse.Namespace) -> int:
+    """A page of matches, or with ``--all`` every page ListMatches gives, each printed as
+    it comes (a reader that stops early stops the paging); with ``--json``, one
+    ListMatchesResponse holding them all."""
     request = api.ListMatchesRequest(
         bot=args.bot or "",
         pool=args.pool or "",
-        page_size=args.limit,
+        run_id=args.run_id or 0,
+        page_size=PAGE if args.all else args.limit,
         since=args.since or "",
         until=args.until or "",
     )
-    matches = Arena.from_env().call("ListMatches", request).matches
-    for m in matches:
-        print(match_line(m))
-    if not matches:
+    pages = _pages(Arena.from_env(), request, every=args.all)
+    if args.json:
+        together = api.ListMatchesResponse()
+        for reply in pages:
+            together.matches.extend(reply.matches)
+            together.next_page_token = reply.next_page_token
+        print_json(together)
+        return 0
+    shown = 0
+    for reply in pages:
+        for m in reply.matches:
+            print(match_line(m))
+        shown += len(reply.matches)
+    if not shown:
         print("no matches")
     return 0
+
+
+def _pages(arena: Arena, request: Any, *, every: bool) -> Iterator[Any]:
+    """ListMatches' replies: the first page, or ``every`` page (each asked for once the
+    one before is used: a reader gone stops the asking)."""
+    while True:
+        reply = arena.call("ListMatches", request)
+        yield reply
+        if not (every and reply.next_page_token):
+            return
+        request.page_token = reply.next_page_token
 
 
 def show_match(args: argparse.Namespace) -> int:
@@ -82,15 +112,11 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
 
 def cmd_nodes(args: argparse.Namespace) -> int:
     """The live referee nodes (docs/cluster.md), the one that answered marked."""
-    from rich.table import Table
-
     reply = Arena.from_env().call("ListNodes", api.ListNodesRequest(), organizer=True)
     if args.json:
-        from google.protobuf import json_format
-
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
         return 0
-    table = Table("node", "address", "bots", "matches", "relayed", "since", "", box=None)
+    table = table_of("node", "address", "bots", "matches", "relayed", "since", "", box=None)
     for n in reply.nodes:
         here = "answered" if n.name == reply.answered_by else ""
         row = (n.name, n.address, str(n.bots), str(n.matches), str(n.relayed), n.started_at[:19])
@@ -100,12 +126,10 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
     request = api.GetLeaderboardRequest(pool=args.pool, retired=args.retired)
     reply = Arena.from_env().call("GetLeaderboard", request)
     if args.json:
-        print(json_format.MessageToJson(reply, always_print_fields_with_no_presence=True))
+        print_json(reply)
     else:
         print_ratings(reply)
     return 0
@@ -114,9 +138,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 def print_ratings(reply: Any) -> None:
     """The leaderboard as a table; a rating is marked unsettled, as the pages mark it, when
     its interval is missing or wide (:func:`arena.domain.rating.is_wide`)."""
-    from rich.table import Table
-
-    table = Table("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
+    table = table_of("rank", "bot", "rating", "95%", "games", "W-L", "", title=reply.pool, box=None)
     for s in reply.standings:
         half = (s.high - s.low) / 2 if s.HasField("low") else None
         marks = ["unsettled"] * is_wide(half) + [s.state] * (s.state not in ("", "active"))
@@ -175,19 +197,15 @@ def _rate(run: Any) -> str:
 
 
 def cmd_tournament_show(args: argparse.Namespace) -> int:
-    from google.protobuf import json_format
-
     run = Arena.from_env().call("GetRun", api.GetRunRequest(id=args.run_id))
     if args.json:
-        print(json_format.MessageToJson(run, preserving_proto_field_name=True))
+        print_json(run)
     else:
         print_run(run)
     return 0
 
 
 def print_run(run: Any) -> None:
-    from rich.table import Table
-
     out = console()
     d = run.definition
     trust = ", bots declared trusted by the organizer" if d.trusted else ""
@@ -222,7 +240,7 @@ def print_run(run: Any) -> None:
         return
     extra = {"swiss": ("byes", "Buchholz", "S-B"), "groups": ("group",), "knockout": ("stage",)}
     more = extra.get(d.format, ())
-    table = Table(
+    table = table_of(
         "rank", "bot", *more, "pts", "W-L", "forfeits", "hand pts", "perf", "95%", "LOS",
         "faults", box=None,
     )  # fmt: skip
@@ -245,7 +263,7 @@ def print_run(run: Any) -> None:
     out.print(table)
     names = [s.bot for s in run.standings]
     cells = {(c.bot, c.opponent): f"{c.wins}-{c.losses}" for c in run.crosstable}
-    cross = Table("", *names, title="crosstable (row's wins-losses)", box=None)
+    cross = table_of("", *names, title="crosstable (row's wins-losses)", box=None)
     for a in names:
         cross.add_row(a, *(cells.get((a, b), "") for b in names))
     out.print(cross)

@@ -44,7 +44,7 @@ def actions(
         raise Invalid(f"limit must be from 1 to {MAX_LIMIT}, not {limit}")
     rows = store.actions(subject=subject, actor=actor, limit=limit, before=before)
     return [
-        ActionLine(id=r.id, at=r.at.isoformat(), actor=r.actor, action=r.action,
+        ActionLine(id=r.id, at=stamp(r.at), actor=r.actor, action=r.action,
                    subject=r.subject, detail=r.detail)
         for r in rows
     ]  # fmt: skip
@@ -54,7 +54,7 @@ def organizers(store: Store) -> list[OrganizerLine]:
     """The first organizer, then the named ones as they were added (removed ones too)."""
     first = OrganizerLine(name=FIRST, created_at=None, removed_at=None, first=True)
     return [first] + [
-        OrganizerLine(name=r.name, created_at=r.created_at.isoformat(),
+        OrganizerLine(name=r.name, created_at=stamp(r.created_at),
                       removed_at=stamp(r.removed_at), first=False)
         for r in store.organizers()
     ]  # fmt: skip

@@ -9,7 +9,7 @@ from arena.domain.identity import BotRef, is_version
 from arena.engine import quoted
 from arena.errors import NotFound
 from arena.read import check_pool, ladders, stamp
-from arena.read.matches import told
+from arena.read.matches import WEB_HINT, page_after, rows_page, told
 from arena.read.ratings import interval_half, intervals, rating_history, standings
 from arena.store.rows import BotRow, BotVersionRow
 from arena.store.store import Store
@@ -32,7 +32,7 @@ def bots(store: Store) -> dict[str, Any]:
                 "active": b["active"],
                 "state": b["state"],
                 "state_reason": b["state_reason"],
-                "created_at": b["created_at"].isoformat(),
+                "created_at": stamp(b["created_at"]),
                 "ratings": [
                     {
                         "pool": r["pool"],
@@ -48,9 +48,12 @@ def bots(store: Store) -> dict[str, Any]:
     }
 
 
-def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
+def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dict[str, Any]:
     """A bot in one pool (by default its most played): its standing, rating history,
-    latest matches and ladder matches, faults and results against each opponent."""
+    latest matches (a page of them: ``page`` is the token of the one asked for, empty for
+    the latest; ``next_page`` the next one's), ladder matches, faults and results against
+    each opponent."""
+    after = page_after(page, "page", WEB_HINT)
     row = store.bot(name)
     if row is None:
         raise NotFound(f"no bot named {quoted(name)}")
@@ -64,12 +67,13 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "bot": name,
         "owner": row.owner,
         "active": row.active,
-        "created_at": row.created_at.isoformat(),
+        "created_at": stamp(row.created_at),
         "pool": pool,
         "pools": pools,
         "standing": None,
         "history": [],
         "recent_matches": [],
+        "next_page": None,
         "faults": None,
         "head_to_head": [],
         "versions": [],
@@ -78,7 +82,8 @@ def bot(store: Store, name: str, pool: str | None = None) -> dict[str, Any]:
         "ladder_matches": [],
         "version_of": BotRef.parse(name).bot if is_version(name) else None,
     }
-    out["recent_matches"] = told(store, name, store.matches(bot=name, pool=pool, limit=RECENT))
+    recent, out["next_page"] = rows_page(store, RECENT, after, bot=name, pool=pool)
+    out["recent_matches"] = told(store, name, recent)
     out["versions"] = versions(store, name, known=True)
     if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
         hosted = any(v["status"] == "active" for v in out["versions"])
@@ -189,7 +194,7 @@ def bot_line(row: BotRow) -> BotLine:
         name=row.name,
         owner=row.owner,
         active=row.active,
-        created_at=row.created_at.isoformat(),
+        created_at=stamp(row.created_at),
         ladder=row.ladder,
         state=row.state,
         state_reason=row.state_reason,

@@ -44,11 +44,11 @@ FAULTS = ("timeouts", "rejected", "disconnects", "substituted", "errors")  # a r
 STANDINGS = (
     "rank", "bot", "owner", "played", "wins", "losses", "forfeits", "points", "hand_points",
     "hand_points_against", "performance", "performance_low", "performance_high", "los_next",
-    *(f"faults_{k}" for k in FAULTS),
+    "byes", "buchholz", "sonneborn_berger", *(f"faults_{k}" for k in FAULTS),
 )  # fmt: skip
 MATCHES = (
     "id", "run_id", "pool", "rules", "status", "rated", "seats", "teams", "winner", "score",
-    "forfeit", "twin", "sealed", "voided", "replay_of", "created_at", "finished_at",
+    "forfeit", "twin", "sealed", "voided", "replay_of", "created_at", "finished_at", "listed_at",
 )  # fmt: skip
 BOT_MATCHES = (*MATCHES, "team", "partners", "opponents", "result", "elo_change")
 LEADERBOARD = (

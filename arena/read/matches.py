@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from arena.engine import TrucoError, public_record, quoted
-from arena.errors import NotFound, Sealed
+from arena.errors import Invalid, NotFound, Sealed
 from arena.read import stamp
 from arena.read.replay import replay_hand, teams
 from arena.store.rows import MatchRow
@@ -37,6 +37,9 @@ class MatchSummary(TypedDict):
     replay_of: str | None  # the failed or voided match of its run it plays again
     created_at: str
     finished_at: str | None
+    # The time lists show, and order, filter and page by (migration 0017): finished_at
+    # once finished, else when it started, else created_at.
+    listed_at: str
 
 
 SEALED = "public once its twin, {twin}, is played: the two are dealt the same cards"
@@ -60,8 +63,9 @@ def summary(row: MatchRow, names: list[str], *, sealed: bool = False) -> MatchSu
         sealed=sealed,
         voided=row.voided,
         replay_of=row.replay_of,
-        created_at=row.created_at.isoformat(),
+        created_at=stamp(row.created_at),
         finished_at=stamp(row.finished_at),
+        listed_at=stamp(row.listed_at),
     )
 
 
@@ -185,8 +189,44 @@ def with_record(row: MatchRow, summed: MatchSummary, *, organizer: bool) -> Show
 
 
 class Page(TypedDict):
-    matches: list[MatchSummary]  # the latest first
-    more: bool  # whether matches older than its last are left
+    matches: list[MatchSummary]  # the latest listed first
+    next_page: str | None  # the token of the page after this one (None: this is the last)
+
+
+Rows = list[tuple[MatchRow, list[str]]]  # matches and the bot at each seat, as stored
+API_HINT = "send the next_page_token of the page before, or none for the first page"
+WEB_HINT = "follow the link to older matches, or leave it out for the latest"
+
+
+def page_after(
+    token: str, field: str = "page_token", hint: str = API_HINT
+) -> tuple[datetime, str] | None:
+    """The (listed_at, id) a page token names, the last match of the previous page; None
+    for the first page (no token). Invalid, naming ``field`` with ``hint``, when it is not
+    one this server gave."""
+    if not token:
+        return None
+    at, bar, match_id = token.partition("|")
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        when = None
+    if not bar or when is None or when.utcoffset() is None:
+        raise Invalid(f"{field}: not one this server gave; {hint}")
+    return when, match_id
+
+
+def rows_page(
+    store: Store, size: int, after: tuple[datetime, str] | None, **where: Any
+) -> tuple[Rows, str | None]:
+    """A page of ``size`` stored matches (``where``: :meth:`Store.matches`'s filters), the
+    latest listed first, after the match ``after`` names; and the token of the next page
+    (None: there is none)."""
+    rows = store.matches(limit=size + 1, after=after, **where)
+    if len(rows) <= size or not size:
+        return rows, None
+    last = rows[size - 1][0]
+    return rows[:size], f"{stamp(last.listed_at)}|{last.id}"
 
 
 def page(
@@ -194,14 +234,11 @@ def page(
     *,
     size: int,
     organizer: bool,
-    bot: str | None = None,
-    pool: str | None = None,
     after: tuple[datetime, str] | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    **where: Any,
 ) -> Page:
-    """A page of ``size`` matches (of ``bot``, in ``pool``, created from ``since`` until
-    ``until``), the latest first, starting after the match ``after`` names: (created_at,
-    id) of the previous page's last."""
-    rows = store.matches(bot=bot, pool=pool, limit=size + 1, after=after, since=since, until=until)
-    return Page(matches=summaries(store, rows[:size], organizer=organizer), more=len(rows) > size)
+    """A page of ``size`` matches as lists show them (``where``: of a bot, in a pool, of a
+    run, listed from since until until), the latest listed first, after the match
+    ``after`` names (:func:`page_after`)."""
+    rows, token = rows_page(store, size, after, **where)
+    return Page(matches=summaries(store, rows, organizer=organizer), next_page=token)

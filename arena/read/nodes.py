@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from arena.read import stamp
 from arena.store.store import Store
 
 
@@ -27,8 +28,8 @@ def nodes(store: Store) -> list[NodeLine]:
             bots=n.bots,
             matches=n.matches,
             relayed=n.relayed,
-            started_at=n.started_at.isoformat(),
-            renewed_at=n.renewed_at.isoformat(),
+            started_at=stamp(n.started_at),
+            renewed_at=stamp(n.renewed_at),
         )
         for n in store.live_nodes()
     ]

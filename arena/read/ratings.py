@@ -131,7 +131,7 @@ def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
             match_id=h["match_id"],
             before=round(h["before"], 1),
             after=round(h["after"], 1),
-            at=h["created_at"].isoformat(),
+            at=stamp(h["created_at"]),
         )
         for h in changes
         if h["match_id"] not in sealed

@@ -54,7 +54,7 @@ def sprt(store: Store, test_id: int) -> SprtTest:
         split=row.split, won_both=row.won_both, llr=round(row.llr, 3),
         lower=round(test.lower, 3), upper=round(test.upper, 3),
         elo=elo, elo_low=elo_low, elo_high=elo_high,
-        games=row.scheduled, created_at=stamp(row.created_at) or "",
+        games=row.scheduled, created_at=stamp(row.created_at),
         finished_at=stamp(row.finished_at),
         history=[round(p.llr, 3) for p in store.sprt_pairs(test_id)],
     )  # fmt: skip

@@ -16,7 +16,7 @@ from arena.domain.tournament import DEALS, STORED_DEFAULTS, Definition
 from arena.engine import Rules, RulesError, quoted
 from arena.errors import Invalid, NotFound, parse_id
 from arena.read import stamp
-from arena.read.matches import summaries
+from arena.read.matches import WEB_HINT, page_after, rows_page, summaries
 from arena.store.rows import RunRow, TournamentRow
 from arena.store.store import Store
 
@@ -54,7 +54,7 @@ def _schedule(cron: str | None, now: datetime) -> dict[str, Any] | None:
     if not cron:
         return None
     try:
-        upcoming: str | None = next_firing(cron, now).isoformat()
+        upcoming: str | None = stamp(next_firing(cron, now))
     except ValueError:
         upcoming = None
     return {"cron": cron, "next": upcoming}
@@ -85,9 +85,9 @@ def _run_summary(run: RunRow, tournament: str, *, organizer: bool) -> dict[str, 
         "seed": run.seed,
         "participants": run.participants,
         "total": run.total,
-        "fired_for": None if run.fired_for is None else run.fired_for.isoformat(),
-        "created_at": run.created_at.isoformat(),
-        "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
+        "fired_for": stamp(run.fired_for),
+        "created_at": stamp(run.created_at),
+        "finished_at": stamp(run.finished_at),
         "deals": run.deals,
         "entries": {name: seat for name, (_, seat) in (run.entries or {}).items()},
         "deals_text": None if run.deals is None else DEALS[run.deals],
@@ -136,7 +136,7 @@ def tournament(
         "definition": definition(t.definition, organizer=organizer),
         "pool": _pool_of(t.definition),
         "schedule": _schedule(t.schedule, now),
-        "created_at": t.created_at.isoformat(),
+        "created_at": stamp(t.created_at),
         "run_count": int(extra["runs"]),
         "last_run": extra["last_run"],
         "last_status": extra["last_status"],
@@ -281,11 +281,14 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
 
 
 def run(
-    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool
+    store: Store, run_id: str, now: datetime | None = None, *, organizer: bool, page: str = ""
 ) -> dict[str, Any]:
     """A tournament run's page: :func:`run_state`, with each bot's faults counted, the
-    crosstable in standings order, the schedule and the run's latest matches."""
+    crosstable in standings order, the schedule and a page of the run's matches, the
+    latest listed first (``page``: the token of the one asked for, empty for the latest;
+    ``next_page`` the next one's)."""
     now = now or datetime.now(UTC)
+    after = page_after(page, "page", WEB_HINT)
     number = parse_id(run_id)
     if number is None:
         raise NotFound(f"no tournament run {quoted(run_id)}")
@@ -294,7 +297,7 @@ def run(
         {**r, "faults_total": sum(r.get("faults", {}).values())} for r in state["standings"]
     ]
     order = [r["bot"] for r in standings_rows]
-    matches = store.run_matches(number, limit=RUN_MATCHES)
+    matches, next_page = rows_page(store, RUN_MATCHES, after, run=number)
     return {
         "run": state["run"],
         "pool": state["pool"],
@@ -312,6 +315,7 @@ def run(
         ],
         "tiebreaks": state["tiebreaks"],
         "matches": summaries(store, matches, organizer=organizer),
+        "next_page": next_page,
         "waiting": state["waiting"],
         "notes": state["notes"],
     }

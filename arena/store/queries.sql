@@ -20,10 +20,11 @@ ON CONFLICT (id) DO NOTHING;
 SELECT deal_key FROM arena_secret;
 
 -- name: insert_seat
--- A seat carries its match's pool and time, for a bot's matches in order (migration 0008),
--- and whether it is a ladder's, for a bot's ladder matches (migration 0011).
-INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
-SELECT %(match_id)s, %(seat)s, %(bot_id)s, m.pool, m.created_at, m.ladder_id IS NOT NULL
+-- A seat carries its match's pool and times, for a bot's matches in order (migrations 0008
+-- and 0017), and whether it is a ladder's, for a bot's ladder matches (migration 0011).
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder, listed_at)
+SELECT %(match_id)s, %(seat)s, %(bot_id)s, m.pool, m.created_at, m.ladder_id IS NOT NULL,
+       m.listed_at
 FROM matches m
 WHERE m.id = %(match_id)s
 ON CONFLICT DO NOTHING;
@@ -52,56 +53,62 @@ SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_i
 FROM matches m WHERE m.id = %(id)s;
 
 -- name: list_matches
--- Newest first, walking an index by time (of the pool's, or of all matches); the page
--- token is the (created_at, id) of the last row of the page before.
+-- Newest first by the time lists show (migration 0017), walking an index in that order:
+-- of a run's matches, of the pool's, or of all. A bot's matches of one run are looked for
+-- among the run's. The page token is the (listed_at, id) of the last row of the page
+-- before.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM matches m
 WHERE (%(pool)s::text IS NULL OR m.pool = %(pool)s)
-  AND (%(after_time)s::timestamptz IS NULL OR (m.created_at, m.id) < (%(after_time)s, %(after_id)s))
-  AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s)
-  AND (%(until)s::timestamptz IS NULL OR m.created_at < %(until)s)
-ORDER BY m.created_at DESC, m.id DESC
+  AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
+  AND (%(bot)s::text IS NULL OR EXISTS (
+        SELECT 1 FROM match_seats s
+        WHERE s.match_id = m.id AND s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)))
+  AND (%(after_time)s::timestamptz IS NULL OR (m.listed_at, m.id) < (%(after_time)s, %(after_id)s))
+  AND (%(since)s::timestamptz IS NULL OR m.listed_at >= %(since)s)
+  AND (%(until)s::timestamptz IS NULL OR m.listed_at < %(until)s)
+ORDER BY m.listed_at DESC, m.id DESC
 LIMIT %(limit)s;
 
 -- name: list_bot_matches
--- A bot's matches, newest first, walking the index of its seats by time (migration 0008).
+-- A bot's matches, newest first, walking the index of its seats by the listed time.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM (
-    SELECT s.created_at, s.match_id FROM match_seats s
+    SELECT s.listed_at, s.match_id FROM match_seats s
     WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
       AND NOT EXISTS (  -- one row per match: the bot's first seat in it
             SELECT 1 FROM match_seats t
             WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
       AND (%(after_time)s::timestamptz IS NULL
-           OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
-      AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
-      AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
-    ORDER BY s.created_at DESC, s.match_id DESC
+           OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
+      AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
+      AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
+    ORDER BY s.listed_at DESC, s.match_id DESC
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
-ORDER BY m.created_at DESC, m.id DESC;
+ORDER BY m.listed_at DESC, m.id DESC;
 
 -- name: list_bot_pool_matches
 -- A bot's matches in one pool, newest first (the bot page): the same, through the index
--- of its seats by pool and time.
+-- of its seats by pool and listed time.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM (
-    SELECT s.created_at, s.match_id FROM match_seats s
+    SELECT s.listed_at, s.match_id FROM match_seats s
     WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)s
       AND NOT EXISTS (
             SELECT 1 FROM match_seats t
             WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
       AND (%(after_time)s::timestamptz IS NULL
-           OR (s.created_at, s.match_id) < (%(after_time)s, %(after_id)s))
-      AND (%(since)s::timestamptz IS NULL OR s.created_at >= %(since)s)
-      AND (%(until)s::timestamptz IS NULL OR s.created_at < %(until)s)
-    ORDER BY s.created_at DESC, s.match_id DESC
+           OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
+      AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
+      AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
+    ORDER BY s.listed_at DESC, s.match_id DESC
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
-ORDER BY m.created_at DESC, m.id DESC;
+ORDER BY m.listed_at DESC, m.id DESC;
 
 -- name: set_status
 UPDATE matches SET status = %(status)s,
@@ -484,14 +491,6 @@ SELECT m.id FROM matches m
 WHERE m.id = ANY (%(ids)s) AND m.twin IS NOT NULL AND EXISTS (
     SELECT 1 FROM matches t WHERE t.id = m.twin AND t.status IN ('scheduled', 'running'));
 
--- name: run_matches
--- A run's matches, the latest played first (then those not started, by number).
-SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
-                  WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
-FROM matches m WHERE m.run_id = %(id)s
-ORDER BY coalesce(m.finished_at, m.started_at) DESC NULLS LAST, m.id DESC
-LIMIT %(limit)s;
-
 -- ---- exports (arena/store/exports.py, docs/exports.md) ---------------------------------
 
 -- name: export_matches
@@ -514,7 +513,7 @@ SELECT m.id, m.pool, m.rules, m.status, m.rated, m.seed,
     CASE WHEN %(records)s THEN m.record END AS record,
     m.winner, m.score, m.faults, m.run_id, m.created_at, m.started_at, m.finished_at,
     m.points, m.clock, m.ladder_id, m.sprt_id, m.twin, m.absent, m.forfeit, m.fitted,
-    m.voided, m.replay_of, m.sent_at, m.round,
+    m.voided, m.replay_of, m.sent_at, m.round, m.listed_at,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM chosen JOIN matches m ON m.id = chosen.id
@@ -821,10 +820,10 @@ WITH made AS (
     SELECT %(new_id)s, pool, rules, %(seed)s, clock, %(rated)s, run_id, absent, id, round
     FROM matches WHERE id = %(id)s
     ON CONFLICT DO NOTHING
-    RETURNING id, pool, created_at
+    RETURNING id, pool, created_at, listed_at
 ), seated AS (
-    INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
-    SELECT made.id, s.seat, s.bot_id, made.pool, made.created_at, false
+    INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder, listed_at)
+    SELECT made.id, s.seat, s.bot_id, made.pool, made.created_at, false, made.listed_at
     FROM made, match_seats s WHERE s.match_id = %(id)s
 )
 SELECT count(*) AS made FROM made;

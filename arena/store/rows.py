@@ -52,6 +52,7 @@ class MatchRow:
     replay_of: str | None  # the failed or voided match of its run it plays again
     sent_at: datetime | None  # when its task was last handed to the broker
     round: int | None  # its round in a run played in rounds (migration 0017)
+    listed_at: datetime  # the time lists show and go by: finished, else started, else made
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ class MatchSeatRow:
     pool: str  # its match's, for a bot's matches by pool and time
     created_at: datetime  # its match's
     ladder: bool  # its match is a ladder's (migration 0011)
+    listed_at: datetime  # its match's, kept as the match starts and finishes (migration 0018)
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,16 +268,6 @@ class Runs(Connected):
         with self._statement() as conn:
             conn.execute(Q["rewrite_run_table"], {"id": run_id, "standings": Jsonb(table)})
 
-    def run_matches(self, run_id: int, limit: int = 100) -> list[tuple[MatchRow, list[str]]]:
-        """A run's matches and the bot at each seat, the latest played first."""
-        with self._transaction() as conn:
-            rows = conn.execute(Q["run_matches"], {"id": run_id, "limit": limit}).fetchall()
-        out = []
-        for row in rows:
-            names = row.pop("seat_names")
-            out.append((MatchRow(**row), names))
-        return out
-
     def run_done(self, run_id: int, conn: Unit | None = None) -> bool:
         """True when none of the run's matches is left to play (finished or failed)."""
         if conn is not None:

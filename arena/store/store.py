@@ -221,23 +221,26 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
         *,
         bot: str | None = None,
         pool: str | None = None,
+        run: int | None = None,
         limit: int = 20,
         after: tuple[datetime, str] | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[tuple[MatchRow, list[str]]]:
-        """Matches newest first, created in [since, until); ``after`` is the (created_at,
-        id) the previous page ended on."""
+        """Matches newest first by the time lists show (``listed_at``, migration 0018),
+        listed in [since, until); ``after`` is the (listed_at, id) the previous page ended
+        on. A bot's matches of one run are read among the run's."""
         params = {
             "bot": bot,
             "pool": pool,
+            "run": run,
             "since": since,
             "until": until,
             "limit": limit,
             "after_time": after[0] if after else None,
             "after_id": after[1] if after else None,
         }
-        if bot is None:
+        if bot is None or run is not None:
             query = Q["list_matches"]
         else:
             query = Q["list_bot_matches" if pool is None else "list_bot_pool_matches"]
@@ -248,6 +251,10 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
             names = row.pop("seat_names")
             out.append((MatchRow(**row), names))
         return out
+
+    def run_matches(self, run_id: int, limit: int = 100) -> list[tuple[MatchRow, list[str]]]:
+        """A run's matches and the bot at each seat, the latest listed first."""
+        return self.matches(run=run_id, limit=limit)
 
     def sealed(self, match_ids: Sequence[str]) -> set[str]:
         """Those of the matches whose duplicate twin is neither finished nor failed."""

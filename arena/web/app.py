@@ -356,7 +356,8 @@ def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
 
 
 def _bot(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return bots.bot(store, request.path_params["name"], request.query_params.get("pool") or None)
+    q = request.query_params
+    return bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
 
 
 def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
@@ -377,7 +378,8 @@ def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, A
 
 
 def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return tournaments.run(store, request.path_params["id"], organizer=organizer)
+    page = request.query_params.get("page", "")
+    return tournaments.run(store, request.path_params["id"], organizer=organizer, page=page)
 
 
 def _test(store: Store, request: Request, organizer: bool) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.read import actions
+from arena.read import actions, stamp
 from arena.store.store import Store
 from arena.usecases.organizers import add_organizer, remove_organizer
 from referee import messages
@@ -28,17 +28,22 @@ class Accounts:
         actor = await self.callers.organizer(context)
         row, token = await asyncio.to_thread(add_organizer, self.store, request.name, actor=actor)
         log.info("organizer %s added by %s", row.name, actor)
-        organizer = api.Organizer(name=row.name, created_at=messages.stamp(row.created_at))
+        organizer = messages.message(
+            api.Organizer, {"name": row.name, "created_at": stamp(row.created_at)}
+        )
         return api.AddOrganizerResponse(organizer=organizer, token=token)
 
     async def RemoveOrganizer(self, request: Any, context: Any) -> api.Organizer:
         actor = await self.callers.organizer(context)
         row = await asyncio.to_thread(remove_organizer, self.store, request.name, actor=actor)
         log.info("organizer %s removed by %s", row.name, actor)
-        return api.Organizer(
-            name=row.name,
-            created_at=messages.stamp(row.created_at),
-            removed_at=messages.stamp(row.removed_at),
+        return messages.message(
+            api.Organizer,
+            {
+                "name": row.name,
+                "created_at": stamp(row.created_at),
+                "removed_at": stamp(row.removed_at),
+            },
         )
 
     async def ListOrganizers(self, request: Any, context: Any) -> api.ListOrganizersResponse:

@@ -69,13 +69,12 @@ class Matches:
             organizer=organizer,
             bot=request.bot or None,
             pool=parse_pool(request.pool) if request.pool else None,
-            after=messages.page_after(request.page_token),
+            run=request.run_id or None,
+            after=matches.page_after(request.page_token),
             since=messages.time_field("since", request.since, now),
             until=messages.time_field("until", request.until, now),
         )
-        shown = found["matches"]
-        last = shown[-1] if shown and found["more"] else None
         return api.ListMatchesResponse(
-            matches=[messages.summary_message(m) for m in shown],
-            next_page_token="" if last is None else messages.page_token(last),
+            matches=[messages.summary_message(m) for m in found["matches"]],
+            next_page_token=found["next_page"] or "",
         )

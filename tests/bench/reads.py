@@ -270,14 +270,15 @@ def _copy_matches(
 def _copy_seats(
     conn: psycopg.Connection[Any], n: int, ids: list[int], runs: list[int], base: datetime
 ) -> None:
-    columns = "match_id, seat, bot_id, pool, created_at"  # as insert_seat copies them
+    columns = "match_id, seat, bot_id, pool, created_at, listed_at"  # as the store keeps them
     copying = conn.cursor().copy(f"COPY match_seats ({columns}) FROM STDIN")
     with Progress("match_seats", n) as progress, copying as copy:
         for i, a, b, _ in games(n):
             match_id, _run = _match(i, runs)
             created = base + i * STEP
-            copy.write_row((match_id, 0, ids[a], POOL, created))
-            copy.write_row((match_id, 1, ids[b], POOL, created))
+            finished = created + timedelta(seconds=20)  # the match's listed time
+            copy.write_row((match_id, 0, ids[a], POOL, created, finished))
+            copy.write_row((match_id, 1, ids[b], POOL, created, finished))
             progress.tick(i + 1)
     conn.commit()
 
@@ -325,13 +326,17 @@ def paths(store: Store) -> dict[str, Callable[[], Any]]:
     """Every read path, as a call on ``store``."""
     bot = "bot000"  # the veteran (games)
     first = store.matches(pool=POOL, limit=20)
-    after = (first[-1][0].created_at, first[-1][0].id)
+    after = (first[-1][0].listed_at, first[-1][0].id)
+    run = first[0][0].run_id  # the latest run: as long at both sizes
+    assert run is not None
     return {
         "leaderboard": lambda: ratings.leaderboard(store, POOL),
         "bot page": lambda: bots.bot(store, bot),
         "rating history": lambda: ratings.rating_history(store, bot, POOL),
         "matches, page 1": lambda: store.matches(pool=POOL, limit=20),
         "matches, page 2": lambda: store.matches(pool=POOL, limit=20, after=after),
+        "bot's matches": lambda: store.matches(bot=bot, limit=20, after=after),
+        "run page": lambda: arena.read.tournaments.run(store, str(run), organizer=False),
         "bots index": lambda: bots.bots(store),
         "tournaments": lambda: arena.read.tournaments.tournaments(store, organizer=False),
         "standings": lambda: ratings.standings(store, POOL),

@@ -1,15 +1,21 @@
 """Output into a pipe whose reader goes away (`arena matches | head -2`): the command
-exits quietly, whatever its buffering."""
+exits quietly, whatever its buffering. And tables: into a pipe or a file never cut, on a
+terminal as wide as it is."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import json
 import os
+import pty
 import random
+import re
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -86,3 +92,71 @@ def test_a_reader_that_leaves_after_two_lines_ends_the_output_quietly(tmp_path: 
         _, err = process.communicate(timeout=60)
     assert expected.getvalue().startswith(head.decode())
     assert (process.returncode, err) == (141, "")
+
+
+# ---- tables: whole into a pipe or a file, fitting a terminal ----------------------------
+
+LONG = "a-bot-whose-name-is-as-long-as-the-arena-lets-a-name-be-" + "x" * 8  # 64 characters
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture
+def long_named(database: str, tmp_path: Path) -> dict[str, str]:
+    """An arena (the API served in the command) whose leaderboard has a bot of the longest
+    name, wider with its row than rich's 80 columns; its environment."""
+    from arena.engine import Rules
+    from arena.store.migrate import migrate
+    from arena.store.store import Store
+    from arena.usecases.matches import record as record_match
+    from arena.usecases.matches import request as request_match
+    from tests.store.test_store import played
+
+    assert len(LONG) == 64
+    migrate(database)
+    with contextlib.closing(Store(database)) as store:
+        seats = [store.register_bot(name)[0].id for name in (LONG, "short")]
+        for k in range(2):
+            request_match(store, f"m{k}", Rules(), seats[:: 1 if k else -1], seed=k)
+            record_match(store, f"m{k}", played(Rules(), k))
+    env = organizer_env(database, tmp_path / "home")
+    return {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+
+
+def test_a_table_into_a_pipe_or_a_file_is_never_cut(
+    long_named: dict[str, str], tmp_path: Path
+) -> None:
+    argv = [sys.executable, "-m", "arena.cli", "ratings"]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=long_named)
+    assert piped.returncode == 0, piped.stderr
+    path = tmp_path / "ratings.txt"
+    with path.open("w") as file:
+        subprocess.run(argv, stdout=file, timeout=60, env=long_named, check=True)
+    for out in (piped.stdout, path.read_text()):
+        (row,) = [line for line in out.splitlines() if LONG in line]  # whole, on one line
+        assert len(row.rstrip()) > 80 and "…" not in out
+        assert row.split()[1] == LONG
+
+
+def test_a_table_on_a_terminal_fits_its_width(long_named: dict[str, str]) -> None:
+    columns = 50
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = long_named | {"TERM": "xterm"}  # (a dumb one rich takes for 80 columns)
+    with subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "ratings"], stdin=subprocess.DEVNULL,
+        stdout=follower, stderr=subprocess.PIPE, env=env,
+    ) as process:  # fmt: skip
+        os.close(follower)
+        out = b""
+        with contextlib.suppress(OSError):  # EIO once the command has closed the terminal
+            while chunk := os.read(leader, 4096):
+                out += chunk
+        assert process.wait(timeout=60) == 0, process.stderr and process.stderr.read()
+    os.close(leader)
+    lines = ANSI.sub("", out.decode()).replace("\r", "").splitlines()
+    assert lines and all(len(line) <= columns for line in lines), lines
+    header = next(k for k, line in enumerate(lines) if " rank " in line)
+    start, end = lines[header].index(" bot ") + 1, lines[header].index(" rating ") + 1
+    cells = [line[start:end].strip() for line in lines[header + 1 :]]
+    assert "".join(cells[: cells.index("short")]) == LONG  # folded, not cut short
+    assert "…" not in out.decode()

@@ -237,8 +237,8 @@ UPDATE matches SET status = 'failed' WHERE id = '{failed}';
 INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, absent, replay_of)
 SELECT id || '-again', pool, rules, seed, clock, rated, run_id, absent, id
 FROM matches WHERE id = '{failed}';
-INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder)
-SELECT match_id || '-again', seat, bot_id, pool, created_at, ladder
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, ladder, listed_at)
+SELECT match_id || '-again', seat, bot_id, pool, created_at, ladder, listed_at
 FROM match_seats WHERE match_id = '{failed}';
 """
 

@@ -42,8 +42,8 @@ SELECT 'r' || %(run)s || '-' || lpad(i::text, 5, '0'), 'paulista/1', 'paulista',
                                      5, '0'),
        now(), now(), now()
 FROM generate_series(1, %(n)s) AS i;
-INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at)
-SELECT m.id, s.seat, b.id, m.pool, m.created_at
+INSERT INTO match_seats (match_id, seat, bot_id, pool, created_at, listed_at)
+SELECT m.id, s.seat, b.id, m.pool, m.created_at, m.listed_at
 FROM matches m CROSS JOIN generate_series(0, 1) AS s (seat)
 JOIN bots b ON b.name = CASE WHEN (right(m.id, 5)::int + s.seat) %% 2 = 1 THEN 'ana'
                             ELSE 'bia' END

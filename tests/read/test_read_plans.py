@@ -67,9 +67,10 @@ GROWTH = 1.5  # how much more of a growing table a statement may read as the his
 SLACK = 10  # rows, so that a plan's small changes are not growth
 BOT = "plan00"
 SPRT_ID = 1  # the sequential test the fixture plays, a fresh database's first
+RUN_ID = 1  # the nightly tournament's first run, the same size at both looks
 
 Statement = tuple[Any, Any]  # a query as sent (str, bytes or composed) and its parameters
-Page = tuple[datetime, str]  # the keyset a page of matches ends on
+Page = tuple[datetime, str]  # the keyset a page of matches ends on: (listed_at, id)
 Read = Callable[[Store, Page], object]
 
 READS: dict[str, Read] = {
@@ -78,6 +79,10 @@ READS: dict[str, Read] = {
     "rating history": lambda s, _: ratings.rating_history(s, BOT, POOL),
     "matches page 1": lambda s, _: s.matches(pool=POOL, limit=20),
     "matches page 2": lambda s, after: s.matches(pool=POOL, limit=20, after=after),
+    "matches since": lambda s, after: s.matches(since=after[0], limit=20),
+    "bot's matches page 2": lambda s, after: s.matches(bot=BOT, limit=20, after=after),
+    "run page": lambda s, _: arena.read.tournaments.run(s, str(RUN_ID), organizer=False),
+    "run's matches of a bot": lambda s, _: s.matches(run=RUN_ID, bot=BOT, limit=20),
     "bots index": lambda s, _: bots.bots(s),
     "tournaments": lambda s, _: arena.read.tournaments.tournaments(s, organizer=False),
     "standings": lambda s, _: ratings.standings(s, POOL),
@@ -217,7 +222,7 @@ def record_more(store: Store, bots: list[int], start: int, trio: tuple[str, ...]
     with store._statement() as conn:  # autocommit: VACUUM runs outside a transaction
         conn.execute("VACUUM ANALYZE")
     last = store.matches(pool=POOL, limit=20)[-1][0]
-    return last.created_at, last.id
+    return last.listed_at, last.id
 
 
 def play_sprt(store: Store, new: str, base: str) -> None:

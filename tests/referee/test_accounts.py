@@ -192,7 +192,7 @@ def test_the_cli_adds_lists_and_removes_organizers_and_reads_the_log(cli: Any) -
     code, out, _ = cli("bot", "register", "alpha", token=token)
     assert code == 0
     code, out, _ = cli("organizer", "list", "--json", token=token)
-    listed = json.loads(out)
+    listed = json.loads(out)["organizers"]
     assert [(o["name"], o["first"], o["removed_at"]) for o in listed] == [
         ("organizer", True, None), ("ana", False, None),
     ]  # fmt: skip
@@ -204,7 +204,7 @@ def test_the_cli_adds_lists_and_removes_organizers_and_reads_the_log(cli: Any) -
     assert lines[0].endswith("  organizer  add organizer  organizer ana")
     assert lines[1].endswith("  ana  register  bot alpha  owner=")
     code, out, _ = cli("log", "--json", "--actor", "ana")
-    (entry,) = json.loads(out)
+    (entry,) = json.loads(out)["actions"]
     assert {k: entry[k] for k in ("actor", "action", "subject", "detail")} == {
         "actor": "ana", "action": "register", "subject": "bot alpha", "detail": {"owner": ""},
     }  # fmt: skip

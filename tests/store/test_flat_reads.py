@@ -168,7 +168,7 @@ def test_what_pages_read_equals_a_full_recomputation(
             listed = store.matches(bot=bot, pool=pool, limit=200)
             finished = [m.id for m, _ in listed if m.status == "finished"]
             assert sorted(finished) == sorted(m for m, *_ in mine)
-            stamps = [(m.created_at, m.id) for m, _ in listed]
+            stamps = [(m.listed_at, m.id) for m, _ in listed]
             assert stamps == sorted(stamps, reverse=True), "newest first"
 
 

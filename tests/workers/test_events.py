@@ -189,7 +189,7 @@ def test_the_organizer_edits_unschedules_and_deletes_tournaments_and_sets_bots_s
     refused = cli(arena, "tournament", "create", "again", "--bots", "ana,cid", status=1)
     assert "no active bot named 'cid'" in refused.stderr
     assert "clean" in cli(arena, "audit").stdout  # exit 0: nothing lost or counted twice
-    logged = json.loads(cli(arena, "log", "--subject", "bot cid", "--json").stdout)
+    logged = json.loads(cli(arena, "log", "--subject", "bot cid", "--json").stdout)["actions"]
     assert [(e["actor"], e["action"]) for e in reversed(logged)] == [
         ("organizer", "register"), ("organizer", "disqualify"), ("organizer", "withdraw"),
         ("organizer", "reinstate"), ("organizer", "retire"),

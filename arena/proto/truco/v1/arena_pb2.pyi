@@ -448,7 +448,7 @@ class RequestMatchResponse(_message.Message):
     def __init__(self, match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed", "rated", "voided", "replay_of", "run_id")
+    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed", "rated", "voided", "replay_of", "run_id", "teams", "created_at", "listed_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -464,6 +464,9 @@ class MatchSummary(_message.Message):
     VOIDED_FIELD_NUMBER: _ClassVar[int]
     REPLAY_OF_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LISTED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     pool: str
     rules: str
@@ -479,7 +482,10 @@ class MatchSummary(_message.Message):
     voided: str
     replay_of: str
     run_id: int
-    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ..., rated: _Optional[bool] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ..., run_id: _Optional[int] = ...) -> None: ...
+    teams: _containers.RepeatedScalarFieldContainer[str]
+    created_at: str
+    listed_at: str
+    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ..., rated: _Optional[bool] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ..., run_id: _Optional[int] = ..., teams: _Optional[_Iterable[str]] = ..., created_at: _Optional[str] = ..., listed_at: _Optional[str] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
     __slots__ = ("id",)
@@ -496,20 +502,22 @@ class GetMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[MatchSummary, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("bot", "pool", "page_size", "page_token", "since", "until")
+    __slots__ = ("bot", "pool", "page_size", "page_token", "since", "until", "run_id")
     BOT_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     UNTIL_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
     bot: str
     pool: str
     page_size: int
     page_token: str
     since: str
     until: str
-    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., since: _Optional[str] = ..., until: _Optional[str] = ...) -> None: ...
+    run_id: int
+    def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., run_id: _Optional[int] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches", "next_page_token")
