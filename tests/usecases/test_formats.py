@@ -74,24 +74,49 @@ def test_a_knockout_with_byes_plays_round_by_round_to_one_champion(store: Store)
     assert state["rounds"] == run.standings["rounds"] and state["standings"] == table
 
 
-def test_a_swiss_pairs_each_round_after_the_last(store: Store) -> None:
-    field = bots(store, 5)
-    definition = Definition("sw", bots=field, format="swiss", rounds=3, matches=2)
+def test_a_swiss_of_nine_over_four_rounds_recomputed_by_hand(store: Store) -> None:
+    field = bots(store, 9)
+    definition = Definition("sw", bots=field, format="swiss", rounds=4, matches=1)
     run_id, sent = start(store, definition)
-    assert len(sent) == 2 * 2  # 5 bots: two pairings and a bye
+    assert len(sent) == 4  # 9 bots: four pairings and a bye
     found = store.run(run_id)
     assert found is not None and len(found[0].rounds or []) == 1
     drive(store, run_id, sent, seed=1)
     found = store.run(run_id)
     assert found is not None
     run = found[0]
-    assert run.status == "finished" and len(run.rounds or []) == 3
-    met = Counter(frozenset(p) for r in run.rounds or [] for p in r["pairings"])
-    assert max(met.values()) == 1
-    assert len({r["bye"] for r in run.rounds or []}) == 3
-    assert run.standings is not None
+    rounds = run.rounds or []
+    assert run.status == "finished" and len(rounds) == 4 and run.standings is not None
+    met = Counter(frozenset(p) for r in rounds for p in r["pairings"])
+    assert max(met.values()) == 1  # no rematch
+    assert len({r["bye"] for r in rounds}) == 4  # a bye a round, nobody twice
+    games = store.run_games(run_id)
+    assert len(games) == 4 * 4 and all(g.round in (1, 2, 3, 4) for g in games)
+    # the table, from the recorded games alone
+    score = Counter({b: 0 for b in field})
+    for g in games:
+        assert g.result is not None
+        score[g.seats[g.result.winner or 0]] += 1 if g.result.winner is not None else 0
+    for r in rounds:
+        score[r["bye"]] += 1  # a bye: a round won
+    buchholz: Counter[str] = Counter()
+    sb: Counter[str] = Counter()
+    for g in games:
+        assert g.result is not None and g.result.winner is not None
+        a, b = g.seats
+        winner = g.seats[g.result.winner]
+        buchholz[a] += score[b]
+        buchholz[b] += score[a]
+        sb[winner] += score[b if winner == a else a]
     lines = {line["bot"]: line for line in run.standings["table"]}
-    assert sum(line["byes"] for line in lines.values()) == 3
+    for bot in field:
+        assert lines[bot]["points"] == score[bot], bot
+        assert (lines[bot]["buchholz"], lines[bot]["sonneborn_berger"]) == (buchholz[bot], sb[bot])
+    ranked = [(x["points"], x["buchholz"], x["sonneborn_berger"]) for x in run.standings["table"]]
+    assert ranked == sorted(ranked, reverse=True)
+    first = Counter(g.seats[0] for g in games)
+    for bot in field:  # seats balanced: never more than two apart
+        assert abs(2 * first[bot] - sum(bot in g.seats for g in games)) <= 2
     assert audit(store, run_id)["clean"]
 
 
