@@ -1,9 +1,11 @@
 """The pages in a real browser: headless Chromium (Debian's, at /usr/bin/chromium) driven by
 Playwright against a real uvicorn server. Leaderboard -> a bot -> one of its matches ->
-step through the replay -> screenshots; tournaments -> a run -> a bot of its table."""
+step through the replay -> screenshots; tournaments -> a run -> a bot of its table; a
+knockout's bracket, a round a column."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import socket
@@ -18,6 +20,7 @@ from arena.domain.tournament import Definition
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.web import create_app
+from tests.usecases.test_formats import drive
 from tests.webdata import ORGANIZER, fill, play_run, start_run
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -30,12 +33,24 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def site(database: str) -> Iterator[str]:
-    """The pages of a filled arena, served by uvicorn on a free loopback port."""
+    """The pages of a filled arena, served by uvicorn on a free loopback port: a round
+    robin of three (run 1), and a knockout of the three played to its end (run 2)."""
     migrate(database)
     store = Store(database)
     fill(store)
     run_id, ids = start_run(store, Definition("weekly", bots=("alpha", "beta", "gamma")))
     play_run(store, run_id, ids)
+    cup = Definition("cup", bots=("alpha", "beta", "gamma"), format="knockout", matches=2)
+    cup_id, ids = start_run(store, cup)
+    drive(store, cup_id, ids)
+    with serving(store) as url:
+        yield url
+    store.close()
+
+
+@contextlib.contextmanager
+def serving(store: Store) -> Iterator[str]:
+    """The pages of ``store``, served by uvicorn on a free loopback port."""
     server = uvicorn.Server(
         uvicorn.Config(create_app(store, organizer_token=ORGANIZER), log_level="warning")
     )
@@ -52,7 +67,6 @@ def site(database: str) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
-        store.close()
 
 
 def test_a_visitor_follows_a_bot_to_a_match_and_steps_through_it(site: str, tmp_path: Path) -> None:
@@ -136,7 +150,7 @@ def test_a_visitor_opens_a_tournament_run_and_follows_a_bot(site: str, tmp_path:
         page.goto(site + "/")
         page.locator("header nav a", has_text="Tournaments").click()
         expect(page.locator("h1")).to_have_text("Tournaments")
-        page.locator("table.runs a.run").first.click()
+        page.locator("table.runs a.run[href='/runs/1']").click()  # weekly's
 
         expect(page).to_have_url(re.compile(r"/runs/\d+$"))
         expect(page.locator("h1")).to_contain_text("weekly")
@@ -153,3 +167,32 @@ def test_a_visitor_opens_a_tournament_run_and_follows_a_bot(site: str, tmp_path:
         expect(page.locator("h1")).to_contain_text(name)
         browser.close()
     assert errors == []
+
+
+def test_a_knockouts_bracket_reads_left_to_right_to_its_champion(site: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(site + "/runs/2")
+        expect(page.locator("h1")).to_contain_text("cup")
+        rounds = page.get_by_test_id("rounds").locator("section.round")
+        expect(rounds).to_have_count(2)
+        expect(rounds.nth(0).locator("h3")).to_have_text("Semi-final")
+        expect(rounds.nth(1).locator("h3")).to_have_text("Final")
+        expect(rounds.nth(0).get_by_test_id("pairing")).to_have_count(2)  # alpha's bye, and a tie
+        expect(rounds.nth(0)).to_contain_text("a bye")
+        first, final = (rounds.nth(i).bounding_box() for i in (0, 1))
+        assert first is not None and final is not None and final["x"] > first["x"]  # columns
+        winner = rounds.nth(1).locator(".side.winner a.bot").inner_text()
+        champion = page.locator("table.standings tbody tr").first
+        expect(champion).to_contain_text(winner)
+        expect(champion).to_contain_text("champion")
+        expect(page.get_by_test_id("tiebreaks")).to_contain_text("Ranked by the round reached")
+        page.screenshot(path=tmp_path / "bracket.png", full_page=True)
+        browser.close()
+    assert errors == []
+    assert (tmp_path / "bracket.png").stat().st_size > 10_000
