@@ -179,7 +179,8 @@ def watch(arena: Arena, run_id: int) -> int:
             done = run.finished + run.failed + run.cancelled
             waits = f" ({run.waiting})" if run.waiting else ""
             progress.update(
-                task, total=run.total or None, completed=done, rate=_rate(run),
+                task, total=max(run.total, run.expected_total) or None, completed=done,
+                rate=_rate(run),
                 description=f"{name}: {run.status}{waits}",
             )  # fmt: skip
             time.sleep(0.5)  # polling the API: the progress lives in the database

@@ -271,9 +271,11 @@ def test_a_twin_is_sealed_for_everyone_but_the_organizer_until_both_are_played(
     assert sum(s.played for s in counted.standings) == 2
     assert ratings.rating_history(ref.store, "ana@1", "paulista/1") == []
     bot_page = web.get("/api/bots/ana@1").json()
-    assert [m["sealed"] for m in bot_page["recent_matches"]] == [False, True]  # newest first
+    # newest first by the time lists show: the sealed one finished, then its twin, made before
+    assert [m["id"] for m in bot_page["recent_matches"]] == [first, second]
+    assert [m["sealed"] for m in bot_page["recent_matches"]] == [True, False]
     assert [m["elo_change"] for m in bot_page["recent_matches"]] == [None, None]
-    assert reader.match_line(anyone.match).split()[1] == "sealed"
+    assert reader.match_line(anyone.match).split()[2] == "sealed"  # after the id and time
 
     record_match(ref.store, second, played(Rules(), 2))  # both played: all of it public
     anyone = stub.GetMatch(api.GetMatchRequest(id=first), timeout=10)

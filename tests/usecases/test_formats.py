@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import UTC, datetime
 
 import pytest
 
@@ -17,7 +18,7 @@ from arena.errors import NotReady
 from arena.read.audit import audit
 from arena.read.tournaments import run_state
 from arena.store.store import Store
-from arena.usecases import participants, runs, tournaments
+from arena.usecases import participants, runs, schedule, tournaments
 from arena.usecases.matches import claim, record
 from tests.store.test_store import played
 
@@ -203,3 +204,36 @@ def test_a_withdrawn_bot_loses_its_tie_by_walkover_and_the_run_moves_on(store: S
     done = store.run(run_id)
     assert done is not None and done[0].status == "finished"
     assert audit(store, run_id)["clean"]
+
+
+def test_a_scheduled_swiss_fires_and_plays_round_by_round(store: Store) -> None:
+    field = bots(store, 4)
+    definition = Definition("nightly", bots=field, format="swiss", rounds=3, schedule="0 3 * * *")
+    t = tournaments.create_tournament(store, definition)
+    with store.pool.connection() as conn:  # made long before its first firing
+        conn.execute("UPDATE tournaments SET fired_at = now() - interval '2 days' WHERE id = %s",
+                     (t.id,))  # fmt: skip
+    due = schedule.tick(store, datetime.now(UTC))
+    (run_id,) = due.started
+    drive(store, run_id, runs.plan_run(store, run_id, window=1000))
+    found = store.run(run_id)
+    assert found is not None and found[0].status == "finished"
+    assert found[0].fired_for is not None and len(found[0].rounds or []) == 3
+
+
+def test_a_sealed_twin_is_withheld_from_the_bracket_until_both_are_played(store: Store) -> None:
+    field = bots(store, 2)
+    definition = Definition("ko", bots=field, format="knockout", matches=2, duplicate=True,
+                            trusted=True)  # fmt: skip
+    run_id, sent = start(store, definition)
+    claim(store, sent[0])
+    record(store, sent[0], played(Rules(), 1))
+    now = datetime.now(UTC)
+    seen = {o: run_state(store, run_id, now, organizer=o)["rounds"][0]["pairings"][0]
+            for o in (True, False)}  # fmt: skip
+    assert seen[True]["matches"] == 1 and sum(seen[True]["wins"]) == 1
+    assert seen[False]["matches"] == 0 and seen[False]["wins"] == [0, 0]  # its twin is to play
+    assert seen[False]["playing"] == 1
+    drive(store, run_id, sent[1:])
+    after = run_state(store, run_id, now, organizer=False)["rounds"][0]["pairings"][0]
+    assert after["matches"] >= 2 and after["winner"] is not None
