@@ -278,9 +278,14 @@ def table(
             mine = [t.lines[b] for b in members if b in t.lines]
             for place, line in enumerate(order(mine, definition.order, t.cross, field)):
                 line["group"], line["group_rank"] = group_name(g), place + 1
-        every = list(t.lines.values())
-        lines = order(every, definition.order, t.cross, field,
-                      lambda x: (x.get("group_rank", 0), -x["points"]))  # fmt: skip
+        # the winners by points and tiebreaks; each later place in their groups' order
+        winners = [x for x in t.lines.values() if x.get("group_rank") == 1]
+        rank = {
+            w["group"]: i for i, w in enumerate(order(winners, definition.order, t.cross, field))
+        }
+        lines = sorted(
+            t.lines.values(), key=lambda x: (x.get("group_rank", 0), rank.get(x.get("group"), 0))
+        )
         out |= {"table": ranked(t, lines), "crosstable": t.cross}
         out["groups"] = [{"name": group_name(g), "bots": m} for g, m in enumerate(groups)]
     else:

@@ -268,6 +268,11 @@ def test_groups_are_seeded_by_snake_and_play_only_among_themselves() -> None:
     lines = shown["table"]
     # the overall order: each group's first, then each group's second, ...
     assert [line["group_rank"] for line in lines] == [1, 1, 2, 2, 3, 3, 4, 4]
+    # each later place in the order of its group's winner: seeded into a knockout from this
+    # table, 1 v 4 and 2 v 3 cross the groups
+    first, second = lines[0]["group"], lines[1]["group"]
+    assert first != second
+    assert [line["group"] for line in lines] == [first, second] * 4
     with pytest.raises(Invalid, match="3 groups need at least 6 bots"):
         plan_run(1, Definition("g", bots=tuple(field(5)), format="groups", groups=3),
                  {b: (i, b) for i, b in enumerate(field(5))}, 1, KEY)  # fmt: skip

@@ -107,6 +107,8 @@ def test_groups_then_their_top_four_in_a_knockout_exported(arena_factory: Any) -
     assert run["seeds"] == order[:4] and run["definition"]["seed_from"] == "league"
     semis = [p["bots"] for p in run["rounds"][0]["pairings"]]
     assert semis == [[order[0], order[3]], [order[1], order[2]]]  # A1 v B2, B1 v A2
+    group = {line["bot"]: line["group"] for line in table["standings"]}
+    assert all(group[a] != group[b] for a, b in semis)  # the groups cross
 
     exported = cli(arena, "export", "run", str(final), "--format", "csv").stdout
     lines = list(csv.DictReader(io.StringIO(exported)))
