@@ -144,6 +144,15 @@ def tournament(
     }
 
 
+def _definition_of(run: RunRow) -> Definition:
+    """The run's definition as a value; one no longer valid (its rules changed since) is
+    read as a round robin of its participants, which is how such a run was played."""
+    try:
+        return Definition.from_json(run.definition)
+    except (Invalid, RulesError, TypeError):
+        return Definition(run.definition.get("name", "run"), bots=("a", "b"))
+
+
 def progress(store: Store, run: RunRow, now: datetime) -> Progress:
     """How many of the run's matches are done, failed and running; while it runs, its
     pace and when it should end."""
@@ -151,11 +160,7 @@ def progress(store: Store, run: RunRow, now: datetime) -> Progress:
     total = run.total + int(counts["replays"])
     done = int(counts["finished"]) + int(counts["failed"]) + int(counts["cancelled"])
     started = counts["first_started"]
-    try:
-        planned = Definition.from_json(run.definition)
-        whole = expected_total(planned, run.participants, run.rounds, run.total)
-    except Invalid:  # a definition no longer valid (its rules changed): what is planned
-        whole = run.total
+    whole = expected_total(_definition_of(run), run.participants, run.rounds, run.total)
     expected = whole + int(counts["replays"])
     out = Progress(
         total=total,
@@ -258,7 +263,7 @@ def run_state(store: Store, run_id: int, now: datetime, *, organizer: bool) -> R
     row, name = found
     done = progress(store, row, now)
     live = row.standings is None and row.status in (*ACTIVE, "cancelled")
-    rules = Definition.from_json(row.definition)
+    rules = _definition_of(row)
     if live:
         games = store.run_games(row.id)
         shown = table(rules, row.participants, row.rounds, games if organizer else public(games))

@@ -153,6 +153,12 @@ def _entries(store: Store, conn: Unit, run: RunRow) -> dict[str, tuple[int, str]
     return {name: (e[0], e[1]) for name, e in run.entries.items()}
 
 
+def _active(store: Store, conn: Unit, run: RunRow) -> tuple[dict[str, tuple[int, str]], set[str]]:
+    """The run's entries, and who plays for those of them still active (seat names)."""
+    entries = _entries(store, conn, run)
+    return entries, {entries[n][1] for n in store.run_bots(conn, names=list(entries))}
+
+
 @dataclass(frozen=True, slots=True)
 class Advanced:
     """What came of a run with none of its matches left to play: its next round's
@@ -175,8 +181,7 @@ def advance_run(store: Store, run_id: int, window: int = WINDOW) -> Advanced:
         staged = definition.format in STAGED and run.status == "running"
         if staged and store.run_done(run_id, conn):
             games = store.run_games(run_id, conn)
-            entries = _entries(store, conn, run)
-            active = {entries[n][1] for n in store.run_bots(conn, names=list(entries))}
+            entries, active = _active(store, conn, run)
             ids = {seat: row for row, seat in entries.values()}
             rounds, deals = run.rounds or [], run.deals or "secret"
             paired = next_round(run_id, definition, run.participants, rounds, games, active,
@@ -362,7 +367,6 @@ def _over(store: Store, run: RunRow) -> bool:
     """Whether a run in rounds has nothing more to pair."""
     definition = Definition.from_json(run.definition)
     with store.unit() as conn:
-        entries = _entries(store, conn, run)
-        active = {entries[n][1] for n in store.run_bots(conn, names=list(entries))}
+        _, active = _active(store, conn, run)
     games = store.run_games(run.id)
     return not pending(definition, run.participants, run.rounds or [], games, active)

@@ -237,3 +237,19 @@ def test_a_sealed_twin_is_withheld_from_the_bracket_until_both_are_played(store:
     drive(store, run_id, sent[1:])
     after = run_state(store, run_id, now, organizer=False)["rounds"][0]["pairings"][0]
     assert after["matches"] >= 2 and after["winner"] is not None
+
+
+def test_a_run_whose_definition_is_no_longer_valid_still_reads(store: Store) -> None:
+    field = bots(store, 2)
+    run_id, sent = start(store, Definition("old", bots=field))
+    drive(store, run_id, sent)
+    with store.pool.connection() as conn:  # playing still, its preset renamed since, say
+        conn.execute(
+            'UPDATE runs SET definition = definition || \'{"rules": "gone"}\', standings = NULL,'
+            " status = 'running'"
+            " WHERE id = %s",
+            (run_id,),
+        )
+    state = run_state(store, run_id, datetime.now(UTC), organizer=False)
+    assert sum(line["played"] for line in state["standings"]) == 2 * len(sent)
+    assert state["progress"]["expected"] == len(sent)
