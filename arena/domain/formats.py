@@ -304,13 +304,14 @@ def group_name(index: int) -> str:
 
 
 def _swiss_view(rounds: Sequence[Any], games: Sequence[Game]) -> list[dict[str, Any]]:
+    pairs = knockout.by_pairing(games)
     out = []
     for i, r in enumerate(rounds):
         number = i + 1
         shown = []
         for a, b in r["pairings"]:
             tie = {"bots": [a, b]}
-            mine = knockout.tie_games(games, number, tie)
+            mine = knockout.tie_games(pairs, number, tie)
             shown.append({
                 "bots": [a, b], "wins": list(knockout.score(tie, mine)),
                 "matches": sum(g.result is not None for g in mine),

@@ -82,10 +82,22 @@ def first_round(seeds: Sequence[str]) -> Round:
     return [_tie(places[i], places[i + 1], seeds) for i in range(0, size, 2)]
 
 
-def tie_games(games: Sequence[Game], number: int, tie: Tie) -> list[Game]:
-    """The games of round ``number`` that belong to ``tie``."""
-    bots = set(tie["bots"])
-    return [g for g in games if g.round == number and set(g.seats) == bots]
+Pairs = dict[tuple[int | None, frozenset[str]], list[Game]]
+
+
+def by_pairing(games: Sequence[Game]) -> Pairs:
+    """The games by round and by the bots they seat: each tie's, or pairing's, once."""
+    out: Pairs = {}
+    for g in games:
+        out.setdefault((g.round, frozenset(g.seats)), []).append(g)
+    return out
+
+
+def tie_games(games: Sequence[Game] | Pairs, number: int, tie: Tie) -> list[Game]:
+    """The games of round ``number`` that belong to ``tie`` (from the games, or from
+    them as :func:`by_pairing` has them)."""
+    pairs = games if isinstance(games, dict) else by_pairing(games)
+    return pairs.get((number, frozenset(b for b in tie["bots"] if b is not None)), [])
 
 
 def score(tie: Tie, games: Sequence[Game]) -> tuple[int, int]:
@@ -109,9 +121,7 @@ def _hand_points(tie: Tie, games: Sequence[Game]) -> tuple[int, int]:
     return won[0], won[1]
 
 
-def _decide(
-    number: int, tie: Tie, games: Sequence[Game], active: Collection[str]
-) -> Pairing | None:
+def _decide(number: int, tie: Tie, games: Pairs, active: Collection[str]) -> Pairing | None:
     """Decide a tie whose games are all done (writing its winner and how), or the
     tiebreak pair it must play first."""
     a, b = tie["bots"]
@@ -159,6 +169,7 @@ def step(
     passed through at once); none when the final is decided."""
     out = [[dict(t) for t in r] for r in rounds] or [first_round(seeds)]
     total = rounds_for(len(seeds))
+    pairs = by_pairing(games)
     while True:
         number = len(out)
         current = out[-1]
@@ -171,7 +182,7 @@ def step(
                 tie["how"] = "playing"
                 pairings.append(Pairing(number, (a, b), matches))
                 continue
-            following = _decide(number, tie, games, active)
+            following = _decide(number, tie, pairs, active)
             if following is not None:
                 pairings.append(following)
         if pairings or number == total:
@@ -194,12 +205,13 @@ def view(
     with its bots, their seeds, their wins in the games counted so far, the matches
     played, playing and of tiebreaks, its winner and how it was won."""
     total = rounds_for(len(seeds))
+    pairs = by_pairing(games)
     out = []
     for i, ties in enumerate(rounds):
         number = i + 1
         shown = []
         for tie in ties:
-            mine = tie_games(games, number, tie) if tie["bots"][1] is not None else []
+            mine = tie_games(pairs, number, tie) if tie["bots"][1] is not None else []
             shown.append(
                 {
                     "bots": tie["bots"],
