@@ -50,6 +50,13 @@ def _joined(target: str) -> str:
     return ",".join(part for part in (p.strip() for p in target.split(",")) if part)
 
 
+def address_from_env(env: Mapping[str, str] = os.environ) -> str:
+    """The arena's address as every command and bot reads it: ``ARENA_ADDRESS``, else its
+    older name ``ARENA_REFEREE_ADDRESS`` (an alias: the first wins when both are set);
+    "" when neither is."""
+    return env.get("ARENA_ADDRESS") or env.get("ARENA_REFEREE_ADDRESS") or ""
+
+
 def tls_from_env(env: Mapping[str, str] = os.environ) -> tuple[str | None, bool]:
     """``(ca_file, tls)`` from ``ARENA_CA_FILE`` and ``ARENA_TLS``."""
     return env.get("ARENA_CA_FILE") or None, env.get("ARENA_TLS", "").lower() in TRUE

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from arena.bots.base import Bot
-from arena.channel import addresses, open_channel, tls_from_env
+from arena.channel import address_from_env, addresses, open_channel, tls_from_env
 from arena.domain.identity import is_match_token
 from arena.engine import Action, View
 from arena.errors import Invalid
@@ -148,7 +148,7 @@ def run(
     ``$ARENA_CA_FILE``) or ``tls`` (default ``$ARENA_TLS``) connect over TLS. Raises
     BotError when the referee refuses the bot (no other referee of the arena would
     take it either), and Invalid when no address or token is given."""
-    targets = addresses(address or os.environ.get("ARENA_ADDRESS", ""))
+    targets = addresses(address or address_from_env())
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not targets or not token:
         raise Invalid("set ARENA_ADDRESS and ARENA_TOKEN (or pass address and token)")

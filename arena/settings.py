@@ -1,7 +1,9 @@
 """Settings from the environment, read without starting anything.
 
 ``ARENA_HOME`` (default ``~/.local/share/truco-arena``) holds everything the embedded
-services keep. ``ARENA_DATABASE_URL`` selects a PostgreSQL server and
+services keep. ``ARENA_ADDRESS`` is the arena's address, for every command and bot (its
+first address, where it lists several, for the servers and the CLI; the older name
+``ARENA_REFEREE_ADDRESS`` is an alias). ``ARENA_DATABASE_URL`` selects a PostgreSQL server and
 ``ARENA_BROKER_URL`` the Celery broker (``redis://...`` or ``amqp://...``); where either
 is not set, :mod:`arena.embedded` starts its embedded server under ``ARENA_HOME`` on first
 use. ``arena serve``
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.channel import open_channel, tls_from_env
+from arena.channel import address_from_env, addresses, open_channel, tls_from_env
 from arena.engine import quoted
 from arena.errors import Invalid, Unavailable
 from arena.guard import new_token
@@ -50,7 +52,7 @@ class Settings:
     tls: bool = False  # clients: TLS with the system's roots when there is no ca_file
     tls_cert: str | None = None  # arena serve: its certificate (PEM), for TLS
     tls_key: str | None = None  # arena serve: the certificate's key (PEM)
-    referee_named: bool = False  # ARENA_REFEREE_ADDRESS was set (else the default is used)
+    referee_named: bool = False  # ARENA_ADDRESS was set (else the default is used)
     node: str = ""  # arena serve: its name as a node (default: the address it is reached at)
     node_address: str = ""  # arena serve: where other nodes and workers reach it (default:
     # the address it listens on)
@@ -68,10 +70,11 @@ class Settings:
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
         home = Path(env.get("ARENA_HOME") or Path.home() / ".local/share/truco-arena")
         ca_file, tls = tls_from_env(env)
+        named = addresses(address_from_env(env))
         return Settings(
             home=home.expanduser(),
             database_url=env.get("ARENA_DATABASE_URL") or None,
-            referee_address=env.get("ARENA_REFEREE_ADDRESS") or "127.0.0.1:50051",
+            referee_address=named[0] if named else "127.0.0.1:50051",
             admin_token_value=env.get("ARENA_ADMIN_TOKEN") or None,
             broker_url=env.get("ARENA_BROKER_URL") or None,
             queue=env.get("ARENA_QUEUE") or "arena",
@@ -80,7 +83,7 @@ class Settings:
             tls=tls,
             tls_cert=env.get("ARENA_TLS_CERT") or None,
             tls_key=env.get("ARENA_TLS_KEY") or None,
-            referee_named=bool(env.get("ARENA_REFEREE_ADDRESS")),
+            referee_named=bool(named),
             node=env.get("ARENA_NODE", ""),
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),

@@ -61,7 +61,7 @@ class Arena:
         env = {
             "ARENA_HOME": str(home),
             "ARENA_DATABASE_URL": database,
-            "ARENA_REFEREE_ADDRESS": self.address,
+            "ARENA_ADDRESS": self.address,
             "ARENA_ADMIN_TOKEN": ADMIN,
             "ARENA_QUEUE": f"arena-test-{uuid.uuid4().hex[:8]}",  # runs never share a queue
             **extra,

@@ -9,14 +9,16 @@ from typing import Any
 
 from arena.cli.client import Arena
 from arena.cli.common import print_json
+from arena.cli.reader import run_of
 from arena.proto.truco.v1 import arena_pb2 as api
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    arena = Arena.from_env()
     request = api.AuditRequest()
     if args.run_id is not None:
-        request.run = args.run_id
-    reply = Arena.from_env().call("Audit", request, organizer=True, timeout=600)
+        request.run = run_of(arena, args.run_id)
+    reply = arena.call("Audit", request, organizer=True, timeout=600)
     if args.json:
         print_json(reply)
     else:

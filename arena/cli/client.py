@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +22,9 @@ class Arena:
     """A client of one Arena API, with an organizer's token for the calls that need it
     (``ARENA_ORGANIZER_TOKEN``, a named organizer's, else the first organizer's).
 
-    :meth:`from_env` finds the API: ``$ARENA_REFEREE_ADDRESS`` when set; else the ``arena
-    serve`` of ``$ARENA_HOME``, on its private socket; else an Arena API that this process
-    serves itself on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL,
+    :meth:`from_env` finds the API: ``$ARENA_ADDRESS`` when set (its first address); else
+    the ``arena serve`` of ``$ARENA_HOME``, on its private socket; else an Arena API that
+    this process serves itself on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL,
     plaintext on loopback), so that reading and organizing work with no server running.
     Never a TCP port nobody named: whoever listened there first would be sent the
     organizer's token."""
@@ -39,7 +38,7 @@ class Arena:
     def from_env() -> Arena:
         settings = Settings.from_env()
         address = settings.referee_address
-        if not os.environ.get("ARENA_REFEREE_ADDRESS"):
+        if not settings.referee_named:
             address = own_referee(settings.home) or _serve_here(settings)
             settings = dataclasses.replace(settings, ca_file=None, tls=False)
         return Arena(address, settings.organizer_token(), settings)

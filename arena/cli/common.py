@@ -49,6 +49,20 @@ def count(low: int, high: int) -> Callable[[str], int]:
 MATCHES = count(1, 1000)  # matches or games asked for at once
 SEED = count(0, 2**63 - 1)
 ROW_ID = count(1, MAX_ID)
+
+
+def run_ref(text: str) -> int | str:
+    """An argparse type: a run, by its id, or by its tournament's name (its latest run,
+    which :func:`arena.cli.reader.run_of` looks up)."""
+    digits = text.removeprefix("-")
+    if digits.isascii() and digits.isdigit():
+        return ROW_ID(text)  # a number: an id (in range, or a usage error)
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a run's id or a tournament's name")
+    return text
+
+
+RUN_HELP = "a run's id, or a tournament's name: its latest run"
 LIMIT = count(1, 200)  # the Arena API's largest page
 PORT = count(1, 65535)
 CONCURRENCY = count(1, 64)

@@ -71,7 +71,7 @@ def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
         "ARENA_HOME": str(home),
         "ARENA_DATABASE_URL": url,
         "ARENA_BROKER_URL": broker,
-        "ARENA_REFEREE_ADDRESS": address,
+        "ARENA_ADDRESS": address,
         "ARENA_ADMIN_TOKEN": settings.admin_token(),
         "ARENA_QUEUE": settings.queue,
     }

@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.cli.client import Arena
 from arena.cli.common import clock_of
-from arena.cli.reader import print_run
+from arena.cli.reader import print_run, run_of
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.wire_clock import clock_from_pb, clock_to_pb
 
@@ -103,27 +103,32 @@ def cmd_tournament_delete(args: argparse.Namespace) -> int:
 
 def cmd_run_control(args: argparse.Namespace) -> int:
     method = {"pause": "PauseRun", "resume": "ResumeRun", "cancel": "CancelRun"}[args.action]
-    request = api.RunControlRequest(id=args.run_id, reason=getattr(args, "reason", ""))
-    run = Arena.from_env().call(method, request, organizer=True)
+    arena = Arena.from_env()
+    request = api.RunControlRequest(
+        id=run_of(arena, args.run_id), reason=getattr(args, "reason", "")
+    )
+    run = arena.call(method, request, organizer=True)
     print_run(run)
     return 0
 
 
 def cmd_run_void(args: argparse.Namespace) -> int:
+    arena = Arena.from_env()
     request = api.RunMatchControlRequest(
-        run=args.run_id, match_id=args.match_id, reason=args.reason
+        run=run_of(arena, args.run_id), match_id=args.match_id, reason=args.reason
     )
-    run = Arena.from_env().call("VoidMatch", request, organizer=True)
+    run = arena.call("VoidMatch", request, organizer=True)
     print(f"voided match {args.match_id}: it counts for no table and no rating")
     print_run(run)
     return 0
 
 
 def cmd_run_replay(args: argparse.Namespace) -> int:
+    arena = Arena.from_env()
     request = api.RunMatchControlRequest(
-        run=args.run_id, match_id=args.match_id, reason=args.reason
+        run=run_of(arena, args.run_id), match_id=args.match_id, reason=args.reason
     )
-    reply = Arena.from_env().call("ReplayMatch", request, organizer=True)
+    reply = arena.call("ReplayMatch", request, organizer=True)
     print(f"match {args.match_id} is played again as {reply.match_id}")
     print_run(reply.run)
     return 0
@@ -134,11 +139,12 @@ STATED = {"withdrawn": "withdrawn", "disqualified": "disqualified", "active": "r
 
 
 def cmd_bot_state(args: argparse.Namespace) -> int:
-    run = getattr(args, "from_run", None) or getattr(args, "in_run", None) or 0
+    arena = Arena.from_env()
+    run = run_of(arena, getattr(args, "from_run", None) or getattr(args, "in_run", None))
     request = api.SetBotStateRequest(
         bot=args.name, state=args.state, reason=getattr(args, "reason", ""), run=run
     )
-    bot = Arena.from_env().call("SetBotState", request, organizer=True)
+    bot = arena.call("SetBotState", request, organizer=True)
     where = f" from run {run}" if run else ""
     print(f"bot {bot.name} {STATED[args.state]}{where}; now {bot.state}")
     return 0

@@ -10,29 +10,32 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from arena.cli.client import Arena
+from arena.cli.reader import run_of
 from arena.domain.exports import file_format
 from arena.errors import Invalid
 from arena.proto.truco.v1 import arena_pb2 as api
 
 
 def cmd_export_run(args: argparse.Namespace) -> int:
-    request = api.ExportRunRequest(id=args.run_id, what=args.what, format=args.format or "")
-    return _export(args, "ExportRun", request)
+    arena = Arena.from_env()
+    run = run_of(arena, args.run_id)
+    request = api.ExportRunRequest(id=run, what=args.what, format=args.format or "")
+    return _export(args, "ExportRun", request, arena)
 
 
 def cmd_export_pool(args: argparse.Namespace) -> int:
     request = api.ExportPoolRequest(pool=args.pool, format=args.format or "", retired=args.retired)
-    return _export(args, "ExportPool", request)
+    return _export(args, "ExportPool", request, Arena.from_env())
 
 
 def cmd_export_bot(args: argparse.Namespace) -> int:
     request = api.ExportBotRequest(
         bot=args.name, what=args.what, format=args.format or "", pool=args.pool or ""
     )
-    return _export(args, "ExportBot", request)
+    return _export(args, "ExportBot", request, Arena.from_env())
 
 
-def _export(args: argparse.Namespace, method: str, request: Any) -> int:
+def _export(args: argparse.Namespace, method: str, request: Any, arena: Arena) -> int:
     """Ask for the file and write its chunks as they come: to standard output, or to
     ``--output`` (through FILE.part, renamed once whole, so that a failed export leaves
     no half file behind)."""
@@ -42,7 +45,7 @@ def _export(args: argparse.Namespace, method: str, request: Any) -> int:
         command = f"arena export {args.subject}"
         print(f"{command}: error: {e} (see {command} --help)", file=sys.stderr)
         return 2
-    data = (c.data for c in Arena.from_env().stream(method, request, organizer=args.organizer))
+    data = (c.data for c in arena.stream(method, request, organizer=args.organizer))
     if not args.output:
         _write(data, sys.stdout.buffer)
         return 0

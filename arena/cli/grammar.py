@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 from arena.cli import audit, engine, events, ladder, match, organizer, reader, testing
 from arena.cli.common import (
     MATCHES,
-    ROW_ID,
+    RUN_HELP,
     SEED,
     Parser,
     clock_options,
     count,
     duration,
     rules,
+    run_ref,
     sprt_options,
 )
 from arena.cli.grammar_accounts import organizers
@@ -132,9 +133,13 @@ def _reading(sub: Commands) -> None:
 
     p = sub.add_parser(
         "challenge",
-        help="rated matches between connected bots, played by the workers (organizer)",
+        help="rated matches between connected bots, played by the workers (organizer); "
+        "prints their ids, and with --wait each result",
         description="Rated matches between registered bots connected now, played by the "
-        "workers (arena worker) through the referee and recorded for the ratings. "
+        "workers (arena worker) through the referee and recorded. Prints the ids of the "
+        "matches asked for; with --wait, each match's line (as `arena matches` prints it) "
+        "as it ends. The ratings take them in at the pool's next fit: `arena ratings "
+        "--pool POOL` shows them, `arena bot show BOT` a bot's history. "
         "Every match is dealt its own secret cards: bots that dial in may remember what "
         "they saw, so no two matches share deals.",
     )
@@ -358,10 +363,10 @@ def _tournaments(sub: Commands) -> None:
     p.add_argument("--watch", action="store_true", help="then watch it to the end")
     p.set_defaults(run=organizer.cmd_tournament_start)
     p = actions.add_parser("watch", help="follow a run with a progress bar, then show its table")
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.set_defaults(run=reader.cmd_tournament_watch)
     p = actions.add_parser("show", help="a run: progress, standings, crosstable")
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.add_argument("--json", action="store_true", help="print the run as JSON")
     p.set_defaults(run=reader.cmd_tournament_show)
     p = actions.add_parser("list", help="the tournaments and their last runs")
@@ -374,11 +379,11 @@ def _runs(sub: Commands) -> None:
     )
     actions = group.add_subparsers(metavar="ACTION")
     p = actions.add_parser("show", help="a run: progress, standings, crosstable")
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.add_argument("--json", action="store_true", help="print the run as JSON")
     p.set_defaults(run=reader.cmd_tournament_show)
     p = actions.add_parser("watch", help="follow a run with a progress bar, then show its table")
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.set_defaults(run=reader.cmd_tournament_watch)
     for name, text in (
         ("pause", "pause a running run: no match of it starts until resumed (organizer)"),
@@ -388,7 +393,7 @@ def _runs(sub: Commands) -> None:
          "(organizer)"),
     ):  # fmt: skip
         p = actions.add_parser(name, help=text)
-        p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+        p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
         if name == "cancel":
             p.add_argument("--reason", default="", help="why, for the action log")
         p.set_defaults(run=events.cmd_run_control, action=name)
@@ -396,7 +401,7 @@ def _runs(sub: Commands) -> None:
         "void",
         help="void a finished match of a run: it counts for no table and no rating (organizer)",
     )
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.add_argument("match_id", metavar="MATCH")
     p.add_argument("--reason", required=True, help="why: shown on the run's pages")
     p.set_defaults(run=events.cmd_run_void)
@@ -408,7 +413,7 @@ def _runs(sub: Commands) -> None:
         "only where no bot can remember them (every bot hosted, or declared trusted), "
         "otherwise new secret ones. A finished run opens again until it is recorded.",
     )
-    p.add_argument("run_id", type=ROW_ID, metavar="RUN")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.add_argument("match_id", metavar="MATCH")
     p.add_argument("--reason", required=True, help="why: shown on the run's pages")
     p.set_defaults(run=events.cmd_run_replay)
@@ -425,8 +430,9 @@ def _audit(sub: Commands) -> None:
         "Read-only: nothing is recounted or repaired.",
     )
     p.add_argument(
-        "--run", type=ROW_ID, metavar="ID", dest="run_id",
-        help="only this run: its matches, its total, its standings, its pools' counts",
+        "--run", type=run_ref, metavar="RUN", dest="run_id",
+        help="only this run (its id, or a tournament's name: its latest run): its matches, "
+        "its total, its standings, its pools' counts",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the audit as one JSON object")
     p.set_defaults(run=audit.cmd_audit)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.cli import accounts, events, hosting, ladder, organizer, reader, servers
-from arena.cli.common import CONCURRENCY, DECISION_MS, ROW_ID, SEED
+from arena.cli.common import CONCURRENCY, DECISION_MS, RUN_HELP, SEED, run_ref
 from arena.domain.versions import RUNTIMES
 
 if TYPE_CHECKING:
@@ -39,7 +39,9 @@ def bots(sub: Commands) -> None:
         "stand. Without --from-run it plays no more until reinstated (docs/events.md).",
     )
     p.add_argument("name")
-    p.add_argument("--from-run", type=ROW_ID, metavar="RUN", help="from this run only")
+    p.add_argument(
+        "--from-run", type=run_ref, metavar="RUN", help=f"from this run only ({RUN_HELP})"
+    )
     p.add_argument("--reason", default="", help="why: shown with the bot")
     p.set_defaults(run=events.cmd_bot_state, state="withdrawn")
     p = actions.add_parser(
@@ -51,7 +53,9 @@ def bots(sub: Commands) -> None:
     )
     p.add_argument("name")
     p.add_argument("--reason", required=True, help="why: shown with the bot and its matches")
-    p.add_argument("--run", dest="in_run", type=ROW_ID, metavar="RUN", help="in this run only")
+    p.add_argument(
+        "--run", dest="in_run", type=run_ref, metavar="RUN", help=f"in this run only ({RUN_HELP})"
+    )
     p.set_defaults(run=events.cmd_bot_state, state="disqualified")
     p = actions.add_parser("reinstate", help="a withdrawn, disqualified or retired bot plays again")
     p.add_argument("name")

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from arena.cli import exports
-from arena.cli.common import ROW_ID
+from arena.cli.common import RUN_HELP, run_ref
 from arena.domain.exports import BOT_EXPORTS, FORMATS, RUN_EXPORTS
 from arena.domain.pools import DEFAULT_POOL
 
@@ -28,7 +28,7 @@ def export_commands(sub: Commands) -> None:
     )  # fmt: skip
     actions = group.add_subparsers(metavar="SUBJECT")
     p = actions.add_parser("run", help="a run's standings, matches or records", description=ABOUT)
-    p.add_argument("run_id", type=ROW_ID, metavar="ID")
+    p.add_argument("run_id", type=run_ref, metavar="RUN", help=RUN_HELP)
     p.add_argument(
         "--what", choices=RUN_EXPORTS, default="standings",
         help="standings (the default: a line a bot), matches (a line a match) or records "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.cli import reader
-from arena.cli.common import LIMIT, ROW_ID, time
+from arena.cli.common import LIMIT, run_ref, time
 
 if TYPE_CHECKING:
     from arena.cli.common import Commands
@@ -26,7 +26,11 @@ def matches(sub: Commands) -> None:
     p.add_argument("--bot", help="only this bot's")
     p.add_argument("--pool", help="only this pool's (PRESET/TEAM_SIZE)")
     p.add_argument(
-        "--run", type=ROW_ID, metavar="ID", dest="run_id", help="only this tournament run's"
+        "--run",
+        type=run_ref,
+        metavar="RUN",
+        dest="run_id",
+        help="only this run's (its id, or a tournament's name: its latest run)",
     )
     p.add_argument(
         "--since",

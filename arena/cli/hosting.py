@@ -40,10 +40,25 @@ def packed(path: Path) -> bytes:
         return info
 
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz", dereference=True) as t:
-        for child in sorted(path.iterdir()) if path.is_dir() else [path]:
-            t.add(child, arcname=child.name, filter=plain)
+    try:
+        with tarfile.open(fileobj=out, mode="w:gz", dereference=True) as t:
+            for child in sorted(path.iterdir()) if path.is_dir() else [path]:
+                t.add(child, arcname=child.name, filter=plain)
+    except OSError as e:
+        raise SystemExit(f"arena: cannot pack {path.resolve()}: {unreadable(e)}") from None
     return out.getvalue()
+
+
+def unreadable(e: OSError) -> str:
+    """Why a file could not be packed, and what to do: a link that leads nowhere (a
+    folder copied away from the files its links name) says where it leads."""
+    name = os.fsdecode(e.filename) if e.filename is not None else "a file"
+    if os.path.islink(name) and not os.path.exists(name):
+        return (
+            f"{name} is a link to {os.readlink(name)}, which does not exist from here: "
+            "copy the file itself in place of the link, or remove the link"
+        )
+    return f"{name}: {e.strerror}"
 
 
 def manifest(args: argparse.Namespace, path: Path) -> tuple[str, str]:

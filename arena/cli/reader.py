@@ -41,19 +41,37 @@ def match_line(m: Any) -> str:
     return f"{head}  {m.rules}  {seats}  {score}  {result}"
 
 
+def run_of(arena: Arena, run: int | str | None) -> int:
+    """The id of the run that ``run`` names (:func:`arena.cli.common.run_ref`): itself,
+    or the latest run of the tournament so named; 0 for none; SystemExit when the
+    tournament is unknown or never ran."""
+    if run is None or isinstance(run, int):
+        return run or 0
+    for t in arena.call("ListTournaments", api.ListTournamentsRequest()).tournaments:
+        if t.definition.name == run:
+            if not t.last_run:
+                raise SystemExit(f"arena: tournament {run} has not run yet")
+            return int(t.last_run)
+    raise SystemExit(
+        f"arena: no run {json.dumps(run)}: give a run's id, or the name of a tournament "
+        "(arena tournament list)"
+    )
+
+
 def cmd_matches(args: argparse.Namespace) -> int:
     """A page of matches, or with ``--all`` every page ListMatches gives, each printed as
     it comes (a reader that stops early stops the paging); with ``--json``, one
     ListMatchesResponse holding them all."""
+    arena = Arena.from_env()
     request = api.ListMatchesRequest(
         bot=args.bot or "",
         pool=args.pool or "",
-        run_id=args.run_id or 0,
+        run_id=run_of(arena, args.run_id),
         page_size=PAGE if args.all else args.limit,
         since=args.since or "",
         until=args.until or "",
     )
-    pages = _pages(Arena.from_env(), request, every=args.all)
+    pages = _pages(arena, request, every=args.all)
     if args.json:
         together = api.ListMatchesResponse()
         for reply in pages:
@@ -149,7 +167,8 @@ def print_ratings(reply: Any) -> None:
 
 
 def cmd_tournament_watch(args: argparse.Namespace) -> int:
-    return watch(Arena.from_env(), args.run_id)
+    arena = Arena.from_env()
+    return watch(arena, run_of(arena, args.run_id))
 
 
 def watch(arena: Arena, run_id: int) -> int:
@@ -198,7 +217,8 @@ def _rate(run: Any) -> str:
 
 
 def cmd_tournament_show(args: argparse.Namespace) -> int:
-    run = Arena.from_env().call("GetRun", api.GetRunRequest(id=args.run_id))
+    arena = Arena.from_env()
+    run = arena.call("GetRun", api.GetRunRequest(id=run_of(arena, args.run_id)))
     if args.json:
         print_json(run)
     else:

@@ -26,6 +26,7 @@ from tests.read.test_export_memory import MATCHES, a_run
 from tests.read.test_exports import OWNERS
 from tests.read.test_exports import run as run  # the fixture
 from tests.referee.test_api import ArenaReferee
+from tests.web.test_runs import WEEKLY
 
 
 @pytest.fixture
@@ -72,6 +73,16 @@ def test_a_runs_standings_and_records_as_the_read_model_has_them(
             assert first == store.match(ids[0])[0].record and "seed" in first  # type: ignore[index]
 
 
+def test_a_run_is_named_by_its_tournament_too(env: dict[str, str], run: Any) -> None:
+    run_id, _ = run
+    by_id = arena("export", "run", str(run_id), "--what", "matches", env=env)
+    by_name = arena("export", "run", WEEKLY.name, "--what", "matches", env=env)  # its latest
+    assert by_id.returncode == by_name.returncode == 0, by_name.stderr
+    assert by_name.stdout == by_id.stdout and by_id.stdout.count("\n") > 1
+    shown = arena("run", "show", WEEKLY.name, "--json", env=env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["id"] == run_id, shown.stderr
+
+
 def test_a_pool_and_a_bot_as_csv_and_ndjson(env: dict[str, str], store: Store, run: Any) -> None:
     done = arena("export", "pool", "--format", "ndjson", env=env)
     assert done.returncode == 0, done.stderr
@@ -98,6 +109,7 @@ def test_what_goes_wrong_is_one_line(env: dict[str, str], run: Any, tmp_path: Pa
     assert missing.stderr.count("\n") == 1 and not out.exists()
     assert not Path(f"{out}.part").exists()
     for args, says in (
+        (("run", "nothing"), 'arena: no run "nothing": give a run\'s id, or the name of a tourn'),
         (("bot", "nobody"), "arena: no bot named 'nobody' (not_found"),
         (("pool", "poker/1"), "arena: no pool 'poker/1': a pool is PRESET/TEAM_SIZE"),
     ):
@@ -112,7 +124,7 @@ def test_what_goes_wrong_is_one_line(env: dict[str, str], run: Any, tmp_path: Pa
          "arena export bot: error: records have no CSV form"),
         (("run", "1", "--format", "xlsx"), "arena export run: error: argument --format: "),
         (("run", "1", "--what", "crosstable"), "arena export run: error: argument --what: "),
-        (("run", "one"), "arena export run: error: argument ID: give a whole number"),
+        (("run", ""), "arena export run: error: argument RUN: give a run's id or a tournament's"),
     ):  # fmt: skip
         done = arena("export", *args, env=env)
         assert done.returncode == 2 and done.stderr.startswith(says), done.stderr

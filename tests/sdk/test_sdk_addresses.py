@@ -14,9 +14,10 @@ import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.bots import house_bot
-from arena.channel import addresses, open_channel
+from arena.channel import address_from_env, addresses, open_channel
 from arena.sdk import BotError, Rotation, run
 from arena.service import free_address
+from arena.settings import Settings
 from tests.referee.test_sessions import Referee, referee  # noqa: F401 (the fixture)
 
 
@@ -44,6 +45,27 @@ from tests.referee.test_sessions import Referee, referee  # noqa: F401 (the fixt
 )
 def test_a_list_of_addresses_is_read_in_order(value: str | list[str], expected: list[str]) -> None:
     assert addresses(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"ARENA_ADDRESS": "a:1"}, "a:1"),
+        ({"ARENA_REFEREE_ADDRESS": "b:2"}, "b:2"),  # the older name, an alias
+        ({"ARENA_ADDRESS": "a:1", "ARENA_REFEREE_ADDRESS": "b:2"}, "a:1"),  # the name wins
+        ({}, ""),
+    ],
+)
+def test_every_command_reads_one_address_variable(env: dict[str, str], expected: str) -> None:
+    assert address_from_env(env) == expected
+    settings = Settings.from_env(env | {"ARENA_HOME": "/nonexistent"})
+    assert settings.referee_named == bool(expected)
+    assert settings.referee_address == (expected or "127.0.0.1:50051")
+
+
+def test_the_servers_and_the_cli_take_the_first_of_several_addresses() -> None:
+    settings = Settings.from_env({"ARENA_ADDRESS": "a:1,b:2", "ARENA_HOME": "/nonexistent"})
+    assert settings.referee_address == "a:1"
 
 
 def test_one_address_keeps_its_backoff_before_every_retry() -> None:
