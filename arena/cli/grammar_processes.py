@@ -15,9 +15,7 @@ if TYPE_CHECKING:
 
 def processes(sub: Commands) -> None:
     p = sub.add_parser("serve", help="run the referee: the Referee and Arena gRPC services")
-    p.add_argument(
-        "--address", help="HOST:PORT (default $ARENA_REFEREE_ADDRESS or 127.0.0.1:50051)"
-    )
+    p.add_argument("--address", help="HOST:PORT (default $ARENA_ADDRESS or 127.0.0.1:50051)")
     p.add_argument(
         "--token-file",
         metavar="FILE",
