@@ -12,7 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from arena.domain.actors import FIRST, bot_actor
+from arena.domain.actors import FIRST, Viewer, bot_actor
 from arena.engine import quoted
 from arena.errors import Exhausted, Forbidden, Unauthenticated
 from arena.guard import FailedTokens, peer_address
@@ -80,10 +80,25 @@ class Callers:
         await self._guess(context)
         raise Forbidden("not an organizer's token")
 
+    async def viewer(self, context: Any) -> Viewer:
+        """Who reads: the owner of a bot (the call carries the bot's own token), an
+        organizer, or anyone (no token); a token that is neither refused, as
+        :meth:`organizer_name` does."""
+        token = bearer(context)
+        if not token or hmac.compare_digest(token.encode(), self._admin):
+            return Viewer(organizer=bool(token))
+        row = await asyncio.to_thread(self.store.bot_for_token, token)
+        if row is not None:
+            return Viewer(bot=row.name)
+        if await asyncio.to_thread(self.store.organizer_for_token, token) is not None:
+            return Viewer(organizer=True)
+        await self._guess(context)
+        raise Forbidden("neither a bot's token nor an organizer's")
+
     async def is_organizer(self, context: Any) -> bool:
-        """Whether the call carries an organizer's token (a wrong one refused, as
-        :meth:`organizer_name` does)."""
-        return await self.organizer_name(context) is not None
+        """Whether the call carries an organizer's token (a bot's own reads as anyone's;
+        a wrong one refused, as :meth:`organizer_name` does)."""
+        return (await self.viewer(context)).organizer
 
     async def organizer(self, context: Any) -> str:
         """The name of the organizer whose token the call carries, for the action log;

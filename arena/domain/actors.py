@@ -11,7 +11,9 @@ actor never reads as an organizer's.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from arena.domain.identity import owner_bot
 from arena.engine import quoted
 from arena.errors import Invalid
 
@@ -21,6 +23,23 @@ SCHEDULER = "scheduler"  # a tournament's cron schedule: the runs it starts
 RESERVED = (FIRST, ARENA, SCHEDULER)
 BOT = "bot "  # the prefix of a bot's own token's actor
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # migration 0016's check
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who reads the arena (the Arena API's reading calls, the web pages): anyone (the
+    default), an organizer (``organizer``: every card, every seed), or the owner of bot
+    ``bot``, who showed its token: the cards its own seats saw in its matches, no more."""
+
+    organizer: bool = False
+    bot: str | None = None
+
+    def owns(self, name: str) -> bool:
+        """Whether this is the owner of ``name``: its bot, or a version of it (NAME@N)."""
+        return self.bot is not None and owner_bot(name) == self.bot
+
+
+ANYONE = Viewer()
 
 
 def bot_actor(bot: str) -> str:

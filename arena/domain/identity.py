@@ -13,6 +13,7 @@ bot, a hosted version of it and a process's seat in a match are written.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.errors import Invalid
@@ -60,6 +61,14 @@ def is_version(name: str) -> bool:
 def owner_bot(name: str) -> str:
     """The bot a name stands for: itself, or the bot a version is of."""
     return BotRef.parse(name).bot
+
+
+def seats_of(bot: str | None, names: Sequence[str]) -> tuple[int, ...]:
+    """The seats of a match (the names seated: bots, versions NAME@N) where bot ``bot``
+    or one of its versions plays; none for no bot."""
+    if bot is None:
+        return ()
+    return tuple(i for i, name in enumerate(names) if name.partition(MARK)[0] == bot)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,14 +8,15 @@ results the record states that the replay does not confirm.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.cards import Card
 from arena.engine.errors import IllegalAction, RecordError, TrucoError, quoted
-from arena.engine.match import Match
+from arena.engine.match import Hand, Match
 from arena.engine.rules import Rules
-from arena.engine.view import PUBLIC
+from arena.engine.view import PUBLIC, Observer
 
 FORMAT = "truco-match/1"
 
@@ -200,32 +201,48 @@ def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
     return out
 
 
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
+def public_record(record: dict[str, Any], seats: Iterable[int] = ()) -> dict[str, Any]:
     """The record as anyone may see it: a covered card's face and every card that was
     never played face up become null, and the seed is left out (with the rules it deals
-    every hidden card). The organizer sees the whole record."""
+    every hidden card). With ``seats``, as the owner of the bots at those seats sees it:
+    also what they saw, as their :class:`Observer` says (their own hands, their covered
+    cards' faces, a partner's hand shown; the record is replayed to know each hand).
+    The organizer sees the whole record."""
+    looking = Observer(frozenset(seats)) if seats else PUBLIC
+    rules, played = (None, []) if looking is PUBLIC else _hands(record)
     out = {k: v for k, v in record.items() if k != "seed"}
-    hands = []
-    for hand in record.get("hands", []):
-        actions = hand.get("actions", [])
-        plays = [a for a in actions if a.get("type") == "play" and "card" in a]
-        shown = {a["card"] for a in plays if PUBLIC.sees_play(bool(a.get("covered")))}
-        hands.append(
-            {
-                **hand,
-                "cards": [
-                    [c if c in shown or PUBLIC.sees_held(seat) else None for c in cards]
-                    for seat, cards in enumerate(hand["cards"])
-                ],
-                "actions": [
-                    {
-                        k: v
-                        for k, v in a.items()
-                        if k != "card" or PUBLIC.sees_play(bool(a.get("covered")))
-                    }
-                    for a in actions
-                ],
-            }
-        )
-    out["hands"] = hands
+    out["hands"] = [
+        _seen(hand, looking, played[i] if i < len(played) else None, rules)
+        for i, hand in enumerate(record.get("hands", []))
+    ]
     return out
+
+
+def _seen(
+    hand: dict[str, Any], looking: Observer, state: Hand | None, rules: Rules | None
+) -> dict[str, Any]:
+    """A hand of a record as ``looking`` sees it (``state``: the hand replayed)."""
+    actions = hand.get("actions", [])
+
+    def sees(a: dict[str, Any]) -> bool:
+        return looking.sees_play(bool(a.get("covered")), a.get("seat"), state, rules)
+
+    shown = {a["card"] for a in actions if a.get("type") == "play" and "card" in a and sees(a)}
+    return {
+        **hand,
+        "cards": [
+            [c if c in shown or looking.sees_held(seat, state, rules) else None for c in cards]
+            for seat, cards in enumerate(hand["cards"])
+        ],
+        "actions": [{k: v for k, v in a.items() if k != "card" or sees(a)} for a in actions],
+    }
+
+
+def _hands(record: dict[str, Any]) -> tuple[Rules | None, list[Hand]]:
+    """The rules and the hands of a record replayed (none when it does not replay: then
+    nobody is shown more than anyone)."""
+    try:
+        match = replay(record)
+    except (TrucoError, KeyError, TypeError, ValueError):
+        return None, []
+    return match.rules, list(match.hands)

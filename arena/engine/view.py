@@ -1,12 +1,14 @@
 """Who may see which card, and what one seat sees: the only way the state reaches a bot.
 
-An :class:`Observer` (one seat, the public, or the organizer) holds the one rule for
-hidden information; the seat views here, the public record (``public_record``) and the
-web replay all ask it. ``view(match, seat)`` holds the seat's own cards (none in a blind
-hand, only the slots left), its partners' cards only when the rules show them, the
-vira, the cards on the table (a covered card shows as covered, never its face), the
-rounds so far, the stake, any pending request, the score and whose turn it is. A view
-is complete: a bot needs no memory of earlier views.
+An :class:`Observer` (seats, the public, or the organizer) holds the one rule for
+hidden information; the seat views here, the records as anyone or a bot's owner sees
+them (``public_record``) and the web replay all ask it. ``view(match, seat)`` holds the
+seat's own cards (none in a blind hand, only the slots left), its partners' cards only
+when the rules show them, the vira, the cards on the table (a covered card shows as
+covered, never its face, in its own player's view too: the rounds a view holds are the
+same for every seat, and the bot knows what it played), the rounds so far, the stake,
+any pending request, the score and whose turn it is. A view is complete: a bot needs no
+memory of earlier views.
 """
 
 from __future__ import annotations
@@ -22,35 +24,50 @@ from arena.engine.rules import Rules
 
 @dataclass(frozen=True, slots=True)
 class Observer:
-    """Who looks at a match: one seat (``seat``), the public (no seat), or the organizer.
+    """Who looks at a match: seats (``seats``: one, or the several one owner's bot plays),
+    the public (no seat), or the organizer.
 
     A card's face reaches an observer only through :meth:`sees_play` (a card played) or
     :meth:`sees_held` (a card still in a hand, or dealt and never played): everyone sees
-    a card played face up, and nobody but the organizer a covered card's face; a seat
-    sees its own hand (not in a blind hand) and, when the rules show them, its partners'.
+    a card played face up; a seat sees its own hand (not in a blind hand) and, when the
+    rules show them, its partners'; a covered card's face only whoever saw it in hand
+    (the seat that played it, a partner shown its hand) and the organizer.
     """
 
-    seat: int | None = None
+    seats: frozenset[int] = frozenset()
     organizer: bool = False
 
-    def sees_play(self, covered: bool) -> bool:
-        return self.organizer or not covered
+    def sees_play(
+        self,
+        covered: bool,
+        player: int | None = None,
+        hand: Hand | None = None,
+        rules: Rules | None = None,
+    ) -> bool:
+        """Whether a card ``player`` played in ``hand`` shows (covered: to whoever saw it
+        held, which takes the player and the hand)."""
+        if self.organizer or not covered:
+            return True
+        return player is not None and self.sees_held(player, hand, rules)
 
     def sees_held(self, holder: int, hand: Hand | None = None, rules: Rules | None = None) -> bool:
         """Whether the cards ``holder`` holds in ``hand`` show (the public and the
         organizer need no hand: nothing held shows to the one, everything to the other)."""
         if self.organizer:
             return True
-        if self.seat is None or hand is None or rules is None or hand.blind:
+        if not self.seats or hand is None or rules is None or hand.blind:
             return False
-        if holder == self.seat:
+        if holder in self.seats:
             return True
-        return holder & 1 == self.seat & 1 and partners_shown(hand, rules, self.seat)
+        for seat in self.seats:
+            if holder & 1 == seat & 1 and partners_shown(hand, rules, seat):
+                return True
+        return False
 
 
 PUBLIC = Observer()
 ORGANIZER = Observer(organizer=True)
-_SEATS = tuple(Observer(seat) for seat in range(8))  # every seat of the largest table
+_SEATS = tuple(Observer(frozenset((seat,))) for seat in range(8))  # every seat of the largest table
 
 
 def partners_shown(hand: Hand, rules: Rules, seat: int) -> bool:

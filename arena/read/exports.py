@@ -31,6 +31,7 @@ from arena.domain.exports import (
     file_name,
     lines,
 )
+from arena.domain.identity import owner_bot
 from arena.engine import quoted
 from arena.errors import NotFound
 from arena.read import check_pool
@@ -115,9 +116,11 @@ def bot_export(
     pool: str | None = None,
     *,
     organizer: bool,
+    owner: bool = False,
 ) -> Export:
     """A bot's matches (the default: each told from its side, as its page lists them) or
-    records (NDJSON only), in ``pool`` or in every pool, oldest first."""
+    records (NDJSON only), in ``pool`` or in every pool, oldest first; the records as its
+    ``owner`` sees them (its own seats' cards too) when the bot's owner asks."""
     kind = export_kind(what, BOT_EXPORTS)
     fmt = file_format(kind, fmt)
     if store.bot(bot) is None:
@@ -126,7 +129,8 @@ def bot_export(
     name = file_name(f"bot-{bot}" + (f"-{pool}" if pool else ""), kind, fmt)
     if kind == RECORDS:
         batches = store.bot_match_batches(bot, pool, records=True, batch=RECORD_BATCH)
-        return _export(name, fmt, (), _recorded(store, batches, organizer=organizer))
+        seen = owner_bot(bot) if owner else None
+        return _export(name, fmt, (), _recorded(store, batches, organizer=organizer, owner=seen))
     batches = store.bot_match_batches(bot, pool, records=False, batch=MATCH_BATCH)
     return _export(name, fmt, BOT_MATCHES, _told(store, bot, batches))
 
@@ -165,13 +169,15 @@ def _told(store: Store, bot: str, batches: Batches) -> Iterator[Any]:
             yield from told(store, bot, batch)
 
 
-def _recorded(store: Store, batches: Batches, *, organizer: bool) -> Iterator[Shown]:
+def _recorded(
+    store: Store, batches: Batches, *, organizer: bool, owner: str | None = None
+) -> Iterator[Shown]:
     """Each match with its record as the caller may see it (GetMatch's answer)."""
     with closing(batches):
         for batch in batches:
             shown = summaries(store, batch, organizer=organizer)
             for (row, _), summed in zip(batch, shown, strict=True):
-                yield with_record(row, summed, organizer=organizer)
+                yield with_record(row, summed, organizer=organizer, owner=owner)
 
 
 def _export(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
+from arena.domain.identity import is_version, owner_bot, seats_of
 from arena.engine import TrucoError, public_record, quoted
 from arena.errors import Invalid, NotFound, Sealed
 from arena.read import stamp
@@ -113,17 +114,25 @@ def result_from(summary: MatchSummary, team: int) -> str | None:
     return "won" if summary["winner"] == team else "lost"
 
 
-def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dict[str, Any]:
+def match(
+    store: Store, match_id: str, hand: int = 0, *, organizer: bool, owner: str | None = None
+) -> dict[str, Any]:
     """A match and the replay of one of its hands, step by step. Only the organizer sees
-    cards in hand and the faces of covered cards."""
+    every card in hand and the faces of covered cards; the owner of bot ``owner`` (signed
+    in with its token) sees those its seats saw (``seats``: where its bot played, its
+    versions included), never an opponent's hidden card, and nothing of a sealed match."""
     found = store.match(match_id)
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
     row, names = found
     (shown,) = summaries(store, [(row, names)], organizer=organizer)
+    seats = () if organizer or shown["sealed"] else seats_of(owner, names)
     out: dict[str, Any] = {
         "match": shown,
         "organizer": organizer,
+        "seats": list(seats),  # the viewer's own (a bot's owner signed in)
+        "log": not shown["sealed"]
+        and any(is_version(names[s]) for s in (range(len(names)) if organizer else seats)),
         "faults": None if shown["sealed"] else row.faults,
         "presence": None if shown["sealed"] or row.record is None else row.record.get("presence"),
         "sealed": SEALED.format(twin=row.twin) if shown["sealed"] else None,
@@ -138,7 +147,7 @@ def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dic
     if not 0 <= hand < len(record.get("hands", [])):
         raise NotFound(f"match {match_id} has no hand {hand}")
     try:
-        played = replay_hand(record, hand, organizer=organizer)
+        played = replay_hand(record, hand, organizer=organizer, own=seats)
     except (TrucoError, KeyError, TypeError, ValueError) as e:
         out["error"] = f"the record does not replay: {e}"
         return out
@@ -148,8 +157,46 @@ def match(store: Store, match_id: str, hand: int = 0, *, organizer: bool) -> dic
     return out
 
 
-def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
-    """The match record: whole for the organizer, else with hidden cards as null."""
+class ProcessLog(TypedDict):
+    version: str  # NAME@N
+    status: int | None  # its exit status (128 + signal when it was killed)
+    log: str  # what it printed, as the sandbox capped it
+
+
+def process_logs(
+    store: Store, match_id: str, *, organizer: bool, owner: str | None = None
+) -> dict[str, Any]:
+    """What the hosted versions' processes printed in a match: those of bot ``owner``
+    for its owner, every one for the organizer; nothing of a sealed match but for the
+    organizer (a bot's log may name the cards its twin deals)."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {quoted(match_id)}")
+    row, names = found
+    (shown,) = summaries(store, [found], organizer=organizer)
+    if shown["sealed"]:
+        raise Sealed(f"match {match_id}: its logs are " + SEALED.format(twin=row.twin))
+    bots = dict.fromkeys(owner_bot(n) for n in names) if organizer else [owner]
+    logs = [
+        ProcessLog(version=x["version"], status=x["status"], log=x["log"])
+        for bot in bots
+        if bot
+        for x in store.bot_logs(match_id, bot)
+    ]
+    if not logs:
+        whose = "any hosted version's" if organizer else f"{quoted(owner)}'s"
+        raise NotFound(
+            f"no process log of {whose} in match {match_id}: only hosted versions' "
+            "processes leave one, in their own matches"
+        )
+    return {"match": shown, "logs": logs}
+
+
+def record(
+    store: Store, match_id: str, *, organizer: bool, owner: str | None = None
+) -> dict[str, Any]:
+    """The match record: whole for the organizer, else with hidden cards as null (but
+    those the seats of bot ``owner`` saw, for its owner)."""
     found = store.match(match_id)
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
@@ -160,31 +207,35 @@ def record(store: Store, match_id: str, *, organizer: bool) -> dict[str, Any]:
         return row.record
     if summaries(store, [(row, names)])[0]["sealed"]:
         raise Sealed(f"match {match_id}: its record is " + SEALED.format(twin=row.twin))
-    return public_record(row.record)
+    return public_record(row.record, seats_of(owner, names))
 
 
 class Shown(TypedDict):
     """A match with its record as the caller may see it: none while the match is sealed
-    or unplayed, its hidden cards as null but for the organizer."""
+    or unplayed, its hidden cards as null but for the organizer (and those its own seats
+    saw, for a bot's owner)."""
 
     match: MatchSummary
     record: dict[str, Any] | None
 
 
-def shown(store: Store, match_id: str, *, organizer: bool) -> Shown:
+def shown(store: Store, match_id: str, *, organizer: bool, owner: str | None = None) -> Shown:
     found = store.match(match_id)
     if found is None:
         raise NotFound(f"no match {quoted(match_id)}")
     (summed,) = summaries(store, [found], organizer=organizer)
-    return with_record(found[0], summed, organizer=organizer)
+    return with_record(found[0], summed, organizer=organizer, owner=owner)
 
 
-def with_record(row: MatchRow, summed: MatchSummary, *, organizer: bool) -> Shown:
+def with_record(
+    row: MatchRow, summed: MatchSummary, *, organizer: bool, owner: str | None = None
+) -> Shown:
     """A match summed up (:func:`summaries`, for the same caller) with its record as the
-    caller may see it: GetMatch's answer, and each line of an export of records."""
+    caller may see it (the organizer whole; the owner of bot ``owner`` with what its
+    seats saw): GetMatch's answer, and each line of an export of records."""
     record = None if summed["sealed"] else row.record
     if record is not None and not organizer:
-        record = public_record(record)
+        record = public_record(record, seats_of(owner, summed["seats"]))
     return Shown(match=summed, record=record)
 
 

@@ -1,9 +1,11 @@
 """A match record as a replay: the state of the table after the deal and after each action.
 
 The states come from the full record played through the engine, then lose what the
-viewer may not see, as the engine's :class:`Observer` says (the public or the organizer):
-for everyone but the organizer, cards in hand are backs and a covered card has no face,
-so a state never holds a card that was not played face up by then.
+viewer may not see, as the engine's :class:`Observer` says (the public, the organizer,
+or the owner of the bot at some seats): for the public, cards in hand are backs and a
+covered card has no face, so a state never holds a card that was not played face up by
+then; the owner sees also what its seats saw (their hands, their own covered cards'
+faces), never an opponent's hidden card; the organizer sees everything.
 """
 
 from __future__ import annotations
@@ -40,15 +42,18 @@ def teams(seats: list[str]) -> list[str]:
     return ["+".join(dict.fromkeys(seats[t::2])) for t in (0, 1)]
 
 
-def replay_hand(record: dict[str, Any], number: int, *, organizer: bool) -> Replay:
-    """The summaries of every hand and the steps of hand ``number``.
+def replay_hand(
+    record: dict[str, Any], number: int, *, organizer: bool, own: tuple[int, ...] = ()
+) -> Replay:
+    """The summaries of every hand and the steps of hand ``number``, as the organizer
+    sees them, or the owner of the bot at seats ``own``, or (neither) anyone.
 
     Raises :class:`TrucoError` when the record does not replay, and IndexError when it
     has no hand ``number``."""
     hands = record.get("hands", [])
     if not 0 <= number < len(hands):
         raise IndexError(f"the match has no hand {number}")
-    looking = ORGANIZER if organizer else PUBLIC
+    looking = ORGANIZER if organizer else Observer(frozenset(own)) if own else PUBLIC
     rules = Rules.from_json(record.get("rules", "paulista"))
     seats = record["seats"]
     match = Match(
@@ -104,13 +109,14 @@ def _as_slot(hand: Hand, action: Action, seat: int) -> Action:
     return Action.play_slot(hand.dealt[seat].index(action.card))
 
 
-def _card(card: Card, covered: bool, looking: Observer) -> str | None:
-    return str(card) if looking.sees_play(covered) else None
+def _card(play: Any, hand: Hand, rules: Rules, looking: Observer) -> str | None:
+    """A play's card, if the viewer may see its face."""
+    return str(play.card) if looking.sees_play(play.covered, play.seat, hand, rules) else None
 
 
-def _plays(plays: Any, looking: Observer) -> list[dict[str, Any]]:
+def _plays(plays: Any, hand: Hand, rules: Rules, looking: Observer) -> list[dict[str, Any]]:
     return [
-        {"seat": p.seat, "card": _card(p.card, p.covered, looking), "covered": p.covered}
+        {"seat": p.seat, "card": _card(p, hand, rules, looking), "covered": p.covered}
         for p in plays
     ]
 
@@ -148,8 +154,11 @@ def _state(
             }
             for s, name in enumerate(seats)
         ],
-        "rounds": [{"plays": _plays(r.plays, looking), "winner": r.winner} for r in hand.rounds],
-        "table": _plays(hand.table, looking),
+        "rounds": [
+            {"plays": _plays(r.plays, hand, match.rules, looking), "winner": r.winner}
+            for r in hand.rounds
+        ],
+        "table": _plays(hand.table, hand, match.rules, looking),
         "result": None
         if hand.result is None
         else {"points": list(hand.result.points), "reason": hand.result.reason},
@@ -170,7 +179,7 @@ def _describe(
     card = None
     if action.type is ActionType.PLAY:
         play = hand.table[-1] if hand.table else hand.rounds[-1].plays[-1]
-        card = _card(play.card, play.covered, looking)
+        card = _card(play, hand, match.rules, looking)
         if play.covered:
             text = f"plays {card} covered" if card else "plays a card face down"
         else:

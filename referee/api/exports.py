@@ -1,6 +1,7 @@
 """The Arena API's exports (docs/exports.md): a run's standings, matches or records, a
 pool's leaderboard, a bot's matches or records, streamed as files in chunks. Anyone may
-export; the organizer's files hold the whole records (:mod:`arena.read.exports`)."""
+export; the organizer's files hold the whole records, a bot's own token its records
+with its own seats' cards (:mod:`arena.read.exports`)."""
 
 from __future__ import annotations
 
@@ -42,11 +43,11 @@ class Exports:
             yield chunk
 
     async def ExportBot(self, request: Any, context: Any) -> Chunks:
-        organizer = await self.callers.is_organizer(context)
+        who = await self.callers.viewer(context)
         pool = parse_pool(request.pool) if request.pool else None
         export = await asyncio.to_thread(
             exports.bot_export, self.store, request.bot, request.what, request.format, pool,
-            organizer=organizer,
+            organizer=who.organizer, owner=who.owns(request.bot),
         )  # fmt: skip
         async for chunk in _sent(export):
             yield chunk

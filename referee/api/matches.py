@@ -51,8 +51,10 @@ class Matches:
         return api.RequestMatchResponse(match_ids=ids)
 
     async def GetMatch(self, request: Any, context: Any) -> api.GetMatchResponse:
-        organizer = await self.callers.is_organizer(context)
-        found = await asyncio.to_thread(matches.shown, self.store, request.id, organizer=organizer)
+        who = await self.callers.viewer(context)
+        found = await asyncio.to_thread(
+            matches.shown, self.store, request.id, organizer=who.organizer, owner=who.bot
+        )
         record = found["record"]
         return api.GetMatchResponse(
             match=messages.summary_message(found["match"]),

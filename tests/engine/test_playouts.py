@@ -113,6 +113,36 @@ def check_public(match: Match) -> None:
     assert {str(c) for cards in match.hands[0].dealt for c in cards} <= every, "organizer"
 
 
+def check_owners(match: Match) -> None:
+    """Each seat's owner, in its record and its replay of each hand, sees the cards that
+    seat saw (its own hand unless blind, its covered cards, its partners' when the rules
+    showed them) and those played face up, never another; its own hand whole."""
+    record = json.loads(json.dumps(to_record(match)))
+    rules = match.rules
+    for seat in range(match.n):
+        owned = public_record(record, [seat])
+        assert "seed" not in owned
+        for number, hand in enumerate(match.hands):
+            plays = [p for r in hand.rounds for p in r.plays] + list(hand.table)
+            allowed = {str(p.card) for p in plays if not p.covered} | {str(hand.vira)}
+            team = [seat]
+            if (
+                hand.kind is HandKind.SPECIAL
+                and rules.special_partner_view
+                and hand.deciding == seat & 1
+                and rules.team_size > 1
+            ):
+                team = list(range(seat & 1, match.n, 2))
+            if not hand.blind:
+                allowed |= {str(c) for s in team for c in hand.dealt[s]}
+                assert owned["hands"][number]["cards"][seat] == [str(c) for c in hand.dealt[seat]]
+            shown = set(CARD_WORD.findall(json.dumps(owned["hands"][number])))
+            assert shown <= allowed, f"seat {seat}'s owner's record shows {shown - allowed}"
+            steps = replay_hand(record, number, organizer=False, own=(seat,)).steps
+            shown = set(CARD_WORD.findall(json.dumps(steps)))
+            assert shown <= allowed, f"seat {seat}'s owner's replay shows {shown - allowed}"
+
+
 def candidate_actions(match: Match) -> list[Action]:
     """Every action that could be meant now, legal or not."""
     hand = match.hand
@@ -218,7 +248,9 @@ def test_random_playouts_keep_the_invariants(rules: Rules, seed: int) -> None:
 @pytest.mark.parametrize("rules", CASES)
 def test_views_and_legal_actions_at_every_step(rules: Rules) -> None:
     for seed in range(3):
-        check_public(play_out(rules, seed, deep_checks=True))
+        played = play_out(rules, seed, deep_checks=True)
+        check_public(played)
+        check_owners(played)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
