@@ -1,11 +1,17 @@
 """The web pages: thin Starlette handlers over the read model (:mod:`arena.read`).
 
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
-renders. Every route is a GET: nothing here changes the store. The organizer (the
-``Authorization: Bearer TOKEN`` header, or the cookie that visiting any page with
-``?token=TOKEN`` sets; the first organizer's token or a named organizer's: docs/events.md)
-sees the cards and the seeds that are hidden from everyone else, and the action log; a
-wrong token is refused, later and later for an address that keeps guessing. Errors of the
+renders. Nothing here changes the store: every route is a GET but the sign-in form's
+POST, which only sets a cookie. Who reads (:class:`Viewer`) shows a token in the
+``Authorization: Bearer TOKEN`` header, or in the cookie that signing in sets (the form
+at ``/sign-in``, or any page visited with ``?token=TOKEN``): the organizer (the first
+organizer's token or a named organizer's: docs/events.md) sees the cards and the seeds
+that are hidden from everyone else, and the action log; a bot's owner (the bot's own
+token) sees in its own matches the cards its seats saw, its processes' logs and its
+records with its cards. The cookie holds no token and the server keeps no sessions: it
+is a MAC, keyed by the first organizer's token, over the token's hash (docs/web.md,
+"Signing in"). A wrong token is refused, later and later for an address that keeps
+guessing. Errors of the
 kinds of :mod:`arena.errors` (and the engine's, for what a request names) are the
 visitor's: they become statuses with their reason in one place, the application's
 exception handler (:data:`STATUS`); anything else is a bug of ours, a 500 logged once.
@@ -20,7 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -31,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from arena.domain.actors import FIRST
+from arena.domain.actors import ANYONE, FIRST, Viewer
 from arena.domain.rating import WIDE_HALF
 from arena.engine import TrucoError, quoted
 from arena.errors import (
@@ -59,8 +65,10 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
+OWNER_COOKIE = "arena_owner"  # NAME:MAC, a bot's owner signed in
+FORM_BYTES = 4096  # the most of a sign-in form's body that is read
 
-Builder = Callable[[Store, Request, bool], dict[str, Any] | Export]  # an Export: a download
+Builder = Callable[[Store, Request, Viewer], dict[str, Any] | Export]  # an Export: a download
 
 STATUS: dict[type[Exception], int] = {  # the errors a page answers with their reason
     Invalid: 400,
@@ -186,75 +194,129 @@ def create_app(
                 return row.name
         return None
 
-    def organizer_of(request: Request) -> str | None:
-        """Who of the organizers asks (in a thread: it may look in the store)."""
+    def owner_cookie(name: str, hashed: bytes) -> str:
+        """The cookie of bot ``name``'s owner: signed with the first organizer's token,
+        over the hash of the bot's token (a rotated token makes it worthless)."""
+        mac = hmac.new(secret, b"arena-web-owner:" + name.encode() + b":" + hashed, "sha256")
+        return f"{name}:{mac.hexdigest()}"
+
+    def token_viewer(token: str) -> Viewer | None:
+        """Who a token is: an organizer, a bot's owner; None: nobody (in a thread)."""
+        if token_holder(token) is not None:
+            return Viewer(organizer=True)
+        row = store.bot_for_token(token)
+        return None if row is None else Viewer(bot=row.name)
+
+    def owner_of(cookie: str) -> Viewer:
+        """The owner whose cookie this is (anyone: a cookie of no bot, or of its old token)."""
+        name = cookie.rpartition(":")[0]
+        row = store.bot(name) if name else None
+        if row is None or row.token_hash is None:
+            return ANYONE
+        right = owner_cookie(row.name, row.token_hash)
+        return Viewer(bot=row.name) if hmac.compare_digest(cookie, right) else ANYONE
+
+    def viewer_of(request: Request) -> Viewer:
+        """Who reads (in a thread: it may look in the store)."""
         token = _bearer(request)
         if token is not None:
-            return token_holder(token)
+            return token_viewer(token) or ANYONE
         cookie = request.cookies.get(COOKIE, "")
-        return cookie_holder(cookie) if cookie else None
+        if cookie and cookie_holder(cookie) is not None:
+            return Viewer(organizer=True)
+        owned = request.cookies.get(OWNER_COOKIE, "")
+        return owner_of(owned) if owned else ANYONE
 
-    async def wrong_token(request: Request, template: str | None) -> Response | None:
-        """The refusal of a request offering a token that is no organizer's, held longer
-        and longer for an address that keeps guessing (:mod:`arena.guard`); None when
-        every token it offers is right."""
-        offered = _offered(request)
+    async def wrong_token(
+        request: Request, template: str | None, offered: list[str]
+    ) -> Response | None:
+        """The refusal of a request offering a token that is nobody's, held longer and
+        longer for an address that keeps guessing (:mod:`arena.guard`); None when every
+        token it offers is right. It says no more than that."""
         if not offered or all(
-            [await asyncio.to_thread(token_holder, token) is not None for token in offered]
+            [await asyncio.to_thread(token_viewer, token) is not None for token in offered]
         ):
             return None
         address = request.client.host if request.client else ""
         if failed.busy(address):
             return _error(request, template, 429, "too many wrong tokens; try again later")
-        log.info("refused a wrong organizer token from %s", address)
+        log.info("refused a wrong token from %s", address)
         await failed.hold(address)
-        return _error(request, template, 403, "not the organizer's token")
+        return _error(request, template, 403, "not a token of this arena")
 
     def page(builder: Builder, template: str | None) -> Callable[[Request], Awaitable[Response]]:
         """A handler: the page's dict as HTML (``template``) or as its JSON twin (None)."""
 
         async def handle(request: Request) -> Response:
-            refused = await wrong_token(request, template)
+            refused = await wrong_token(request, template, _offered(request))
             if refused is not None:
                 return refused
             if "token" in request.query_params:
-                return _sign_in(request)
-            organizer = await asyncio.to_thread(organizer_of, request) is not None
+                return await signed_in(
+                    request, request.query_params["token"], _without_token(request)
+                )
+            viewer = await asyncio.to_thread(viewer_of, request)
+            organizer = viewer.organizer
             try:
-                data = await asyncio.to_thread(builder, store, request, organizer)
+                data = await asyncio.to_thread(builder, store, request, viewer)
             except tuple(STATUS):
                 raise  # the visitor's: the exception handler's
             except Exception:
                 log.exception("%s failed", request.url.path)
                 return _error(request, template, 500, BUG)
-            headers = {"Cache-Control": "private, no-store"} if organizer else {}
+            headers = {"Cache-Control": "private, no-store"} if viewer != ANYONE else {}
             if isinstance(data, Export):
                 return downloads.response(data, headers)
             if template is None:
                 return JSONResponse(data, headers=headers)
-            context = {"page": data, "organizer": organizer, "json_url": "/api" + _here(request)}
+            context = {
+                "page": data,
+                "organizer": organizer,
+                "owner": viewer.bot,
+                "json_url": "/api" + _here(request),
+            }
             return templates.TemplateResponse(request, template, context, headers=headers)
 
         return handle
 
-    def _sign_in(request: Request) -> Response:
-        """The cookie of the organizer, for a request whose ``?token=`` is right; back to
-        the same page without the token."""
-        query = "&".join(
-            f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
-        )
-        response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), 303)
-        token = request.query_params["token"]
-        first = hmac.compare_digest(token.encode(), secret)
-        response.set_cookie(
-            COOKIE,
-            cookie_value if first else named_cookie(token_hash(token)),
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
-        log.info("organizer view opened from %s", request.client.host if request.client else "?")
+    async def signed_in(request: Request, token: str, to: str) -> Response:
+        """The cookie of whoever ``token`` (a right one) is, the other one cleared; then
+        to ``to``, a page of this site."""
+        viewer = await asyncio.to_thread(token_viewer, token)
+        response = RedirectResponse(to, 303)
+        https = request.url.scheme == "https"
+        if viewer is not None and viewer.organizer:
+            first = hmac.compare_digest(token.encode(), secret)
+            value = cookie_value if first else named_cookie(token_hash(token))
+            kept, cleared = COOKIE, OWNER_COOKIE
+        else:
+            assert viewer is not None and viewer.bot is not None  # wrong_token refused others
+            value, kept, cleared = owner_cookie(viewer.bot, token_hash(token)), OWNER_COOKIE, COOKIE
+        response.set_cookie(kept, value, httponly=True, samesite="strict", secure=https)
+        response.delete_cookie(cleared)
+        who = "organizer" if viewer.organizer else f"owner of {viewer.bot}"
+        log.info("%s signed in from %s", who, request.client.host if request.client else "?")
         return response
+
+    async def sign_in(request: Request) -> Response:
+        """The sign-in form (GET), and its token taken (POST: a form of this site only,
+        as the browser's Sec-Fetch-Site or Origin tells)."""
+        if request.method == "GET":
+            context = {"page": {"error": None}, "organizer": False, "owner": None}
+            return templates.TemplateResponse(request, "signin.html", context)
+        if not _same_site(request):
+            return _error(request, "error.html", 403, "sign in from this site's own form")
+        form = parse_qs((await _body(request)).decode("utf-8", "replace"))
+        token = (form.get("token") or [""])[0].strip()
+        to = (form.get("next") or [""])[0]
+        if not token:
+            return _error(request, "error.html", 400, "give a token: your bot's or an organizer's")
+        refused = await wrong_token(request, "error.html", [token])
+        if refused is not None:
+            return refused
+        return await signed_in(
+            request, token, to if to.startswith("/") and not to.startswith("//") else "/"
+        )
 
     async def refusal(request: Request, error: Exception) -> Response:
         """The status of the error's kind, with its message (the store's own, when it is
@@ -283,6 +345,7 @@ def create_app(
     async def sign_out(request: Request) -> Response:
         response = RedirectResponse("/", 303)
         response.delete_cookie(COOKIE)
+        response.delete_cookie(OWNER_COOKIE)
         return response
 
     async def health(request: Request) -> Response:
@@ -296,11 +359,14 @@ def create_app(
         ("/tournaments", _tournaments, "tournaments.html"),
         ("/runs/{id}", _run, "run.html"),
         ("/tests/{id}", _test, "test.html"),
+        ("/matches/{id}/log", _process_log, "process-log.html"),
         ("/organizer/log", _log, "log.html"),
     ]
     routes: list[Any] = [
         Route("/", front),
         Route("/health", health),
+        Route("/sign-in", sign_in, methods=["GET", "POST"]),
+        Route("/sign-out", sign_out),
         Route("/organizer/leave", sign_out),
         Route("/api/matches/{id}/record", page(_record, None)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
@@ -329,6 +395,35 @@ def _offered(request: Request) -> list[str]:
     return request.query_params.getlist("token") + ([] if bearer is None else [bearer])
 
 
+def _without_token(request: Request) -> str:
+    """The page asked for, without its ``?token=``."""
+    query = "&".join(
+        f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
+    )
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def _same_site(request: Request) -> bool:
+    """Whether a POST comes from a page of this site: the browser says so in
+    Sec-Fetch-Site, or (an older one) in Origin; a script sending neither is no page of
+    another site's (a forged form always carries one or the other)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
+
+
+async def _body(request: Request) -> bytes:
+    """A form's body, at most FORM_BYTES of it (a token is 43 characters)."""
+    body = b""
+    async for part in request.stream():
+        body += part
+        if len(body) > FORM_BYTES:
+            raise Invalid(f"a sign-in form is at most {FORM_BYTES} bytes")
+    return body
+
+
 def _here(request: Request) -> str:
     path = request.url.path
     return path + (f"?{request.url.query}" if request.url.query else "")
@@ -345,44 +440,47 @@ def _int(request: Request, name: str, default: int) -> int:
     return number
 
 
-def _leaderboard(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _leaderboard(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     p = request.path_params
     retired = request.query_params.get("retired") == "1"
     return ratings.leaderboard(store, f"{p['preset']}/{p['size']}", retired=retired)
 
 
-def _bots(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _bots(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     return bots.bots(store)
 
 
-def _bot(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _bot(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     q = request.query_params
     return bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
 
 
-def _match(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
+    hand = _int(request, "hand", 0)
     data = matches.match(
-        store, request.path_params["id"], _int(request, "hand", 0), organizer=organizer
+        store, request.path_params["id"], hand, organizer=viewer.organizer, owner=viewer.bot
     )
     last = max(len(data["steps"]) - 1, 0)
     data["step"] = min(_int(request, "step", 0), last)
     return data
 
 
-def _record(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return matches.record(store, request.path_params["id"], organizer=organizer)
+def _record(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
+    match_id = request.path_params["id"]
+    return matches.record(store, match_id, organizer=viewer.organizer, owner=viewer.bot)
 
 
-def _tournaments(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
-    return tournaments.tournaments(store, organizer=organizer)
+def _tournaments(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
+    return tournaments.tournaments(store, organizer=viewer.organizer)
 
 
-def _run(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _run(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     page = request.query_params.get("page", "")
-    return tournaments.run(store, request.path_params["id"], organizer=organizer, page=page)
+    run_id = request.path_params["id"]
+    return tournaments.run(store, run_id, organizer=viewer.organizer, page=page)
 
 
-def _test(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _test(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     text = request.path_params["id"]
     number = parse_id(text)
     if number is None:
@@ -390,9 +488,21 @@ def _test(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
     return dict(sprts.sprt(store, number))
 
 
-def _log(store: Store, request: Request, organizer: bool) -> dict[str, Any]:
+def _process_log(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
+    """What the hosted processes of a match printed, for their owner's eyes (and the
+    organizer's)."""
+    if viewer == ANYONE:
+        raise Unauthenticated(
+            "a process's log is for its bot's owner: sign in with the bot's token at /sign-in"
+        )
+    return matches.process_logs(
+        store, request.path_params["id"], organizer=viewer.organizer, owner=viewer.bot
+    )
+
+
+def _log(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     """The action log (docs/events.md), for the organizers' eyes only."""
-    if not organizer:
+    if not viewer.organizer:
         raise Unauthenticated(
             "the action log is for the organizers: open this page with ?token=YOUR_TOKEN "
             "(an organizer's), or send it as Authorization: Bearer"

@@ -2,7 +2,8 @@
 page, a leaderboard and a bot's page, each streamed as it is read
 (:mod:`arena.read.exports`). They are pages of :func:`arena.web.app.create_app` like the
 others (the same refusals of wrong tokens, the same errors, the organizer signed in gets
-the whole records), whose builders here return an export instead of a dict.
+the whole records, a bot's owner signed in its records with its own seats' cards), whose
+builders here return an export instead of a dict.
 
 | route | the file |
 |---|---|
@@ -17,6 +18,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
+from arena.domain.actors import Viewer
 from arena.engine import quoted
 from arena.errors import NotFound, parse_id
 from arena.read import exports
@@ -33,26 +35,28 @@ def response(export: Export, headers: dict[str, str]) -> StreamingResponse:
     )
 
 
-def _run(store: Store, request: Request, organizer: bool) -> Export:
+def _run(store: Store, request: Request, viewer: Viewer) -> Export:
     text = request.path_params["id"]
     number = parse_id(text)
     if number is None:
         raise NotFound(f"no tournament run {quoted(text)}")
     q, fmt = request.query_params, request.path_params["format"]
-    return exports.run_export(store, number, q.get("what"), fmt, organizer=organizer)
+    return exports.run_export(store, number, q.get("what"), fmt, organizer=viewer.organizer)
 
 
-def _pool(store: Store, request: Request, organizer: bool) -> Export:
+def _pool(store: Store, request: Request, viewer: Viewer) -> Export:
     p = request.path_params
     retired = request.query_params.get("retired") == "1"
     return exports.pool_export(store, f"{p['preset']}/{p['size']}", p["format"], retired=retired)
 
 
-def _bot(store: Store, request: Request, organizer: bool) -> Export:
+def _bot(store: Store, request: Request, viewer: Viewer) -> Export:
     q, p = request.query_params, request.path_params
+    name = p["name"]
     return exports.bot_export(
-        store, p["name"], q.get("what"), p["format"], q.get("pool") or None, organizer=organizer
-    )
+        store, name, q.get("what"), p["format"], q.get("pool") or None,
+        organizer=viewer.organizer, owner=viewer.owns(name),
+    )  # fmt: skip
 
 
 ROUTES = [

@@ -2,7 +2,7 @@
 
 The pages load only the site's own stylesheet, script and icon, and draw their charts as
 inline SVG without inline style, so the policy allows nothing else: an injected script or
-style, a frame around the pages or a form posting elsewhere is refused by the browser.
+style, a frame around the pages or a form posting to another site is refused by the browser.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "style-src 'self'",  # /static/style.css
         "img-src 'self'",  # the icon
         "base-uri 'none'",
-        "form-action 'none'",
+        "form-action 'self'",  # the sign-in form
         "frame-ancestors 'none'",
     ]
 )

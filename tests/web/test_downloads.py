@@ -112,4 +112,4 @@ def test_what_cannot_be_downloaded_says_why(
 
 def test_a_wrong_token_is_refused(client: TestClient) -> None:
     got = client.get("/runs/1/export.csv", headers={"Authorization": "Bearer guess"})
-    assert got.status_code == 403 and "not the organizer" in got.text
+    assert got.status_code == 403 and "not a token of this arena" in got.text

@@ -111,7 +111,7 @@ def test_whole_requests_are_served_on_one_connection_however_slow_the_answer(
         start = time.monotonic()
         conn.request("GET", "/api/bots?token=guess")
         held = conn.getresponse()
-        assert held.status == 403 and b"not the organizer" in held.read()
+        assert held.status == 403 and b"not a token of this arena" in held.read()
         assert time.monotonic() - start >= 2 * HEAD_S
         conn.request("GET", "/api/bots")
         last = conn.getresponse()

@@ -320,7 +320,7 @@ def test_the_token_in_a_link_opens_the_organizer_view_by_cookie(
     client.cookies.set(COOKIE, "forged")
     assert client.get("/api/matches/m-0").json()["organizer"] is False
     wrong = client.get("/api/matches/m-0", headers={"Authorization": "Bearer nope"})
-    assert wrong.status_code == 403 and wrong.json() == {"error": "not the organizer's token"}
+    assert wrong.status_code == 403 and wrong.json() == {"error": "not a token of this arena"}
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
