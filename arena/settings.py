@@ -12,7 +12,10 @@ it (:func:`referee_socket`); ``ARENA_HOME`` is made readable by its owner only, 
 sockets that do not fit there go to a folder of the user's own (:func:`private_socket`).
 ``ARENA_ORGANIZER_TOKEN`` is a named organizer's own token, which the CLI then sends
 instead of the first organizer's (``ARENA_ADMIN_TOKEN``, or the one generated into
-``ARENA_HOME``). ``ARENA_CA_FILE``
+``ARENA_HOME``); ``ARENA_TOKEN``, a bot's own token, is what the CLI's reading commands
+send (then they show that bot's owner its own cards). Only the commands that start an
+arena (serve, worker, web, demo) generate the organizer's token into ``ARENA_HOME``
+when it is missing; the others use it when it is there. ``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
 """
@@ -65,6 +68,7 @@ class Settings:
 
     organizer_token_value: str | None = None  # the CLI's organizer calls: a named
     # organizer's own token (docs/events.md); None: admin_token()
+    bot_token_value: str | None = None  # the CLI's reading calls: a bot's own token
 
     @staticmethod
     def from_env(env: Mapping[str, str] = os.environ) -> Settings:
@@ -88,6 +92,7 @@ class Settings:
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
             organizer_token_value=env.get("ARENA_ORGANIZER_TOKEN") or None,
+            bot_token_value=env.get("ARENA_TOKEN") or None,
         )
 
     def organizer_referee(self) -> str:
@@ -104,16 +109,26 @@ class Settings:
         as configured."""
         return open_channel(address or self.referee_address, self.ca_file, self.tls)
 
-    def organizer_token(self) -> str:
+    def organizer_token(self) -> str | None:
         """The token the CLI sends for an organizer's calls: ``ARENA_ORGANIZER_TOKEN`` (a
         named organizer's own, from ``arena organizer add``), else the first organizer's
-        (:meth:`admin_token`). Only the clients read it: the servers' first organizer is
-        always :meth:`admin_token`'s, whoever runs them."""
-        return self.organizer_token_value or self.admin_token()
+        when this machine has it (:meth:`known_admin_token`); never one generated. Only
+        the clients read it: the servers' first organizer is always :meth:`admin_token`'s,
+        whoever runs them."""
+        return self.organizer_token_value or self.known_admin_token()
+
+    def known_admin_token(self) -> str | None:
+        """The first organizer's token if this machine has it: ``ARENA_ADMIN_TOKEN``, else
+        ``ARENA_HOME/admin-token`` when an arena started here made it; None: neither."""
+        if self.admin_token_value:
+            return self.admin_token_value
+        path = self.home / "admin-token"
+        return path.read_text().strip() if path.exists() else None
 
     def admin_token(self) -> str:
         """The organizer's token: ``ARENA_ADMIN_TOKEN``, else one generated once into
-        ``ARENA_HOME/admin-token`` (readable by its owner only)."""
+        ``ARENA_HOME/admin-token`` (readable by its owner only). For the processes that
+        start an arena only: the others ask :meth:`known_admin_token`."""
         if self.admin_token_value:
             return self.admin_token_value
         path = self.home / "admin-token"

@@ -14,6 +14,8 @@ KIND says:
 - ``slow``: waits ``--delay-ms`` before each answer.
 - ``crash``: exits abruptly after N decisions.
 - ``flaky``: after N decisions drops the stream, then reconnects and plays on.
+- ``cover``: plays a card face down whenever the rules allow one (else its first legal
+  action), so that its matches hold covered cards.
 - ``company``: answers nothing until it is seated in two matches at once, then answers
   what it held and plays on (so its first match is still on when a second one starts,
   however quick the bots, unless the referee never plays two of its matches at once).
@@ -135,8 +137,16 @@ def session(
                 time.sleep(delay_ms / 1000)
             for bad in misbehave(kind, request):
                 outbox.put(bad)
-            outbox.put(reply(request.match_id, request.request_id, request.view.legal[0]))
+            outbox.put(reply(request.match_id, request.request_id, choose(kind, request)))
     return "ended"
+
+
+def choose(kind: str, request: pb.DecisionRequest) -> pb.Action:
+    """Its first legal action; for ``cover``, the first covered play when there is one."""
+    legal = request.view.legal
+    if kind == "cover":
+        return next((a for a in legal if a.covered), legal[0])
+    return legal[0]
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import Invalid
+from arena.guard import new_token
 from arena.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -20,18 +21,21 @@ STREAM_S = 3600  # the longest a streamed call (an export) may take
 
 class Arena:
     """A client of one Arena API, with an organizer's token for the calls that need it
-    (``ARENA_ORGANIZER_TOKEN``, a named organizer's, else the first organizer's).
+    (``ARENA_ORGANIZER_TOKEN``, a named organizer's, else the first organizer's when this
+    machine has it: none is ever made here) and a bot's for the others (``ARENA_TOKEN``,
+    if set: then GetMatch and ExportBot show that bot's owner its own cards).
 
     :meth:`from_env` finds the API: ``$ARENA_ADDRESS`` when set (its first address); else
     the ``arena serve`` of ``$ARENA_HOME``, on its private socket; else an Arena API that
-    this process serves itself on the store (``$ARENA_DATABASE_URL`` or the embedded PostgreSQL,
-    plaintext on loopback), so that reading and organizing work with no server running.
+    this process serves itself on the store (``$ARENA_DATABASE_URL`` or the embedded
+    PostgreSQL, plaintext on loopback), so that reading and organizing work with no server
+    running; its first organizer's token is the machine's, or, when it has none, one that
+    lives and dies with the process (never written).
     Never a TCP port nobody named: whoever listened there first would be sent the
     organizer's token."""
 
-    def __init__(self, address: str, admin_token: str, settings: Settings) -> None:
+    def __init__(self, address: str, settings: Settings) -> None:
         self.address = address
-        self._admin = admin_token
         self._settings = settings
 
     @staticmethod
@@ -39,9 +43,13 @@ class Arena:
         settings = Settings.from_env()
         address = settings.referee_address
         if not settings.referee_named:
-            address = own_referee(settings.home) or _serve_here(settings)
+            own = own_referee(settings.home)
+            if own is None:
+                token = settings.known_admin_token() or new_token()  # the process's own
+                settings = dataclasses.replace(settings, admin_token_value=token)
+            address = own or _serve_here(settings)
             settings = dataclasses.replace(settings, ca_file=None, tls=False)
-        return Arena(address, settings.organizer_token(), settings)
+        return Arena(address, settings)
 
     def call(
         self,
@@ -90,8 +98,28 @@ class Arena:
             channel = self._settings.channel(self.address)
         except Invalid as e:  # an unreadable CA file
             raise SystemExit(f"arena: {e}") from None
-        bearer = token or (self._admin if organizer else None)
+        bearer = token or (self._organizer() if organizer else self._reader())
         return channel, [("authorization", f"Bearer {bearer}")] if bearer else []
+
+    def reads_as_organizer(self) -> bool:
+        """Whether a reading call that shows more to an organizer goes as one: the
+        machine has an organizer's token, and no bot's (``ARENA_TOKEN``) is set."""
+        settings = self._settings
+        return settings.bot_token_value is None and settings.organizer_token() is not None
+
+    def _organizer(self) -> str:
+        token = self._settings.organizer_token()
+        if token is None:
+            raise SystemExit(
+                f"arena: this command needs an organizer's token, and this machine has none "
+                f"(no arena was started under {self._settings.home}): set "
+                "ARENA_ORGANIZER_TOKEN (a named organizer's) or ARENA_ADMIN_TOKEN"
+            )
+        return token
+
+    def _reader(self) -> str | None:
+        """The token of the other calls: the bot's (``ARENA_TOKEN``), if set."""
+        return self._settings.bot_token_value
 
     @staticmethod
     def _stub(channel: Any, method: str) -> Any:

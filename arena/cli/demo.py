@@ -106,7 +106,7 @@ def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
             print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
             print(f"Follow it at {web}/runs/{run.id}\n")
             plain = dataclasses.replace(settings, ca_file=None, tls=False)  # its own referee
-            arena = Arena(address, settings.admin_token(), plain)
+            arena = Arena(address, plain)
             code = watch(arena, run.id)
             print()
             print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest()))

@@ -92,7 +92,14 @@ def _local(sub: Commands) -> None:
         "opponent's hand in the second match of a pair, so the arena never duplicates deals "
         "between bots that dial in.",
     )
-    p.add_argument("show", nargs="?", choices=["show"], help="show a recorded match instead")
+    p.add_argument(
+        "show",
+        nargs="?",
+        choices=["show"],
+        help="print a recorded match instead: its line, then each hand's actions (--json: "
+        "its record); with a bot's token in $ARENA_TOKEN as that bot's owner sees it (its "
+        "own cards too), else as the organizer if this machine has the token, else as anyone",
+    )
     p.add_argument("id", nargs="?", help="with show: the match id")
     p.add_argument("--rules", type=rules, default=Rules(), help="PRESET[:param=value,...]")
     p.add_argument(

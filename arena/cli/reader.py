@@ -104,7 +104,10 @@ def show_match(args: argparse.Namespace) -> int:
     if not args.id:
         print("arena match show: give the match id", file=sys.stderr)
         return 2
-    reply = Arena.from_env().call("GetMatch", api.GetMatchRequest(id=args.id), organizer=True)
+    arena = Arena.from_env()  # as ARENA_TOKEN's bot's owner, else the organizer if known
+    reply = arena.call(
+        "GetMatch", api.GetMatchRequest(id=args.id), organizer=arena.reads_as_organizer()
+    )
     if args.json:
         print(reply.record_json or "null")
         return 0
