@@ -314,9 +314,7 @@ def create_app(
         refused = await wrong_token(request, "error.html", [token])
         if refused is not None:
             return refused
-        return await signed_in(
-            request, token, to if to.startswith("/") and not to.startswith("//") else "/"
-        )
+        return await signed_in(request, token, to if _own_path(to) else "/")
 
     async def refusal(request: Request, error: Exception) -> Response:
         """The status of the error's kind, with its message (the store's own, when it is
@@ -401,6 +399,12 @@ def _without_token(request: Request) -> str:
         f"{quote(k)}={quote(v)}" for k, v in request.query_params.multi_items() if k != "token"
     )
     return request.url.path + (f"?{query}" if query else "")
+
+
+def _own_path(to: str) -> bool:
+    """Whether ``to`` is a path of this site (not ``//host``, nor ``/\\host``, which
+    browsers read as another site's)."""
+    return to.startswith("/") and not to.startswith("//") and "\\" not in to
 
 
 def _same_site(request: Request) -> bool:

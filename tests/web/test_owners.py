@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from starlette.testclient import TestClient
@@ -87,6 +88,15 @@ def test_the_form_refuses_another_sites_post_and_a_wrong_token(site: Any) -> Non
     assert "guessed" not in wrong.text
     too_long = client.post("/sign-in", content="token=" + "x" * 5000, headers=FORM)
     assert too_long.status_code == 400
+
+
+def test_the_form_goes_back_to_a_page_of_this_site_only(site: Any) -> None:
+    client, tokens, _ = site
+    assert 'href="/sign-in?next=/bots/alpha"' in client.get("/bots/alpha").text
+    for away in ("//evil.example/x", "/\\evil.example/x", "https://evil.example/"):
+        body = f"token={tokens['alpha']}&next={quote(away)}"
+        signed = client.post("/sign-in", content=body, headers=FORM, follow_redirects=False)
+        assert signed.status_code == 303 and signed.headers["location"] == "/", away
 
 
 def test_the_organizers_token_signs_in_by_the_form_too(site: Any) -> None:
