@@ -255,7 +255,7 @@ def _session(
         while (message := outbox.get()) is not None:
             yield message
 
-    views: dict[tuple[str, int], View] = {}  # open requests, for a retry: gone as they end
+    views: dict[str, tuple[int, View]] = {}  # each match's latest request, for a retry
     seats: dict[str, int] = {}  # each match in progress: the bot's (first) seat
     decide = _decider(bot)
     ends = _ender(bot)
@@ -274,8 +274,7 @@ def _session(
                         asked.time_bank_ms, time.monotonic(),
                     )  # fmt: skip
                     seen = view_from_pb(asked.view)
-                    views = {k: v for k, v in views.items() if k[0] != asked.match_id}
-                    views[(asked.match_id, asked.request_id)] = seen  # a match's latest only
+                    views[asked.match_id] = (asked.request_id, seen)
                     action, error = _decide(bot, decide, seen, request)
                     outbox.put(_reply(asked.match_id, asked.request_id, action, error))
                     stats.decisions += 1
@@ -284,8 +283,9 @@ def _session(
                     stats.rejections += 1
                     stats.rejected.append(rejected.reason)
                     log.warning("action rejected: %s", rejected.reason)
-                    retry = views.pop((rejected.match_id, rejected.request_id), None)
-                    if retry is not None:  # one more try, with the first legal action
+                    asked_id, retry = views.get(rejected.match_id, (None, None))
+                    if retry is not None and asked_id == rejected.request_id:  # one more try,
+                        del views[rejected.match_id]  # with the first legal action
                         outbox.put(_reply(rejected.match_id, rejected.request_id, retry.legal[0]))
                 elif kind == "match_started":
                     started = message.match_started
@@ -300,7 +300,7 @@ def _session(
                     stats.results.append(ended)
                     seat = seats.pop(ended.match_id, None)
                     _hook(bot, "on_match_end", *ends(ended.match_id, ended, seat))
-                    views = {k: v for k, v in views.items() if k[0] != ended.match_id}
+                    views.pop(ended.match_id, None)
                     if max_matches is not None and stats.ended >= max_matches:
                         return True
         finally:

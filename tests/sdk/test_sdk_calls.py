@@ -19,6 +19,7 @@ from arena import sdk
 from arena.bots import house_bot
 from arena.domain.clock import TimeControl
 from arena.engine import Action, Match, Rules, View, view
+from arena.engine.cards import ALL_CARDS
 from arena.sdk import Request, run
 from referee.runner import MatchRunner
 from tests.referee.test_sessions import Referee, referee  # noqa: F401 (the fixture)
@@ -115,6 +116,41 @@ def test_stats_count_every_match_and_keep_the_latest_only(
     assert new.ended == [(f"m-{n}", n % 2) for n in range(5)]  # its seat in each
     assert {r.match_id for r in new.asked} == {f"m-{n}" for n in range(5)}
     assert all(r.seat == int(r.match_id[-1]) % 2 for r in new.asked)
+
+
+class Liar:
+    """Plays a card it does not hold, whatever is asked: every action is refused."""
+
+    name = "liar"
+
+    def decide(self, view: View) -> Action:
+        held = set(view.cards) | {c for _, cards in view.partners for c in cards}
+        for card in sorted(ALL_CARDS, key=lambda c: c.index):
+            if card not in held and Action.play(card) not in view.legal:
+                return Action.play(card)
+        raise AssertionError("every card is held")
+
+
+def test_a_rejected_action_is_retried_once_with_the_first_legal_one(
+    referee: Referee,  # noqa: F811
+) -> None:
+    beta = referee.tokens.issue("beta")
+    address = referee.server.address
+    clock = TimeControl(decision_ms=2000, time_bank_ms=0, reconnect_grace_ms=5000)
+    with ThreadPoolExecutor(2) as pool:
+        alpha_run = pool.submit(run, Liar(), address, referee.token, max_matches=1)
+        beta_run = pool.submit(run, house_bot("random"), address, beta, max_matches=1)
+        referee.call(referee.hub.wait_for(["alpha", "beta"], 10))
+        runner = MatchRunner(
+            referee.hub, "m-liar", Rules(), ["alpha", "beta"], seed=3, clock=clock,
+            stand_in=lambda: house_bot("random"),
+        )  # fmt: skip
+        record = referee.call(runner.run())
+        stats = alpha_run.result(30)
+        beta_run.result(30)
+    assert stats.rejections == stats.decisions > 0 and stats.rejected[-1]
+    assert record["faults"]["alpha"]["rejected"] == stats.decisions
+    assert record["faults"]["alpha"]["timeouts"] == 0  # each retry came in time
 
 
 def test_arena_bot_run_says_when_it_connects_and_when_it_tries_again(
