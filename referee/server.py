@@ -137,8 +137,10 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
             )
-        # a token book may ask the database: keep the event loop free meanwhile
-        bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
+        # a token book may ask the database: keep the event loop free meanwhile (a match
+        # token the arena did not sign is no bot's)
+        known = token and not is_match_token(token)
+        bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if known else None
         if bot is None:
             await self._refuse(context, address, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))

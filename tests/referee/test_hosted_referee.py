@@ -129,6 +129,15 @@ def test_a_match_token_is_good_for_its_own_match_only(
     assert forged.error().details() == "unknown token"
     for client in (other, forged):
         client.close()
+    # a forged one counts as a bad token (the arena's own do not): after 3 of them, a
+    # fourth's refusal is held (0.1 s)
+    for _ in range(3):
+        forged = Client(ref.server.address)
+        asked = time.monotonic()
+        forged.hello(match_token(b"not the arena's key", "m-2", "alpha@1"))
+        assert forged.error().code() == grpc.StatusCode.UNAUTHENTICATED
+        forged.close()
+    assert time.monotonic() - asked >= 0.1
 
 
 def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
