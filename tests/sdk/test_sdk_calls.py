@@ -164,12 +164,21 @@ def test_arena_bot_run_says_when_it_connects_and_when_it_tries_again(
     )  # fmt: skip
     try:
         assert bot.stderr is not None
-        connected = bot.stderr.readline()  # blocks until it says something
-        assert f"arena bot run: connected to {address} as alpha" in connected, connected
+        said: list[str] = []
+
+        def says(text: str) -> str:
+            """The next line of what it prints that holds ``text`` (other lines, gRPC's
+            own say, are passed over); blocks until it prints one."""
+            for line in bot.stderr:  # type: ignore[union-attr]
+                said.append(line)
+                if text in line:
+                    return line
+            raise AssertionError(f"it ended without saying {text!r}: {said}")
+
+        says(f"arena bot run: connected to {address} as alpha")
         referee.call(referee.server.stop(0))  # its stream ends: it says so, and retries
-        ended = bot.stderr.readline()
-        assert f"arena bot run: connection to {address} " in ended, ended
-        assert "retrying in 0.1 s" in ended, ended
+        ended = says(f"arena bot run: connection to {address} ")
+        assert "retrying in 0.1 s" in ended, said
     finally:
         bot.kill()
         bot.wait()
