@@ -23,22 +23,31 @@ nodes on one database) is given as a list, ``ARENA_ADDRESS=a:50051,b:50051``: th
 dials them in turn, moves to the next one at once when its own goes away, and waits
 only once every one of them has failed (:class:`Rotation`).
 
-``view`` is an :class:`arena.engine.View`: cards and actions are engine types. A bot may
-set ``version`` and ``concurrency`` (the most matches it plays at once) as attributes,
-and may define ``on_hand_end(match_id, hand)`` (a :class:`arena.engine.view.SeenHand`,
-after every hand of its matches) and ``on_match_end(match_id, ended)`` (the
-``MatchEnded`` message). Every view also carries the latest finished hand as
-``view.last_hand``.
+``view`` is an :class:`arena.engine.View`: cards and actions are engine types, the
+seat's cards in the order they were dealt. A ``decide`` with a second parameter (without
+a default) gets the :class:`Request` too: the match id, the seat and the deadline
+(``decide(view, request)``; ``decide(view)`` works as ever). A bot may set ``version``
+and ``concurrency`` (the most matches it plays at once) as attributes, and may define
+``on_hand_end(match_id, hand)`` (a :class:`arena.engine.view.SeenHand`, after every hand
+of its matches) and ``on_match_end(match_id, ended)`` (the ``MatchEnded`` message), or
+``on_match_end(match_id, ended, seat)`` to be told its seat. Every view also carries the
+latest finished hand as ``view.last_hand``.
+
+What the SDK keeps is bounded: :class:`Stats` counts, and keeps only the last
+``KEPT`` of its lists; the views and seats of a match go when it ends.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import queue
 import time
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import grpc
 
@@ -77,15 +86,50 @@ class BotError(RuntimeError):
     """The referee refused the bot for good (bad token, wrong version, taken over)."""
 
 
+KEPT = 100  # the most entries of each list Stats keeps (the latest): a run's memory stays flat
+
+
+def _kept() -> deque[Any]:
+    return deque(maxlen=KEPT)
+
+
 @dataclass
 class Stats:
-    """What a bot's run has seen, for its logs and tests."""
+    """What a bot's run has seen, for its logs and tests: counts of everything, and the
+    latest ``KEPT`` of each list (a bot that plays for months holds no more)."""
 
-    matches: int = 0
+    matches: int = 0  # matches started
+    ended: int = 0  # MatchEnded messages
     decisions: int = 0
-    nodes: list[str] = field(default_factory=list)  # the address of every Welcome, in order
-    rejected: list[str] = field(default_factory=list)
-    results: list[pb.MatchEnded] = field(default_factory=list)
+    rejections: int = 0
+    welcomes: int = 0
+    nodes: deque[str] = field(default_factory=_kept)  # the address of each Welcome, in order
+    rejected: deque[str] = field(default_factory=_kept)  # the reasons
+    results: deque[pb.MatchEnded] = field(default_factory=_kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A decision request as the SDK received it, for a ``decide(view, request)``: whose
+    match and seat, and how long there is. ``deadline_ms`` is the time the referee gave
+    when it sent the request (``time_bank_ms`` of it the time bank); ``deadline`` is when
+    that runs out on this machine's :func:`time.monotonic` clock, counted from the
+    request's arrival (the network's delay is the bot's to allow for)."""
+
+    match_id: str
+    request_id: int
+    seat: int
+    deadline_ms: int
+    time_bank_ms: int
+    received_at: float  # time.monotonic() when it arrived
+
+    @property
+    def deadline(self) -> float:
+        return self.received_at + self.deadline_ms / 1000
+
+    def left_ms(self) -> int:
+        """The milliseconds left now (0 once the deadline has passed)."""
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
 
 
 @dataclass
@@ -211,7 +255,10 @@ def _session(
         while (message := outbox.get()) is not None:
             yield message
 
-    views: dict[tuple[str, int], View] = {}
+    views: dict[str, tuple[int, View]] = {}  # each match's latest request, for a retry
+    seats: dict[str, int] = {}  # each match in progress: the bot's (first) seat
+    decide = _decider(bot)
+    ends = _ender(bot)
     with open_channel(address, *secure, options=KEEPALIVE) as channel:
         stream = bot_pb2_grpc.RefereeStub(channel).Play(outgoing())
         try:
@@ -221,30 +268,40 @@ def _session(
                     welcomed_at.append(time.monotonic())
                     _welcomed(address, message.welcome, stats)
                 elif kind == "decision":
-                    request = message.decision
-                    seen = view_from_pb(request.view)
-                    views[(request.match_id, request.request_id)] = seen
-                    action, error = _decide(bot, seen)
-                    outbox.put(_reply(request.match_id, request.request_id, action, error))
+                    asked = message.decision
+                    request = Request(
+                        asked.match_id, asked.request_id, asked.view.seat, asked.deadline_ms,
+                        asked.time_bank_ms, time.monotonic(),
+                    )  # fmt: skip
+                    seen = view_from_pb(asked.view)
+                    views[asked.match_id] = (asked.request_id, seen)
+                    action, error = _decide(bot, decide, seen, request)
+                    outbox.put(_reply(asked.match_id, asked.request_id, action, error))
                     stats.decisions += 1
                 elif kind == "rejected":
                     rejected = message.rejected
+                    stats.rejections += 1
                     stats.rejected.append(rejected.reason)
                     log.warning("action rejected: %s", rejected.reason)
-                    retry = views.pop((rejected.match_id, rejected.request_id), None)
-                    if retry is not None:  # one more try, with the first legal action
+                    asked_id, retry = views.get(rejected.match_id, (None, None))
+                    if retry is not None and asked_id == rejected.request_id:  # one more try,
+                        del views[rejected.match_id]  # with the first legal action
                         outbox.put(_reply(rejected.match_id, rejected.request_id, retry.legal[0]))
-                elif kind == "match_started" and not message.match_started.resumed:
-                    stats.matches += 1
+                elif kind == "match_started":
+                    started = message.match_started
+                    seats[started.match_id] = min(started.seats, default=0)
+                    stats.matches += not started.resumed
                 elif kind == "hand_ended":
                     ended_hand = message.hand_ended
                     _hook(bot, "on_hand_end", ended_hand.match_id, hand_from_pb(ended_hand))
                 elif kind == "match_ended":
                     ended = message.match_ended
+                    stats.ended += 1
                     stats.results.append(ended)
-                    _hook(bot, "on_match_end", ended.match_id, ended)
-                    views = {k: v for k, v in views.items() if k[0] != ended.match_id}
-                    if max_matches is not None and len(stats.results) >= max_matches:
+                    seat = seats.pop(ended.match_id, None)
+                    _hook(bot, "on_match_end", *ends(ended.match_id, ended, seat))
+                    views.pop(ended.match_id, None)
+                    if max_matches is not None and stats.ended >= max_matches:
                         return True
         finally:
             outbox.put(None)
@@ -253,7 +310,8 @@ def _session(
 
 
 def _welcomed(address: str, welcome: pb.Welcome, stats: Stats) -> None:
-    again = bool(stats.nodes)  # a reconnection, maybe to another node: worth a warning
+    again = bool(stats.welcomes)  # a reconnection, maybe to another node: worth a warning
+    stats.welcomes += 1
     stats.nodes.append(address)
     level = logging.WARNING if again else logging.INFO
     log.log(level, "%s to %s as %s", "reconnected" if again else "connected", address, welcome.bot)
@@ -272,13 +330,45 @@ def _hook(bot: Bot, name: str, *args: object) -> None:
 ERROR_CHARS = 200  # of an exception's description, told to the referee
 
 
-def _decide(bot: Bot, seen: View) -> tuple[Action, str]:
+def _takes(method: Callable[..., object], count: int) -> bool:
+    """Whether ``method`` has ``count`` positional parameters without defaults (one of
+    ``decide(self, view, depth=3)`` is not handed the request as its depth)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: the old calling convention
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    return len(required) >= count
+
+
+def _decider(bot: Bot) -> Callable[[View, Request], Action]:
+    """The bot's ``decide``, called as ``decide(view, request)`` when it has a second
+    parameter, else ``decide(view)``."""
+    method = bot.decide
+    if _takes(method, 2):
+        return cast("Callable[[View, Request], Action]", method)  # it takes the request
+    return lambda seen, _: method(seen)
+
+
+def _ender(bot: Bot) -> Callable[[str, pb.MatchEnded, int | None], tuple[object, ...]]:
+    """The arguments ``on_match_end`` takes: (match_id, ended, seat) when it has a third
+    parameter, else the first two."""
+    method = getattr(bot, "on_match_end", None)
+    if method is not None and _takes(method, 3):
+        return lambda *given: given
+    return lambda match_id, ended, _: (match_id, ended)
+
+
+def _decide(
+    bot: Bot, decide: Callable[[View, Request], Action], seen: View, request: Request
+) -> tuple[Action, str]:
     """The bot's action, and "" when its ``decide`` worked. When it raised, the first
     legal action and what went wrong: the referee plays that and counts it against the
     bot as an error (docs/protocol.md, section 8), so a broken bot is not taken for a
     bot that chose to play its first card."""
     try:
-        action = bot.decide(seen)
+        action = decide(seen, request)
     except Exception as e:
         log.exception("%s.decide failed; playing the first legal action", bot.name)
         return seen.legal[0], f"{type(e).__name__}: {e}"[:ERROR_CHARS]

@@ -232,14 +232,15 @@ class Hub:
             missing = ", ".join(sorted(wanted - self.sessions.keys()))
             raise TimeoutError(f"not connected after {timeout_s:.0f} s: {missing}") from None
 
-    async def hosted_seat(self, token: str, wait_s: float) -> tuple[str, str] | str:
-        """The (bot, match) a match token seats, or why it seats nothing: a forged token,
-        or a key (a match id, or a warm process's ticket) whose match is over, or that no
-        match expects within ``wait_s`` (a process may say hello before its worker's
-        RunMatch has reached the referee; a warm one long before)."""
+    async def hosted_seat(self, token: str, wait_s: float) -> tuple[str, str] | str | None:
+        """The (bot, match) a match token seats; None for a token the arena did not sign
+        (an unknown token, as any other); else why it seats nothing: its key (a match id,
+        or a warm process's ticket) names a match that is over, or that no match expects
+        within ``wait_s`` (a process may say hello before its worker's RunMatch has
+        reached the referee; a warm one long before)."""
         found = None if self.token_key is None else read_match_token(self.token_key, token)
         if found is None:
-            return "unknown token"
+            return None
         seat = found
         if seat[0] not in self._over:
             with contextlib.suppress(TimeoutError):

@@ -122,29 +122,38 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 f"protocol version {hello.protocol_version} is not spoken here; "
                 f"this referee speaks {PROTOCOL_VERSION}",
             )
+        token = hello.token or bearer(context)
+        if is_match_token(token):  # a hosted process: one seat of one match
+            seat = await self.hub.hosted_seat(token, HOSTED_HELLO_S)
+            if isinstance(seat, str):  # the arena signed it, so no guess: refused at once
+                await self._refuse(context, None, seat)
+            if seat is not None:
+                hosted, match_id = seat
+                return Session.open(
+                    hosted, 1, context.peer(), hello.hand_results, hello.name, match_id
+                )
         address = peer_address(context.peer())
         if self.failed.busy(address):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
             )
-        token = hello.token or bearer(context)
-        if is_match_token(token):  # a hosted process: one seat of one match
-            seat = await self.hub.hosted_seat(token, HOSTED_HELLO_S)
-            if isinstance(seat, str):
-                await self._refuse(context, address, seat)
-            hosted, match_id = seat
-            return Session.open(hosted, 1, context.peer(), hello.hand_results, hello.name, match_id)
-        # a token book may ask the database: keep the event loop free meanwhile
-        bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if token else None
+        # a token book may ask the database: keep the event loop free meanwhile (a match
+        # token the arena did not sign is no bot's)
+        known = token and not is_match_token(token)
+        bot = await asyncio.to_thread(self.hub.tokens.lookup, token) if known else None
         if bot is None:
             await self._refuse(context, address, "unknown token")
         concurrency = max(1, min(hello.concurrency, self.hub.max_concurrency))
         return Session.open(bot, concurrency, context.peer(), hello.hand_results, hello.name)
 
-    async def _refuse(self, context: Any, address: str, why: str) -> NoReturn:
-        """UNAUTHENTICATED, after holding the address as for any bad token."""
-        log.warning("refused a bot from %s: %s", context.peer(), why)
-        await self.failed.hold(address)
+    async def _refuse(self, context: Any, address: str | None, why: str) -> NoReturn:
+        """UNAUTHENTICATED, after holding ``address`` as for any bad token (at once when
+        None: a match token of the arena's, whose process may ask again after its match,
+        from the address all of its worker's sandboxes share)."""
+        level = logging.INFO if address is None else logging.WARNING
+        log.log(level, "refused a bot from %s: %s", context.peer(), why)
+        if address is not None:
+            await self.failed.hold(address)
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
         raise AssertionError("abort raises")  # what grpc's untyped abort does not say
 

@@ -72,7 +72,10 @@ def bots(sub: Commands) -> None:
         description="Run a house bot against a referee until stopped. An arena of several "
         "referees (arena serve nodes on one database): give each node's address, and the "
         "bot connects to the first that answers and moves to the next when its own goes "
-        "away (docs/protocol.md section 2).",
+        "away (docs/protocol.md section 2). It prints a line on standard error, with the "
+        "time, when it connects (to which node, as which bot), when its connection ends "
+        "or is lost (and when it tries again, or which node it moves to) and when it "
+        "reconnects.",
     )
     p.add_argument("name", help="house:random, house:heuristic or house:mc")
     p.add_argument(

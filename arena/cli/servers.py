@@ -19,6 +19,8 @@ from arena.engine import quoted
 from arena.errors import ArenaError, Invalid
 from arena.settings import Settings
 
+SAID = "%(asctime)s arena bot run: %(message)s"  # what arena bot run says of its connection
+
 log = logging.getLogger(__name__)
 
 
@@ -171,6 +173,12 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         if settings and name != "mc":
             raise Invalid("--budget-ms is a setting of house:mc only")
         bot = house_bot(name, seed=args.seed, **settings)
+        said = logging.StreamHandler(sys.stderr)  # connected, to which node; reconnecting
+        said.setFormatter(logging.Formatter(SAID, "%Y-%m-%d %H:%M:%S"))
+        sdk_log = logging.getLogger("arena.sdk")
+        sdk_log.setLevel(logging.INFO)
+        sdk_log.addHandler(said)
+        sdk_log.propagate = False
         run(
             bot, args.address, args.token, concurrency=args.concurrency, ca_file=args.ca_file,
             tls=args.tls,

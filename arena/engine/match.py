@@ -149,6 +149,12 @@ class Hand:
         held = self.held[seat]
         return tuple([i for i, c in enumerate(self.dealt[seat]) if c in held])
 
+    def unplayed(self, seat: int) -> tuple[Card, ...]:
+        """The seat's cards not yet played, in the order they were dealt (what a view
+        shows: :attr:`held` is in the order of Card, for the legal actions)."""
+        held = self.held[seat]
+        return tuple([c for c in self.dealt[seat] if c in held])
+
 
 class Match:
     """A match between two teams; seat i plays for team i % 2."""

@@ -123,7 +123,7 @@ class View:
     kind: HandKind
     blind: bool
     phase: Phase
-    cards: tuple[Card, ...]  # the seat's unplayed cards; empty in a blind hand
+    cards: tuple[Card, ...]  # the seat's unplayed cards, in the order dealt; none when blind
     slots: tuple[int, ...]  # dealt positions not yet played (what a blind play names)
     partners: tuple[tuple[int, tuple[Card, ...]], ...]  # (seat, cards) when shown
     vira: Card | None
@@ -224,7 +224,7 @@ def view(match: Match, seat: int) -> View:
     rules = match.rules
     looking = _SEATS[seat]
     partners = tuple(
-        (s, tuple(hand.held[s]))
+        (s, hand.unplayed(s))
         for s in range(seat & 1, n, 2)
         if s != seat and looking.sees_held(s, hand, rules)
     )
@@ -239,7 +239,7 @@ def view(match: Match, seat: int) -> View:
         hand.kind,
         hand.blind,
         hand.phase,
-        tuple(hand.held[seat]) if looking.sees_held(seat, hand, rules) else (),  # cards
+        hand.unplayed(seat) if looking.sees_held(seat, hand, rules) else (),  # cards
         hand.slots(seat),
         partners,
         hand.vira,

@@ -120,3 +120,14 @@ def cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:
             continue
         made.append(folder)
     return made
+
+
+def oom_kills(folders: list[Path]) -> int:
+    """How many processes the kernel killed for memory in the memory cgroup among
+    ``folders`` (0 without one, or on a kernel that does not count them)."""
+    for folder in folders:
+        with contextlib.suppress(OSError, ValueError):
+            lines = (folder / "memory.oom_control").read_text().splitlines()
+            counts = dict(line.split() for line in lines if len(line.split()) == 2)
+            return int(counts.get("oom_kill", "0"))
+    return 0

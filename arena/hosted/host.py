@@ -92,7 +92,7 @@ class Process:
         ended, and the SDK returns), then every process of it killed; its log kept."""
         status = self.box.wait(timeout=EXIT_GRACE_S)
         if status is None:
-            status = self.box.stop()
+            status = self.box.stop(f"still running {EXIT_GRACE_S:g} s after its match ended")
         text = self.box.log_text().replace("\x00", "\\0")  # PostgreSQL's text holds no NUL
         self.discard()
         store.keep_log(match_id, self.version.id, text, status)

@@ -39,6 +39,7 @@ import json
 import logging
 import os
 import select
+import signal
 import stat
 import subprocess
 import tempfile
@@ -157,14 +158,15 @@ class Sandbox:
             return None
         return self.stop()
 
-    def stop(self) -> int | None:
+    def stop(self, why: str = "stopped by its host") -> int | None:
         """Kill every process of the bot that still runs, free what the sandbox held;
         its exit status (None if it never started). Idempotent and prompt: the kernel
-        kills the whole pid namespace with its pid 1."""
+        kills the whole pid namespace with its pid 1. A bot killed here, or ended by a
+        signal, has its log end with a line saying why (``why``, when this killed it)."""
         with self._lock:
             if not self._ended:
                 self._ended = True
-                self._end()
+                self._end(why)
         return None if self._process is None else self._process.returncode
 
     @property
@@ -285,8 +287,9 @@ class Sandbox:
         except OSError:
             return False
 
-    def _end(self) -> None:
+    def _end(self, why: str) -> None:
         process = self._process
+        killed = self._pid1_fd >= 0 and process is not None and process.poll() is None
         if process is not None:
             # pid 1 first: the kernel kills its pid namespace with it, and bwrap outside
             # reaps it and exits (killed first, bwrap would leave pid 1 to the host's
@@ -305,12 +308,36 @@ class Sandbox:
             log.error("processes %s of a stopped sandbox outlived SIGKILL", survivors)
         if self._drainer is not None:  # every writer of its pipe is gone: it ends now
             self._drainer.join(KILL_WAIT_S)
+        if process is not None and self._drainer is not None:
+            ending = f"killed: {why}" if killed else self._ending(process.returncode)
+            if ending is not None:
+                with self.log.open("a") as log_file:
+                    log_file.write(f"\n[sandbox: {ending}]\n")
         for folder in self._cgroups:
             with contextlib.suppress(OSError):
                 folder.rmdir()
         for fd in (self._pid1_fd, self._uid_lock):
             if fd >= 0:
                 os.close(fd)
+
+    def _ending(self, status: int) -> str | None:
+        """Why a bot that ended by itself ended, when a signal ended it (bwrap's status
+        is 128 + the signal): which limit, where that is known; None for an exit."""
+        if status <= 128:
+            return None
+        try:
+            sig = signal.Signals(status - 128)
+        except ValueError:
+            return f"ended by signal {status - 128}"
+        limits = self.limits
+        if sig == signal.SIGKILL and confine.oom_kills(self._cgroups):
+            total = (limits.memory_bytes + limits.tmp_bytes) // MiB
+            return f"killed by the kernel (SIGKILL): out of memory, past the sandbox's {total} MiB"
+        known = {
+            signal.SIGXCPU: f"its CPU time passed {limits.cpu_s} s",
+            signal.SIGXFSZ: f"it wrote a file past {limits.file_bytes // MiB} MiB",
+        }
+        return f"ended by {sig.name}" + (f": {known[sig]}" if sig in known else "")
 
     def _sweep(self) -> list[int]:
         """Kill whatever process of the bot is left and wait until it is gone; the pids

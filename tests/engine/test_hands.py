@@ -17,7 +17,7 @@ from arena.engine import (
     MalformedAction,
     view,
 )
-from tests.scripted import HANDS4, VIRA, C, act, legal, new_match, play_round, points
+from tests.scripted import HANDS4, VIRA, C, act, cards, legal, new_match, play_round, points
 
 # ---- worked examples from docs/rules.md -------------------------------------------------
 
@@ -301,3 +301,20 @@ def test_default_in_the_blind_hand_is_a_legal_slot():
     m = new_match("paulista", start_score=(11, 11))
     assert m.default_action() in m.legal_actions()
     assert m.default_action().slot is not None
+
+
+def test_a_view_shows_the_cards_in_the_order_dealt_not_sorted():
+    """The order carries nothing (the deal is random), but a bot that plays "my first
+    card" plays the first dealt here as anywhere else: a view's cards are in the order
+    dealt, before and after one of them is played. The legal actions keep Card's order."""
+    m = new_match(hands=["6S 3C 2H", "QD KH 7C"])  # dealer 1: seat 0 leads
+    order = [str(c) for c in view(m, 0).cards]
+    assert order == ["6S", "3C", "2H"]
+    assert order != [str(c) for c in sorted(view(m, 0).cards, key=lambda c: c.index)]
+    plays = [str(a) for a in m.legal_actions() if a.card is not None]
+    assert plays == [f"play {c}" for c in sorted(cards("6S 3C 2H"), key=lambda c: c.index)]
+    act(m, "play 3C")
+    assert [str(c) for c in view(m, 1).cards] == ["QD", "KH", "7C"]
+    act(m, "play KH")
+    assert [str(c) for c in view(m, 0).cards] == ["6S", "2H"]
+    assert [str(c) for c in view(m, 1).cards] == ["QD", "7C"]

@@ -333,6 +333,31 @@ def test_the_memory_cgroup_holds_the_whole_sandbox(tmp_path: Path) -> None:
 
 
 @needs_sandbox
+@needs_cgroups
+@pytest.mark.hostile
+def test_a_bot_the_memory_cgroup_kills_has_its_log_say_so(tmp_path: Path) -> None:
+    """The bot's own process holds 200 MiB, its child then takes 120: together past the
+    cgroup's 288 MiB (256 and its /tmp), and the kernel kills the larger, the bot."""
+    code = python_bot(
+        tmp_path,
+        """
+        import os, signal
+        held = bytearray(b"x") * (200 << 20)
+        if os.fork() == 0:
+            del held  # its copy, under its own RLIMIT_AS
+            more = bytearray(b"x") * (120 << 20)
+            signal.pause()
+        os.wait()
+        """,
+    )
+    status, log = finish(sandbox(code, limits=Limits(memory_bytes=256 * MiB)))
+    assert status == 128 + signal.SIGKILL, log
+    assert log.endswith(
+        "\n[sandbox: killed by the kernel (SIGKILL): out of memory, past the sandbox's 288 MiB]\n"
+    ), log
+
+
+@needs_sandbox
 @pytest.mark.hostile
 def test_the_disk_holds_tmp_full_and_the_code_read_only(tmp_path: Path) -> None:
     marker = f"sandbox-fill-{os.getpid()}"
@@ -388,8 +413,9 @@ def test_the_disk_holds_tmp_full_and_the_code_read_only(tmp_path: Path) -> None:
 @pytest.mark.hostile
 def test_cpu_time_runs_out(tmp_path: Path) -> None:
     spin = python_bot(tmp_path, "while True: pass", name="spin")
-    status, _ = finish(sandbox(spin, limits=Limits(cpu_s=1)))
+    status, log = finish(sandbox(spin, limits=Limits(cpu_s=1)))
     assert status == 128 + signal.SIGXCPU
+    assert log.endswith("\n[sandbox: ended by SIGXCPU: its CPU time passed 1 s]\n"), log
     stubborn = python_bot(
         tmp_path,
         """
@@ -399,8 +425,9 @@ def test_cpu_time_runs_out(tmp_path: Path) -> None:
         """,
         name="stubborn",
     )
-    status, _ = finish(sandbox(stubborn, limits=Limits(cpu_s=1)))
+    status, log = finish(sandbox(stubborn, limits=Limits(cpu_s=1)))
     assert status == 128 + signal.SIGKILL  # the hard limit, a second later
+    assert log.endswith("\n[sandbox: ended by SIGKILL]\n"), log
 
 
 @needs_sandbox
@@ -415,6 +442,7 @@ def test_stop_ends_a_spinning_bot_at_once(tmp_path: Path, referee: Referee) -> N
     assert time.monotonic() - stopped_at < sandboxes.KILL_WAIT_S
     assert box.stop() == box.stop() == 128 + signal.SIGKILL
     assert box.pids() == []
+    assert box.log_text().endswith("\n[sandbox: killed: stopped by its host]\n")
 
 
 @needs_sandbox

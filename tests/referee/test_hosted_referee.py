@@ -129,6 +129,15 @@ def test_a_match_token_is_good_for_its_own_match_only(
     assert forged.error().details() == "unknown token"
     for client in (other, forged):
         client.close()
+    # a forged one counts as a bad token (the arena's own do not): after 3 of them, a
+    # fourth's refusal is held (0.1 s)
+    for _ in range(3):
+        forged = Client(ref.server.address)
+        asked = time.monotonic()
+        forged.hello(match_token(b"not the arena's key", "m-2", "alpha@1"))
+        assert forged.error().code() == grpc.StatusCode.UNAUTHENTICATED
+        forged.close()
+    assert time.monotonic() - asked >= 0.1
 
 
 def test_a_hosted_bot_that_never_connects_loses_its_own_seat_only(
@@ -200,6 +209,87 @@ def test_the_examples_play_sandboxed_through_the_relay(
     assert record["faults"][version] == CLEAN
     logs = ref.store.bot_logs("m-4", version)  # its status: 0, or 137 if it was slow to end
     assert [x["version"] for x in logs] == [version], logs
+
+
+RECONNECTING = """\
+// Section 15's loop of docs/protocol.md, blind to match tokens: after its match, it
+// reconnects until a status says to stop; each status is logged with how long it took.
+const grpc = require("@grpc/grpc-js");
+const loader = require("@grpc/proto-loader");
+const proto = grpc.loadPackageDefinition(
+  loader.loadSync(__dirname + "/bot.proto", { keepCase: false, defaults: true }),
+).truco.v1;
+const referee = new proto.Referee(process.env.ARENA_ADDRESS, grpc.credentials.createInsecure());
+const STOP = [grpc.status.UNAUTHENTICATED, grpc.status.FAILED_PRECONDITION,
+              grpc.status.INVALID_ARGUMENT, grpc.status.ABORTED];
+function play() {
+  const began = Date.now();
+  const stream = referee.Play();
+  stream.write({ hello: { token: process.env.ARENA_TOKEN, protocolVersion: 1, name: "loop" } });
+  stream.on("data", (m) => {
+    if (m.decision) {
+      const { matchId, requestId, view } = m.decision;
+      stream.write({ action: { matchId, requestId, action: view.legal[0] } });
+    }
+  });
+  stream.on("error", () => {});
+  stream.on("status", (s) => {
+    console.error(`status ${s.code} after ${Date.now() - began} ms: ${s.details}`);
+    if (STOP.includes(s.code)) process.exit(0);
+    setTimeout(play, 100);
+  });
+}
+play();
+"""
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize("bot", ["example", "reconnecting"])
+def test_node_bots_end_every_match_by_themselves(
+    versions: Any, beta: str, tmp_path: Path, bot: str
+) -> None:
+    """Match after match on one worker, a Node.js bot's process ends by itself, status 0:
+    the example, which exits after its MatchEnded, and one that reconnects after it
+    instead, refused at once each time with UNAUTHENTICATED and the reason. Its worker's
+    sandboxes all reach the referee from one address, which a refusal of the arena's own
+    match token never holds as a guessed token's is: held, the 9th refusal would wait
+    3.2 s, past the 2 s a process has to end (EXIT_GRACE_S), and it would be killed."""
+    ref, stub, _ = versions
+    folder = example_folder("hosted/node", tmp_path)
+    if bot == "reconnecting":
+        (tmp_path / "loop").mkdir()
+        for name in ("bot.proto", "node_modules"):
+            (tmp_path / "loop" / name).symlink_to(folder / name)  # packing follows links
+        (tmp_path / "loop/index.js").write_text(RECONNECTING)
+        folder = tmp_path / "loop"
+    register(stub, "mine")
+    version = hosted(ref, "mine", folder, "index.js", "node")
+    host = host_for(ref, tmp_path)
+    for number in range(10 if bot == "reconnecting" else 4):
+        match_id = f"n-{number}"
+        assert played(host, stub, ref, match_id, [version, beta])[version] == CLEAN
+        (log,) = ref.store.bot_logs(match_id, version)
+        assert log["status"] == 0, log
+        if bot == "reconnecting":
+            assert "status 16 after" in log["log"], log
+            assert f"this token's match, '{match_id}', is over" in log["log"], log
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_process_killed_after_its_match_has_its_log_say_why(
+    versions: Any, beta: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref, stub, _ = versions
+    monkeypatch.setattr(referee.api.playing, "HOSTED_START_S", 0.5)
+    register(stub, "deaf")
+    folder = tmp_path / "deaf"
+    folder.mkdir()
+    (folder / "bot.py").write_text("import time\nprint('asleep', flush=True)\ntime.sleep(600)\n")
+    version = hosted(ref, "deaf", folder, "bot.py", "python")
+    played(host_for(ref, tmp_path), stub, ref, "m-10", [version, beta])
+    (log,) = ref.store.bot_logs("m-10", version)
+    assert log["status"] == 137
+    assert log["log"] == "asleep\n\n[sandbox: killed: still running 2 s after its match ended]\n"
 
 
 SLEEPER = b"""\
@@ -326,10 +416,10 @@ class Taken:
             if box.uid is not None:
                 self.uids[box.uid] = math.inf
 
-        def stopped(box: Sandbox) -> int | None:
+        def stopped(box: Sandbox, *why: str) -> int | None:
             if box.uid in self.uids:
                 self.uids[box.uid] = min(self.uids[box.uid], boot_ticks())
-            return stop(box)
+            return stop(box, *why)
 
         monkeypatch.setattr(Sandbox, "start", started)
         monkeypatch.setattr(Sandbox, "stop", stopped)

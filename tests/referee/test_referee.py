@@ -20,7 +20,7 @@ import pytest
 from arena.bots import house_bot
 from arena.domain.absence import Credit, credit
 from arena.domain.clock import TimeControl
-from arena.engine import ActionType, Match, Rules, replay
+from arena.engine import ActionType, Card, Match, Rules, replay
 from referee.local import Summary, bot_processes, local_arena, play_local, unique
 from referee.runner import MatchRunner
 from referee.sessions import MemoryTokens
@@ -389,6 +389,54 @@ def test_a_bot_whose_own_code_fails_is_counted_errors_not_silence(tmp_path: Path
     assert summary.faults["broken"] == CLEAN | {"errors": (made + 1) // 2}
     assert record["presence"]["broken"] == {"decisions": made, "away": 0}
     assert summary.faults["random"] == CLEAN
+
+
+PORTED = """\
+import json, sys
+from arena.sdk import run
+
+class Ported:
+    name = "ported"
+    def decide(self, view, request):
+        line = {"match": request.match_id, "seat": request.seat, "view_seat": view.seat,
+                "deadline_ms": request.deadline_ms, "bank_ms": request.time_bank_ms,
+                "left_ms": request.left_ms(), "hand": view.hand_number,
+                "cards": [str(c) for c in view.cards]}
+        open(sys.argv[1], "a").write(json.dumps(line) + "\\n")
+        return view.legal[0]
+    def on_match_end(self, match_id, ended, seat):
+        open(sys.argv[1], "a").write(json.dumps({"ended": match_id, "seat": seat}) + "\\n")
+
+run(Ported())
+"""
+
+
+def test_the_sdk_tells_decide_its_match_seat_and_deadline_and_shows_cards_as_dealt(
+    tmp_path: Path,
+) -> None:
+    """A bot written as a ported engine wants it: ``decide(view, request)`` and
+    ``on_match_end(match_id, ended, seat)``, on both seats of a pair; every view's cards
+    are the seat's unplayed cards in the order of the record's deal (never sorted), so
+    its "first card" is the first dealt."""
+    script, out = tmp_path / "ported.py", tmp_path / "calls.jsonl"
+    script.write_text(PORTED)
+    clock = TimeControl(decision_ms=2000, time_bank_ms=3000, reconnect_grace_ms=5000)
+    _, records = play(tmp_path, [f"{sys.executable} {script} {out}", "house:random"],
+                      clock=clock, games=2)  # fmt: skip
+    calls = [json.loads(line) for line in out.read_text().splitlines()]
+    unsorted = 0
+    for record in records:
+        seat = record["seats"].index("ported")
+        mine = [c for c in calls if c.get("match") == record["match_id"]]
+        assert mine and {c["seat"] for c in mine} == {c["view_seat"] for c in mine} == {seat}
+        for c in mine:
+            assert 0 < c["left_ms"] <= c["deadline_ms"] <= 5000 and c["bank_ms"] <= 3000, c
+            dealt = record["hands"][c["hand"]]["cards"][seat]
+            assert c["cards"] == [card for card in dealt if card in c["cards"]], (c, dealt)
+            ranked = sorted(c["cards"], key=lambda t: Card.parse(t).index)
+            unsorted += c["cards"] != ranked
+        assert {"ended": record["match_id"], "seat": seat} in calls
+    assert unsorted > 0  # a sorted view would fail here: some deal was not in Card's order
 
 
 def test_the_sdk_hands_results_to_a_bot_that_wants_them(tmp_path: Path) -> None:

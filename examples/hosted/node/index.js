@@ -5,7 +5,9 @@
 // so everything travels in the archive. docs/hosting.md tells how to submit it:
 //   npm install && arena bot submit mybot .
 // The arena starts it with ARENA_ADDRESS (unix:/run/arena/referee.sock, plaintext) and
-// ARENA_TOKEN (good for one match) in its environment; it exits when the stream ends.
+// ARENA_TOKEN in its environment. That token is a match token ("match." ...): good for
+// one match, refused once it is over. So the bot plays that match and exits after its
+// MatchEnded, without reconnecting (docs/protocol.md, section 12).
 const grpc = require("@grpc/grpc-js");
 const loader = require("@grpc/proto-loader");
 
@@ -25,11 +27,11 @@ stream.on("data", (message) => {
     stream.write({ action: { matchId, requestId, action } });
   } else if (message.matchEnded) {
     console.error(`match ${message.matchEnded.matchId} ended: team ${message.matchEnded.winner} won`);
-    stream.end();
+    process.exit(0); // its one match is over: done
   }
 });
 stream.on("error", (error) => {
-  console.error(`the referee ended the stream: ${error.details || error.message}`);
-  process.exit(error.code === grpc.status.OK ? 0 : 1);
+  console.error(`the referee ended the stream before the match ended: ${error.details || error.message}`);
+  process.exit(1);
 });
-stream.on("end", () => process.exit(0));
+stream.on("end", () => process.exit(1)); // ended with OK, but no MatchEnded came
