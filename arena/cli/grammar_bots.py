@@ -102,8 +102,11 @@ def bots(sub: Commands) -> None:
         description="Submit a new version of a hosted bot: its folder or one file of code "
         "(packed here), or a .tar.gz, .tgz, .tar or .zip of its folder. With the bot's own "
         "token ($ARENA_TOKEN or --token), or else the organizer's. Then waits for the "
-        "workers' check and says how it ended: exit status 0 when the version is active, "
-        "1 when it is rejected.",
+        "workers' check and prints how it ended. Files submitted before are the version "
+        "they were, which is then made active (unless --candidate). Exit status 0 when the "
+        "version is active (with --candidate: checked and not rejected; with --no-wait: "
+        "stored), 1 when it is rejected or was not made active, 3 when the check has not "
+        "ended within --wait-s.",
     )
     p.add_argument("name", help="the registered bot")
     p.add_argument("path", help="the bot's folder, one file of code, or an archive")
@@ -114,6 +117,12 @@ def bots(sub: Commands) -> None:
     )
     p.add_argument("--entry", help="the command that starts it, in its folder (bot.py, index.js)")
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN)")
+    p.add_argument(
+        "--candidate",
+        action="store_true",
+        help="once checked, not active: it plays tests and challenges that name it (NAME@N) "
+        "until `arena bot activate`",
+    )
     p.add_argument("--no-wait", action="store_true", help="return once stored, not once checked")
     p.add_argument(
         "--wait-s", type=float, default=600.0, help="how long to wait for the check (600)"
@@ -123,6 +132,19 @@ def bots(sub: Commands) -> None:
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=hosting.cmd_bot_versions)
+    p = actions.add_parser(
+        "activate",
+        help="make a version its bot's active one (its own token, or the organizer's)",
+        description="Make version NAME@N the one its bot plays as (tournaments, the ladder, "
+        "challenges by the bot's name); the version active before is retired. Any version "
+        "checked and not rejected: a candidate, or one retired. Prints 'NAME@N: active "
+        "(NAME@M retired)'. Exit status 0 when it is active, 1 when refused (no such "
+        "version, still checking, rejected).",
+    )
+    p.add_argument("version", help="the version, NAME@N (arena bot versions NAME lists them)")
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=hosting.cmd_bot_activate)
     p = actions.add_parser(
         "logs",
         help="what a hosted bot's processes printed in a match (its owner, or the organizer)",

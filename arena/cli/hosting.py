@@ -1,5 +1,5 @@
-"""Hosted bots from the command line: ``bot submit`` and ``bot versions``
-(docs/hosting.md)."""
+"""Hosted bots from the command line: ``bot submit``, ``bot versions`` and ``bot
+activate`` (docs/hosting.md)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,9 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
         raise SystemExit(f"arena: no file or folder {path}")
     runtime, entry = manifest(args, path)
     data = packed(path)
-    first = api.BotManifest(bot=args.name, runtime=runtime, entry=entry, size=len(data))
+    first = api.BotManifest(
+        bot=args.name, runtime=runtime, entry=entry, size=len(data), candidate=args.candidate
+    )
     token = args.token or os.environ.get("ARENA_TOKEN") or None
     out = console()
     progress = Progress(
@@ -111,11 +113,48 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
         files = f"{v.files} file{'s' if v.files != 1 else ''}"
         print(f"{v.name}: submitted ({runtime}, {entry}; {files}, {v.unpacked:,} bytes)")
     else:
-        print(f"{v.name}: these files were submitted before")
+        print(f"{v.name}: these files were submitted before: they are {v.name} ({reply.found})")
     if v.status == "checking" and not args.no_wait:
         v = checked(arena, v, args.wait_s)
-    print(f"{v.name}: {v.status}" + (f": {v.reason}" if v.reason else ""))
-    return 1 if v.status == "rejected" else 0
+    print(status_line(v))
+    return submit_exit(v.status, args.candidate, args.no_wait)
+
+
+SUBMIT_EXIT = {"done": 0, "not done": 1, "still checking": 3}  # docs/hosting.md, "Versions"
+
+
+def submit_exit(status: str, candidate: bool, no_wait: bool) -> int:
+    """``arena bot submit``'s exit status from the version's status at the end: 0 when
+    what was asked holds (active; with ``candidate``, checked and not rejected; with
+    ``no_wait``, stored), 3 while its check has not ended, else 1 (rejected; or not
+    made active where that was asked)."""
+    if status == "checking":
+        return SUBMIT_EXIT["done" if no_wait else "still checking"]
+    done = status != "rejected" if candidate else status == "active"
+    return SUBMIT_EXIT["done" if done else "not done"]
+
+
+def status_line(v: api.BotVersion) -> str:
+    """A version's status as the CLI ends on it, saying what to do where there is one."""
+    if v.status == "rejected":
+        return f"{v.name}: rejected: {v.reason}"
+    if v.status in ("candidate", "retired"):
+        return f"{v.name}: {v.status}, not active (arena bot activate {v.name} makes it active)"
+    if v.status == "checking" and v.candidate:
+        return f"{v.name}: checking, as a candidate (not to be active once checked)"
+    return f"{v.name}: {v.status}"
+
+
+def cmd_bot_activate(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("ARENA_TOKEN") or None
+    request = api.ActivateVersionRequest(version=args.version)
+    reply = Arena.from_env().call("ActivateVersion", request, organizer=token is None, token=token)
+    if args.json:
+        print_json(reply)
+    else:
+        retired = f" ({reply.retired} retired)" if reply.retired else ""
+        print(f"{reply.version.name}: active{retired}")
+    return 0
 
 
 class Calls(Protocol):
@@ -153,7 +192,8 @@ def cmd_bot_versions(args: argparse.Namespace) -> int:
         return 0
     table = table_of("version", "status", "runtime", "entry", "files", "bytes", "submitted", "hash")
     for v in reply.versions:
-        status = v.status + (f": {v.reason}" if v.reason else "")
+        status = v.status + (" (candidate)" if v.candidate and v.status == "checking" else "")
+        status += f": {v.reason}" if v.reason else ""
         table.add_row(
             v.name, status, v.runtime, v.entry, str(v.files), f"{v.unpacked:,}",
             v.created_at[:19].replace("T", " "), v.hash[:12],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,12 +74,14 @@ def cmd_match(args: argparse.Namespace) -> int:
             return 1 if test is None else PLAY_FAILED
     result = summary.to_json()
     if test is not None:
-        result["sprt"] = test.to_json()
+        new, base = result["bots"]
+        result["sprt"] = test.to_json() | {"new": new, "base": base}
     if args.json:
         print_json(result)
     else:
         print_summary(result, summary.elo())
         if test is not None:
+            console().print(f"NEW {new} (the first --bot), BASE {base} (the second)")
             console().print(sprt_line(test))
             console().print(verdict_line(test, result["sides"]))
     for bot, ended in result["exited"].items():  # the matches went on without them
@@ -114,19 +117,34 @@ def print_summary(result: dict[str, Any], elo: EloDifference) -> None:
 def sprt_line(test: Sequential) -> str:
     """The test's state in a line: pairs and their outcomes, LLR and bounds, Elo."""
     lost, split, won = test.pairs
-    found = estimate(test.pairs)
-    elo = "" if found is None else f", Elo {found[0]:+.1f} ({found[1]:+.1f} to {found[2]:+.1f})"
     return (
         f"pairs {lost + split + won} (lost both {lost}, split {split}, won both {won}), "
-        f"LLR {test.llr:.2f} ({test.test.lower:.2f}, {test.test.upper:.2f}){elo}"
+        f"LLR {test.llr:.2f} ({test.test.lower:.2f}, {test.test.upper:.2f}), "
+        f"{elo_words(test.pairs)}"
     )
 
 
+def elo_words(pairs: list[int]) -> str:
+    """NEW's Elo over BASE with its interval, or in words where there is no interval:
+    no pair decided yet, or every one won by the same side."""
+    found = estimate(pairs)
+    if found is None:
+        return "Elo: no information yet (no pair decided)"
+    elo, low, high = found
+    if elo in (math.inf, -math.inf):
+        return f"Elo: {'NEW' if elo > 0 else 'BASE'} won every pair"
+    return f"Elo {elo + 0.0:+.1f} ({low + 0.0:+.1f} to {high + 0.0:+.1f})"
+
+
 def verdict_line(test: Sequential, sides: list[list[str]]) -> str:
+    """The verdict, naming NEW (the first side) and BASE."""
     new, base = (" + ".join(side) for side in sides)
     bounds = f"elo0={test.test.elo0:g}, elo1={test.test.elo1:g}"
     if test.verdict == "H1":
-        return f"H1 accepted ({bounds}): {new} is stronger than {base}"
+        return f"H1 accepted ({bounds}): NEW {new} is stronger than BASE {base}"
     if test.verdict == "H0":
-        return f"H0 accepted ({bounds}): {new} is not stronger than {base} by elo1"
-    return f"undecided ({bounds}): the matches ran out before the test could decide"
+        return f"H0 accepted ({bounds}): NEW {new} is not stronger than BASE {base} by elo1"
+    return (
+        f"undecided ({bounds}): the matches ran out before the test could decide whether "
+        f"NEW {new} is stronger than BASE {base}"
+    )

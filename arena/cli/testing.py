@@ -37,7 +37,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     try:  # a refused call exits 3, not 1: that would read as H0
         found = arena.call("StartTest", request, organizer=token is None, token=token)
         print(
-            f"test {found.id}: {found.new_bot} against {found.base_bot}, played by the "
+            f"test {found.id}: NEW {found.new_bot} against BASE {found.base_bot}, played by the "
             f"workers (arena web: /tests/{found.id})"
         )
         if args.no_wait:

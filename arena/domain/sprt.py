@@ -174,11 +174,13 @@ def _constrained(values: list[float], seen: list[float], s: float) -> list[float
 
 def estimate(pairs: Sequence[int]) -> tuple[float, float, float] | None:
     """NEW's Elo over BASE from pairs [lost both, split, won both], with its 95%
-    interval (the pairs' own variance, so the deals' correlation is counted); None
-    before any pair, and infinite ends while one side has won every pair."""
+    interval (the pairs' own variance, so the deals' correlation is counted); None while
+    no pair is decided (none played, or every one split: the deals decided them, and an
+    interval of no width would claim to know), and infinite ends while one side has won
+    every pair."""
     lost, split, won = pairs
     n = lost + split + won
-    if n == 0:
+    if lost + won == 0:
         return None
     mean = (split * 0.5 + won) / n  # NEW's score a match
     var = (lost * mean**2 + split * (0.5 - mean) ** 2 + won * (1 - mean) ** 2) / n
@@ -227,12 +229,12 @@ class Sequential:
 
 
 def shown_estimate(pairs: Sequence[int]) -> tuple[float | None, float | None, float | None]:
-    """:func:`estimate` as shown: rounded, None before any pair and where infinite (JSON
-    has no infinity)."""
+    """:func:`estimate` as shown: rounded, None while no pair is decided and where
+    infinite (JSON has no infinity)."""
     elo, low, high = estimate(pairs) or (math.inf, math.inf, math.inf)
 
     def shown(value: float) -> float | None:
-        return round(value, 1) if math.isfinite(value) else None
+        return round(value, 1) + 0.0 if math.isfinite(value) else None  # + 0.0: no -0.0
 
     return shown(elo), shown(low), shown(high)
 

@@ -9,8 +9,9 @@ import posixpath
 import shlex
 from dataclasses import dataclass
 
+from arena.domain.identity import BotRef
 from arena.engine import quoted
-from arena.errors import Exhausted, Invalid
+from arena.errors import Exhausted, Invalid, NotReady
 
 RUNTIMES = ("python", "node", "exec")
 MiB = 1024 * 1024
@@ -68,6 +69,24 @@ def check_seats(version: str, house: str, number: int) -> list[str]:
 def check_faults(match_id: str, counts: dict[str, int]) -> list[str]:
     """What a version did wrong in one check match, from its fault counts (none: clean)."""
     return [f"{n} {kind} in {match_id}" for kind, n in counts.items() if n]
+
+
+CHECKED = ("candidate", "retired")  # checked and not active: what may be made active
+
+
+def refuse_activation(version: BotRef, status: str, reason: str) -> None:
+    """NotReady, saying why, unless a version of ``status`` may be made active: one
+    checked and not rejected (active already: nothing to do)."""
+    if status == "checking":
+        raise NotReady(
+            f"{version} is still being checked: it can be made active once its check is "
+            f"over (arena bot versions {version.bot} tells how it ended)"
+        )
+    if status == "rejected":
+        raise NotReady(
+            f"{version} was rejected ({reason}): a rejected version is never made active; "
+            "submit a fixed one"
+        )
 
 
 VERSIONS_PER_BOT = 50  # versions the store keeps of a bot, whatever their status

@@ -9,7 +9,8 @@ nothing else) and a token good for its one seat of this one match
 killed and what it printed is kept in the store, for its owner.
 
 The unpacked folders are removed once no process of theirs runs when their version is
-neither active nor being checked (a retired version named to play is unpacked again),
+neither active, a candidate nor being checked (a retired version named to play is
+unpacked again),
 and the least recently used go past :data:`KEPT_FOLDERS` (:mod:`arena.hosted.folders`
 says why none goes from under a running sandbox).
 """
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_S = 2.0  # after its match, a process's time to end by itself before it is killed
 POOL = 2  # ready processes kept per version in use
 KEPT_FOLDERS = 32  # unpacked folders a machine keeps, the least recently used going first
-LIVE = ("active", "checking")  # the statuses whose folders are kept while nothing runs
+LIVE = ("active", "candidate", "checking")  # statuses whose folders stay while nothing runs
 
 
 class Version(Protocol):
@@ -212,11 +213,11 @@ class Host:
                 log.exception("could not start a ready process of %s", name)
 
     def prune(self) -> list[str]:
-        """Stop the ready processes of versions no longer active or being checked (and
-        those that have ended), then remove the folders no process holds whose versions
-        are neither, and the least recently used past KEPT_FOLDERS; the hashes of the
-        folders removed. After every match with hosted seats, and every check: a
-        failure is logged, never the match's."""
+        """Stop the ready processes of versions no longer live (LIVE: active, a candidate
+        or being checked; and those that have ended), then remove the folders no process
+        holds whose versions are not live, and the least recently used past
+        KEPT_FOLDERS; the hashes of the folders removed. After every match with hosted
+        seats, and every check: a failure is logged, never the match's."""
         try:
             with self._lock:
                 waiting = {p.version.hash for ps in self._ready.values() for p in ps}

@@ -130,6 +130,7 @@ class Version(TypedDict):
     created_at: str | None
     checked_at: str | None
     ratings: list[VersionRating]  # in each pool it has played, the most played first
+    candidate: bool  # submitted as a candidate: a clean check leaves it one, not active
 
 
 def version(
@@ -162,6 +163,7 @@ def version(
             )
             for r in ratings or []
         ],
+        candidate=row.candidate,
     )  # fmt: skip
 
 

@@ -249,28 +249,18 @@ SELECT * FROM runs WHERE id = %(id)s FOR UPDATE;
 
 -- name: active_bots
 -- The active bots named, each with who plays for it: its hosted version active at
--- %(as_of)s (NULL: now; id and NAME@N), else itself.
-SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
+-- %(as_of)s (NULL: now; playing_version, migration 0019; id and NAME@N), else itself.
+SELECT coalesce(vb.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
 FROM bots b
-LEFT JOIN LATERAL (
-    SELECT v.id FROM bot_versions v WHERE v.bot_id = b.id AND CASE
-        WHEN %(as_of)s::timestamptz IS NULL THEN v.status = 'active'
-        ELSE v.status IN ('active', 'retired') AND v.checked_at <= %(as_of)s END
-    ORDER BY v.number DESC LIMIT 1) v ON true
-LEFT JOIN bots vb ON vb.id = v.id
+LEFT JOIN bots vb ON vb.id = playing_version(b.id, %(as_of)s::timestamptz)
 WHERE b.active AND b.name = ANY(%(names)s::text[]);
 
 -- name: pool_bots
 -- The active bots rated in the pool (themselves or by a version), with who plays for
 -- each, as active_bots.
-SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
+SELECT coalesce(vb.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat
 FROM bots b
-LEFT JOIN LATERAL (
-    SELECT v.id FROM bot_versions v WHERE v.bot_id = b.id AND CASE
-        WHEN %(as_of)s::timestamptz IS NULL THEN v.status = 'active'
-        ELSE v.status IN ('active', 'retired') AND v.checked_at <= %(as_of)s END
-    ORDER BY v.number DESC LIMIT 1) v ON true
-LEFT JOIN bots vb ON vb.id = v.id
+LEFT JOIN bots vb ON vb.id = playing_version(b.id, %(as_of)s::timestamptz)
 WHERE b.active AND b.token_hash IS NOT NULL AND b.id IN (
     SELECT coalesce(own.bot_id, r.bot_id) FROM ratings r
     LEFT JOIN bot_versions own ON own.id = r.bot_id
@@ -539,9 +529,10 @@ WITH n AS (
     SELECT %(name)s || '@' || n.number, %(owner)s, NULL FROM n
     RETURNING id
 )
-INSERT INTO bot_versions (id, bot_id, number, hash, archive, runtime, entry, size, unpacked, files)
+INSERT INTO bot_versions (id, bot_id, number, hash, archive, runtime, entry, size, unpacked,
+                          files, candidate)
 SELECT made.id, %(bot_id)s, n.number, %(hash)s, %(archive)s, %(runtime)s, %(entry)s,
-       %(size)s, %(unpacked)s, %(files)s
+       %(size)s, %(unpacked)s, %(files)s, %(candidate)s
 FROM made, n
 RETURNING *;
 
@@ -569,13 +560,36 @@ JOIN bots b ON b.id = v.bot_id
 WHERE l.match_id = %(match_id)s AND %(name)s IN (b.name, vb.name)
 ORDER BY v.number;
 
+-- name: lock_version
+-- A version by its own row's id or name (NAME@N), with its bot's row locked until the
+-- unit of work ends: what becomes of a bot's versions is decided one at a time.
+SELECT v.* FROM bot_versions v JOIN bots vb ON vb.id = v.id JOIN bots b ON b.id = v.bot_id
+WHERE v.id = %(id)s OR vb.name = %(name)s
+FOR UPDATE OF b;
+
 -- name: retire_active
+-- The bot's active version, retired; its row as it is now (none: it had none).
 UPDATE bot_versions SET status = 'retired'
-WHERE bot_id = (SELECT bot_id FROM bot_versions WHERE id = %(id)s) AND status = 'active';
+WHERE bot_id = (SELECT bot_id FROM bot_versions WHERE id = %(id)s) AND status = 'active'
+  AND id <> %(id)s
+RETURNING *;
+
+-- name: activate_version
+WITH made AS (
+    UPDATE bot_versions SET status = 'active' WHERE id = %(id)s RETURNING *
+), logged AS (
+    INSERT INTO version_activations (bot_id, version_id) SELECT bot_id, id FROM made
+)
+SELECT * FROM made;
 
 -- name: set_version_status
+-- A version's check is over: rejected, or a candidate.
 UPDATE bot_versions SET status = %(status)s, reason = %(reason)s, checked_at = now()
 WHERE id = %(id)s RETURNING *;
+
+-- name: version_not_candidate
+-- A version being checked is to become active once it passes after all.
+UPDATE bot_versions SET candidate = false WHERE id = %(id)s RETURNING *;
 
 -- name: version_ratings
 -- The rating of each version of the bot in each pool it has played.
@@ -799,9 +813,10 @@ SELECT substring(data FROM %(from)s FOR %(count)s) AS part FROM bot_archives
 WHERE hash = %(hash)s;
 
 -- name: live_version_hashes
--- Of the version hashes named, those of a version that is active or being checked.
+-- Of the version hashes named, those of a version that is active, a candidate (waiting
+-- on its tests) or being checked.
 SELECT DISTINCT hash FROM bot_versions
-WHERE hash = ANY(%(hashes)s::text[]) AND status IN ('active', 'checking');
+WHERE hash = ANY(%(hashes)s::text[]) AND status IN ('active', 'candidate', 'checking');
 
 -- name: version_by_id
 SELECT * FROM bot_versions WHERE id = %(id)s;

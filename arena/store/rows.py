@@ -197,10 +197,21 @@ class BotVersionRow:
     size: int
     unpacked: int
     files: int
-    status: str  # checking, active, retired or rejected
+    status: str  # checking, candidate, active, retired or rejected
     reason: str
     created_at: datetime
     checked_at: datetime | None
+    candidate: bool  # submitted as a candidate: a clean check does not make it active
+
+
+@dataclass(frozen=True, slots=True)
+class VersionActivationRow:
+    """A version made its bot's active one, when (migration 0019)."""
+
+    id: int
+    bot_id: int
+    version_id: int
+    at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +328,7 @@ TABLES: dict[str, type] = {
     "lineup_stats": LineupStatsRow,
     "bot_archives": BotArchiveRow,
     "bot_versions": BotVersionRow,
+    "version_activations": VersionActivationRow,
     "bot_logs": BotLogRow,
     "ladders": LadderRow,
     "sprt_tests": SprtRow,

@@ -55,10 +55,12 @@ class Versions(Connected):
             _copy_archive(conn, checked.archive, data, checked.size)
 
     def insert_version(
-        self, conn: Unit, bot: BotRow, manifest: Manifest, checked: Checked
+        self, conn: Unit, bot: BotRow, manifest: Manifest, checked: Checked, candidate: bool
     ) -> BotVersionRow:
-        """The bot's next version (numbered after its last), with its own bot row NAME@N."""
+        """The bot's next version (numbered after its last), with its own bot row NAME@N;
+        a ``candidate`` stays one once checked."""
         params = {
+            "candidate": candidate,
             "bot_id": bot.id,
             "name": bot.name,
             "owner": bot.owner,
@@ -102,17 +104,38 @@ class Versions(Connected):
             raise NotFound(f"no version {quoted(name)}")
         return BotVersionRow(**row)
 
-    def judge_version(self, version_id: int, reason: str = "") -> BotVersionRow:
-        """The version's check is over: rejected for ``reason``, or with none made its
-        bot's active version (the one active before is retired), at once."""
-        with self._transaction() as conn:
-            if not reason:
-                conn.execute(Q["retire_active"], {"id": version_id})
-            status = "rejected" if reason else "active"
-            params = {"id": version_id, "status": status, "reason": reason}
-            row = conn.execute(Q["set_version_status"], params).fetchone()
+    def lock_version(self, conn: Unit, name: str = "", version_id: int = 0) -> BotVersionRow:
+        """A version by its name (``NAME@N``) or its id, its bot locked until the unit of
+        work ends: what becomes of a bot's versions is decided one at a time."""
+        params = {"name": name, "id": version_id}
+        row = conn.execute(Q["lock_version"], params).fetchone()
         if row is None:
-            raise NotFound(f"no version {version_id}")
+            raise NotFound(f"no version {quoted(name) if name else version_id}")
+        return BotVersionRow(**row)
+
+    def set_version_status(
+        self, conn: Unit, version_id: int, status: str, reason: str = ""
+    ) -> BotVersionRow:
+        """The version's check is over: ``status`` (rejected, or a candidate), ``reason``."""
+        params = {"id": version_id, "status": status, "reason": reason}
+        row = conn.execute(Q["set_version_status"], params).fetchone()
+        assert row is not None  # locked by lock_version
+        return BotVersionRow(**row)
+
+    def activate_version(
+        self, conn: Unit, version_id: int
+    ) -> tuple[BotVersionRow, BotVersionRow | None]:
+        """The version made its bot's active one (its activation kept: migration 0019),
+        the one active before retired; both rows as they are now (None: none was)."""
+        retired = conn.execute(Q["retire_active"], {"id": version_id}).fetchone()
+        row = conn.execute(Q["activate_version"], {"id": version_id}).fetchone()
+        assert row is not None  # locked by lock_version
+        return BotVersionRow(**row), None if retired is None else BotVersionRow(**retired)
+
+    def version_not_candidate(self, conn: Unit, version_id: int) -> BotVersionRow:
+        """A version being checked becomes active once it passes, after all."""
+        row = conn.execute(Q["version_not_candidate"], {"id": version_id}).fetchone()
+        assert row is not None  # locked by lock_version
         return BotVersionRow(**row)
 
     def keep_log(self, match_id: str, bot_id: int, log: str, status: int | None) -> None:

@@ -28,7 +28,7 @@ def house_version(store: Store, name: str = "random") -> str:
         # a sparring partner for checks, not a contender
         set_bot_ladder(store, bot, False, actor=ARENA)
     data, manifest = archive(name), Manifest("python", "bot.py")
-    version, _ = submit(store, bot, manifest, data, check(data, manifest))
+    version = submit(store, bot, manifest, data, check(data, manifest)).version
     if version.status == "checking":
         judge(store, version.id)
     return str(BotRef(bot, version.number))

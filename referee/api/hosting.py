@@ -1,5 +1,6 @@
 """The Arena API's hosted bots: a version submitted as an archive (streamed, spooled,
-checked, kept), the versions of a bot, and what their processes logged."""
+checked, kept), the versions of a bot, one made active, and what their processes
+logged."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots
 from arena.settings import private_folder
 from arena.store.store import Store
-from arena.usecases.versions import submit
+from arena.usecases.versions import activate, submit
 from referee import messages
 from referee.callers import Callers, Dispatch
 
@@ -32,10 +33,10 @@ ADMITTED = (("arena-upload", "admitted"),)  # SubmitBot's initial metadata, once
 
 
 class Hosting:
-    """SubmitBot, ListVersions and GetBotLogs, on ``store``; a new version goes to the
-    workers (``dispatch``) to be checked. Uploads are spooled under ``spool`` (a folder
-    made private; default: one of the system's temporary folder), at most as many at
-    once as ``uploads`` takes."""
+    """SubmitBot, ListVersions, ActivateVersion and GetBotLogs, on ``store``; a new
+    version goes to the workers (``dispatch``) to be checked. Uploads are spooled under
+    ``spool`` (a folder made private; default: one of the system's temporary folder), at
+    most as many at once as ``uploads`` takes."""
 
     def __init__(
         self,
@@ -74,15 +75,30 @@ class Hosting:
                     "hold its place; send it again from a faster link"
                 ) from None
             checked = await asyncio.to_thread(check, spooled, manifest, ARCHIVE_LIMITS)
-            row, new = await asyncio.to_thread(
-                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS, actor=actor
-            )
-        if new:
+            done = await asyncio.to_thread(
+                submit, self.store, m.bot, manifest, spooled, checked, STORE_CAPS,
+                candidate=m.candidate, actor=actor,
+            )  # fmt: skip
+        row = done.version
+        if done.new:
             log.info("bot %s: version %d submitted (%s)", m.bot, row.number, checked.hash[:12])
         if row.status == "checking" and self.dispatch is not None:  # sent again: no harm
             self.dispatch.check(str(BotRef(m.bot, row.number)))
         return api.SubmitBotResponse(
-            version=messages.message(api.BotVersion, bots.version(m.bot, row)), new=new
+            version=messages.message(api.BotVersion, bots.version(m.bot, row)),
+            new=done.new,
+            found=done.found,
+        )
+
+    async def ActivateVersion(self, request: Any, context: Any) -> api.ActivateVersionResponse:
+        ref = BotRef.parse(request.version)
+        actor = await self.callers.owner(context, ref.bot)
+        row, retired = await asyncio.to_thread(activate, self.store, request.version, actor=actor)
+        if retired is not None:
+            log.info("bot %s: version %d active, %d retired", ref.bot, row.number, retired.number)
+        return api.ActivateVersionResponse(
+            version=messages.message(api.BotVersion, bots.version(ref.bot, row)),
+            retired="" if retired is None else str(ref.at(retired.number)),
         )
 
     def _spooled(self) -> IO[bytes]:

@@ -37,7 +37,7 @@ from arena.settings import Settings
 from arena.store.migrate import migrate
 from arena.store.store import Store, StoreTokens
 from arena.usecases.matches import request as request_match
-from arena.usecases.versions import submit
+from arena.usecases.versions import judge, submit
 from referee.api import ArenaApi
 from referee.hub import Hub
 from referee.server import create_server
@@ -104,7 +104,7 @@ def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
     _, token = store.register_bot("opponent")
     data, manifest = packed(EXAMPLE), Manifest("python", EXAMPLE.name)
     version, _ = submit(store, "mine", manifest, data, check(data, manifest))
-    store.judge_version(version.id)
+    judge(store, version.id)
     seats = ["mine@1", "opponent"]
     ids = [version.id, store.bot("opponent").id]  # type: ignore[union-attr]
     opponent = subprocess.Popen(

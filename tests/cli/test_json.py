@@ -21,6 +21,7 @@ from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import matches as read_matches
 from arena.usecases.ladder import set_ladder
 from arena.usecases.matches import record as record_match
+from arena.usecases.versions import judge
 from tests.hosted.test_archive import BOT, tar
 from tests.referee.test_accounts import cli  # noqa: F401 (the fixture)
 from tests.referee.test_api import ORGANIZER, arena  # noqa: F401 (the fixture)
@@ -101,13 +102,16 @@ def json_commands() -> set[tuple[str, ...]]:
 
 @pytest.fixture
 def arena_to_read(arena: Any) -> dict[str, Any]:  # noqa: F811
-    """Bots, matches, a finished run, a hosted version, a ladder, an organizer's actions."""
+    """Bots, matches, a finished run, hosted versions (one a checked candidate), a ladder,
+    an organizer's actions."""
     ref, stub = arena
     store = ref.store
     looked = fill(store)
     run_id, ids = start_run(store, Definition(name="cup", bots=("alpha", "beta", "gamma")))
     play_run(store, run_id, ids)
     submit(stub, "alpha", tar(BOT), ORGANIZER)
+    candidate = submit(stub, "beta", tar(BOT), ORGANIZER, candidate=True).version
+    judge(store, store.version(candidate.name).id)  # checked: beta@1 may be activated
     set_ladder(store, "paulista/1", True)
     stub.RegisterBot(api.RegisterBotRequest(name="delta"), metadata=ORGANIZER)
     return {"run": str(run_id), "match": looked.ids["covered"]}
@@ -124,6 +128,7 @@ def test_every_json_command_prints_the_one_convention(
         ("matches",): ["matches", "--all"],
         ("ratings",): ["ratings"],
         ("bot", "versions"): ["bot", "versions", "alpha"],
+        ("bot", "activate"): ["bot", "activate", "beta@1"],
         ("tournament", "show"): ["tournament", "show", run],
         ("run", "show"): ["run", "show", run],
         ("ladder",): ["ladder", "show"],
@@ -143,6 +148,8 @@ def test_every_json_command_prints_the_one_convention(
     assert shown[("audit",)]["run"] == int(run)
     (version,) = shown[("bot", "versions")]["versions"]
     assert isinstance(version["size"], int) and version["checked_at"] is None
+    activated = shown[("bot", "activate")]
+    assert (activated["version"]["status"], activated["retired"]) == ("active", "")
     assert shown[("organizer", "list")]["organizers"][0]["created_at"] is None  # the first
     logged = shown[("log",)]["actions"]
     assert logged and all(isinstance(a["detail"], dict) and a["id"] > 0 for a in logged)

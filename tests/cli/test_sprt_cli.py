@@ -1,5 +1,6 @@
 """`arena match --sprt` with bots as real processes: it plays pairs until the test
-decides, says so in a line and in JSON, and exits 0 for H1, 1 for H0, 2 undecided."""
+decides, says so in a line and in JSON (naming NEW and BASE, and printing no interval
+where there is none), and exits 0 for H1, 1 for H0, 2 undecided."""
 
 from __future__ import annotations
 
@@ -52,6 +53,33 @@ def test_a_test_that_runs_out_of_matches_is_undecided() -> None:
     assert test["llr"] == pytest.approx(
         Sprt(0, 5, 0.01).llr([test[k] for k in ("lost_both", "split", "won_both")]), abs=1e-3
     )
+
+
+def test_the_output_names_new_and_base_and_prints_no_interval_of_no_width() -> None:
+    """Two bots of one name are told apart by their numbers, in --bot order, and the
+    output says which is NEW and which BASE. Two copies of one seeded bot on seeded deals
+    split each pair: no pair is decided, and there is no interval to print (the pairs'
+    variance is nil), never "Elo +0.0 (+0.0 to +0.0)"."""
+    same = seeded("house:heuristic", 5)
+    done = sprt("--bot", same, "--bot", same, "--sprt", "elo0=0,elo1=20", "--games", "4",
+                "--seed", "1")  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stdout.splitlines()
+    assert "NEW heuristic-1 (the first --bot), BASE heuristic-2 (the second)" in lines
+    assert (
+        "pairs 2 (lost both 0, split 2, won both 0), LLR -0.11 (-2.94, 2.94), "
+        "Elo: no information yet (no pair decided)"
+    ) in lines, done.stdout
+    assert lines[-1] == (
+        "undecided (elo0=0, elo1=20): the matches ran out before the test could decide "
+        "whether NEW heuristic-1 is stronger than BASE heuristic-2"
+    )
+    assert ".0 to " not in done.stdout
+    as_json = sprt("--bot", same, "--bot", same, "--sprt", "elo0=0,elo1=20", "--games", "4",
+                   "--seed", "1", "--json")  # fmt: skip
+    test = json.loads(as_json.stdout)["sprt"]
+    assert (test["new"], test["base"], test["split"]) == ("heuristic-1", "heuristic-2", 2)
+    assert test["elo"] is test["elo_low"] is test["elo_high"] is None
 
 
 @pytest.mark.parametrize(

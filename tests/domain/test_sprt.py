@@ -83,6 +83,7 @@ def test_wrong_verdicts_stay_within_alpha_and_beta(deal_share: float) -> None:
 
 def test_the_estimate_is_the_pairs_score_with_its_interval() -> None:
     assert estimate((0, 0, 0)) is None
+    assert estimate((0, 7, 0)) is None  # no pair decided: no interval of no width
     elo, low, high = estimate((10, 20, 10)) or (0, 0, 0)
     assert elo == 0 and low == pytest.approx(-high) and 0 < high < 200
     elo, low, high = estimate((5, 20, 15)) or (0, 0, 0)

@@ -33,6 +33,7 @@ from arena.hosted.tokens import match_token, token_key
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.settings import Settings
 from arena.usecases.matches import request as request_match
+from arena.usecases.versions import judge
 from arena.usecases.versions import submit as submit_version
 from tests.hosted.test_archive import BOT, tar
 from tests.hosted.test_sandbox import started
@@ -157,7 +158,7 @@ def hosted(ref: Any, bot: str, folder: Path, entry: str, runtime: str) -> str:
     data = packed(folder)
     manifest = Manifest(runtime, entry)
     row, _ = submit_version(ref.store, bot, manifest, data, check(data, manifest))
-    ref.store.judge_version(row.id)
+    judge(ref.store, row.id)
     return f"{bot}@{row.number}"
 
 

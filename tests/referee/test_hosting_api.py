@@ -32,6 +32,7 @@ from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.usecases.runs import create_run, plan_run
 from arena.usecases.tournaments import create_tournament
+from arena.usecases.versions import judge
 from arena.usecases.versions import submit as submit_version
 from arena.web import create_app
 from tests.hosted.test_archive import BOT, tar
@@ -203,7 +204,7 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     submit(stub, "alpha", tar(BOT), ORGANIZER)
     submit(stub, "alpha", tar(BOT | {"bot.py": b"pass\n"}), ORGANIZER)
     one, two = store.version("alpha@1"), store.version("alpha@2")
-    store.judge_version(one.id)
+    judge(store, one.id)
     assert store.playing_as(["alpha", "beta"])["alpha"] == (one.id, "alpha@1")
     beta = store.bot("beta")
     assert beta is not None
@@ -212,7 +213,7 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
         request_match(store, f"m{k}", rules, [version.id, beta.id])
         record_match(store, f"m{k}", played(rules, k))
     assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@1", "beta"}
-    store.judge_version(two.id)  # alpha@2 becomes active, alpha@1 is retired
+    judge(store, two.id)  # alpha@2 becomes active, alpha@1 is retired
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")
     assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@2", "beta"}
     page = bots.bot(store, "alpha")
@@ -225,7 +226,7 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
         ("alpha@2", [1]), ("alpha@1", [2]),
     ]  # fmt: skip
     submit(stub, "alpha", tar(BOT | {"x": b""}), ORGANIZER)
-    assert store.judge_version(store.version("alpha@3").id, "not clean").status == "rejected"
+    assert judge(store, store.version("alpha@3").id, "not clean").status == "rejected"
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")  # the last stays
 
 
@@ -235,7 +236,7 @@ def test_a_tournament_of_hosted_bots_only_gets_duplicate_deals(arena: Any) -> No
     for name in ("alpha", "beta", "gamma"):
         register(stub, name)
         submit(stub, name, tar(BOT | {"name.txt": name.encode()}), ORGANIZER)
-        store.judge_version(store.version(f"{name}@1").id)
+        judge(store, store.version(f"{name}@1").id)
 
     def seeds(bots: tuple[str, ...]) -> list[int]:
         t = create_tournament(store, Definition(name="-".join(bots), bots=bots, matches=2))
@@ -378,3 +379,122 @@ def test_the_caps_hold_when_versions_come_at_once(store: Any) -> None:
     with ThreadPoolExecutor(2) as pool:
         assert sorted(pool.map(add, racing)) == ["kept", "refused"]
     assert len(store.versions("alpha")) == 2
+
+
+def test_a_candidate_is_activated_over_the_api(arena: Any) -> None:  # noqa: F811
+    """The manifest's candidate flag, ActivateVersion and what it refuses, each with its
+    status code; the same files again answer what they found."""
+    ref, stub = arena
+    token = register(stub, "alpha")
+    beta = register(stub, "beta")
+    submit(stub, "alpha", tar(BOT), bearer(token))
+    judge(ref.store, ref.store.version("alpha@1").id)
+    two = submit(stub, "alpha", tar(BOT | {"n": b"2"}), bearer(token), candidate=True)
+    assert (two.version.status, two.version.candidate) == ("checking", True)
+    judge(ref.store, ref.store.version("alpha@2").id)
+    again = submit(stub, "alpha", tar(BOT | {"n": b"2"}), bearer(token), candidate=True)
+    assert (again.new, again.found, again.version.status) == (False, "candidate", "candidate")
+    done = stub.ActivateVersion(api.ActivateVersionRequest(version="alpha@2"),
+                                metadata=bearer(token), timeout=10)  # fmt: skip
+    assert (done.version.name, done.version.status, done.retired) == (
+        "alpha@2",
+        "active",
+        "alpha@1",
+    )
+    back = submit(stub, "alpha", tar(BOT), ORGANIZER)  # alpha@1's files: active again
+    assert (back.new, back.found, back.version.status) == (False, "retired", "active")
+    submit(stub, "alpha", tar(BOT | {"n": b"3"}), ORGANIZER)
+    judge(ref.store, ref.store.version("alpha@3").id, "1 timeouts in check-9-1")
+    submit(stub, "alpha", tar(BOT | {"n": b"4"}), ORGANIZER)  # still checking
+    for version, metadata, code, says in [
+        ("alpha@3", ORGANIZER, grpc.StatusCode.FAILED_PRECONDITION, "alpha@3 was rejected"),
+        ("alpha@4", ORGANIZER, grpc.StatusCode.FAILED_PRECONDITION, "still being checked"),
+        ("alpha@9", ORGANIZER, grpc.StatusCode.NOT_FOUND, "no version 'alpha@9'"),
+        ("alpha", ORGANIZER, grpc.StatusCode.INVALID_ARGUMENT, "give the version"),
+        ("alpha@2", bearer(beta), grpc.StatusCode.PERMISSION_DENIED, "not 'alpha'"),
+        ("alpha@2", (), grpc.StatusCode.UNAUTHENTICATED, "needs the bot's own token"),
+    ]:
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ActivateVersion(api.ActivateVersionRequest(version=version),
+                                 metadata=metadata, timeout=10)  # fmt: skip
+        assert (refused.value.code(), says in refused.value.details()) == (code, True), version
+    assert ref.store.playing_as(["alpha"])["alpha"][1] == "alpha@1"
+
+
+def test_the_cli_submits_candidates_activates_and_exits_as_documented(
+    arena: Any,  # noqa: F811
+    folder: Path,
+) -> None:
+    """`arena bot submit --candidate`, `arena bot activate`, and the same files again
+    (each branch), with the exit statuses docs/hosting.md gives: 0 when what was asked
+    holds, 1 when rejected or not made active, 3 while the check goes on."""
+    ref, stub = arena
+    address = ref.server.address
+    token = register(stub, "alpha")
+    beta = register(stub, "beta")
+
+    def files(n: int) -> str:
+        (folder / "bot.py").write_text(f"print({n})\n")
+        return str(folder)
+
+    def run(*args: str, token: str = token) -> subprocess.CompletedProcess[str]:
+        return cli(address, "bot", *args, ARENA_TOKEN=token)
+
+    def judged(version: str, reason: str = "") -> None:
+        judge(ref.store, ref.store.version(version).id, reason)
+
+    done = run("submit", "--no-wait", "alpha", files(1))
+    assert (done.returncode, done.stdout.splitlines()[-1]) == (0, "alpha@1: checking")
+    judged("alpha@1")
+    done = run("submit", "--no-wait", "--candidate", "alpha", files(2))
+    assert done.returncode == 0, done.stderr
+    assert "alpha@2: checking, as a candidate (not to be active once checked)" in done.stdout
+    listed = json.loads(cli(address, "bot", "versions", "alpha", "--json").stdout)["versions"]
+    assert [(v["name"], v["status"], v["candidate"]) for v in listed] == [
+        ("alpha@2", "checking", True), ("alpha@1", "active", False),
+    ]  # fmt: skip
+    judged("alpha@2")
+    assert "candidate" in cli(address, "bot", "versions", "alpha").stdout
+    # the candidate's files again, as a candidate: nothing changes, nothing was asked
+    done = run("submit", "--candidate", "alpha", files(2))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "alpha@2: these files were submitted before: they are alpha@2 (candidate)",
+        "alpha@2: candidate, not active (arena bot activate alpha@2 makes it active)",
+    ]
+    done = run("activate", "alpha@2")
+    assert (done.returncode, done.stdout) == (0, "alpha@2: active (alpha@1 retired)\n")
+    # the files of alpha@1 again, without --candidate: it is made active again
+    done = run("submit", "alpha", files(1))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "alpha@1: these files were submitted before: they are alpha@1 (retired)",
+        "alpha@1: active",
+    ]
+    shown = json.loads(run("activate", "alpha@2", "--json").stdout)
+    assert (shown["version"]["status"], shown["retired"]) == ("active", "alpha@1")
+    done = run("activate", "alpha@2")
+    assert (done.returncode, done.stdout) == (0, "alpha@2: active\n")  # active already
+    # a rejected version's files again: never made active, exit 1
+    run("submit", "--no-wait", "alpha", files(3))
+    judged("alpha@3", "2 timeouts in check-7-1")
+    done = run("submit", "alpha", files(3))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "alpha@3: rejected: 2 timeouts in check-7-1"
+    done = run("submit", "--candidate", "alpha", files(3))
+    assert done.returncode == 1 and "they are alpha@3 (rejected)" in done.stdout
+    # a check that does not end within --wait-s (no workers here): exit 3, nothing active
+    done = run("submit", "--wait-s", "1", "alpha", files(4))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "alpha@4: still checking after 1 s" in done.stderr
+    for version, says in [
+        ("alpha@3", "alpha@3 was rejected (2 timeouts in check-7-1)"),
+        ("alpha@4", "alpha@4 is still being checked"),
+        ("alpha@9", "no version 'alpha@9'"),
+        ("alpha", "give the version to make active, NAME@N"),
+    ]:
+        done = run("activate", version)
+        assert done.returncode == 1 and says in done.stderr, (version, done.stderr)
+    done = run("activate", "alpha@1", token=beta)
+    assert done.returncode == 1 and "not 'alpha'" in done.stderr
+    assert ref.store.playing_as(["alpha"])["alpha"][1] == "alpha@2"

@@ -104,3 +104,41 @@ def test_arena_db_migrate_reports_an_unreachable_server() -> None:
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1 and done.stderr.startswith("arena db migrate:")
+
+
+def test_migration_0019_keeps_when_the_versions_before_it_became_active(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version active or retired before migration 0019 was made active as its check
+    ended: its activation is kept at that time, so a run whose entries closed then still
+    seats the version active then."""
+    import arena.store.migrate
+
+    every = migrations()
+    monkeypatch.setattr(arena.store.migrate, "migrations", lambda: every[:18])
+    assert [m.version for m in migrate(database)][-1] == 18
+    with psycopg.connect(database) as conn:
+        conn.execute("INSERT INTO bots (name, token_hash) VALUES ('alpha', 'x')")
+        conn.execute("INSERT INTO bot_archives (hash, data) VALUES ('a', '')")
+        for n, status, hours in [(1, "retired", 3), (2, "active", 2), (3, "rejected", 1)]:
+            conn.execute(
+                "WITH b AS (INSERT INTO bots (name, token_hash) VALUES (%s, NULL) RETURNING id)"
+                " INSERT INTO bot_versions (id, bot_id, number, hash, archive, runtime, entry,"
+                " size, unpacked, files, status, checked_at) SELECT b.id, (SELECT id FROM bots"
+                " WHERE name = 'alpha'), %s, %s, 'a', 'python', 'bot.py', 0, 0, 0, %s,"
+                " now() - make_interval(hours => %s) FROM b",
+                (f"alpha@{n}", n, str(n), status, hours),
+            )
+    monkeypatch.undo()
+    assert [m.version for m in migrate(database)] == [19]
+    with psycopg.connect(database) as conn:
+
+        def seated(hours_ago: float) -> str:
+            row = conn.execute(
+                "SELECT b.name FROM bots b WHERE b.id = playing_version((SELECT id FROM bots"
+                " WHERE name = 'alpha'), now() - make_interval(secs => %s))",
+                (hours_ago * 3600,),
+            ).fetchone()
+            return row[0] if row else "none"
+
+        assert [seated(h) for h in (4, 2.5, 1.5, 0)] == ["none", "alpha@1", "alpha@2", "alpha@2"]

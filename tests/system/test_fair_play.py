@@ -30,7 +30,7 @@ from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.usecases.ratings import refit
 from arena.usecases.runs import create_run, plan_run
-from arena.usecases.versions import submit
+from arena.usecases.versions import judge, submit
 from arena.web import create_app
 from referee.api import ArenaApi
 from referee.hub import Hub
@@ -95,7 +95,7 @@ def hosted(store: Store, name: str, owner: str = "") -> str:
     store.register_bot(name, owner)
     data, manifest = archive("random"), Manifest("python", "bot.py")
     version, _ = submit(store, name, manifest, data, check(data, manifest))
-    store.judge_version(version.id)
+    judge(store, version.id)
     return f"{name}@{version.number}"
 
 

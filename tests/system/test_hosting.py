@@ -18,6 +18,7 @@ from arena.hosted.sandbox import unavailable
 from arena.proto.truco.v1 import arena_pb2 as api
 from tests.arenaproc import broker_url
 from tests.hosted.test_archive import tar
+from tests.workers.test_ladder_play import ladder, matches, opt_in, settled, wait_until
 
 pytestmark = pytest.mark.skipif(
     unavailable() is not None, reason=f"no sandbox can be made here: {unavailable()}"
@@ -162,3 +163,54 @@ def test_a_version_whose_decide_raises_is_rejected_for_its_errors(arena_factory:
     assert faults["errors"] > 0 and faults["rejected"] == 0, (faults, v.reason)
     (log,) = arena.store.bot_logs(check[0].id, "beta@1")
     assert "AttributeError" in log["log"] and "cards_of_nobody" in log["log"], log["log"][-2000:]
+
+
+def test_a_candidate_is_checked_tested_then_activated_through_the_cli(
+    arena_factory: Any, tmp_path: Path
+) -> None:
+    """An author's versions end to end: a candidate checked by the workers stays one
+    while its bot plays as the version before, on the ladder too; a test against that
+    version names NEW and BASE; once activated, the bot plays as it, and the earlier
+    files bring the earlier version back."""
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    token = arena.organizer.bot_token("alpha")
+    folders = []
+    for n in (1, 2):
+        folder = tmp_path / f"v{n}"
+        folder.mkdir()
+        (folder / "bot.py").write_bytes(RANDOM_BOT + f"# version {n}\n".encode())
+        folders.append(str(folder))
+    first = cli(arena, "bot", "submit", "alpha", folders[0], ARENA_TOKEN=token)
+    assert first.returncode == 0 and "alpha@1: active" in first.stdout, first.stdout + first.stderr
+    done = cli(arena, "bot", "submit", "--candidate", "alpha", folders[1], ARENA_TOKEN=token)
+    assert done.returncode == 0, done.stdout + done.stderr + arena.worker_log()
+    assert done.stdout.splitlines()[-1] == (
+        "alpha@2: candidate, not active (arena bot activate alpha@2 makes it active)"
+    )
+    assert arena.store.playing_as(["alpha"])["alpha"][1] == "alpha@1"
+    # the ladder plays the bot as its active version, never the candidate
+    arena.processes.start("beat", "beat", "--loglevel", "info")
+    arena.bots(beta="house:random")
+    opt_in(arena, "beta")
+    ladder(arena, concurrency=2, decision_ms=100)
+    wait_until(arena, lambda: sum(m[1] == "finished" for m in matches(arena)) >= 4, "4 played")
+    assert {seat for _, _, seats in settled(arena) for seat in seats} == {"alpha@1", "beta"}
+    test = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "test", "alpha@2", "alpha", "--sprt",
+         "elo0=0,elo1=50", "--games", "4"],
+        env=arena.env | {"ARENA_TOKEN": token}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert test.returncode == 2, test.stdout + test.stderr + arena.worker_log()  # undecided
+    assert ": NEW alpha@2 against BASE alpha@1, played by the workers" in test.stdout
+    assert "whether NEW alpha@2 is stronger than BASE alpha@1" in test.stdout
+    done = cli(arena, "bot", "activate", "alpha@2", ARENA_TOKEN=token)
+    assert (done.returncode, done.stdout) == (0, "alpha@2: active (alpha@1 retired)\n")
+    ids = arena.challenge(["alpha", "beta"], 2)
+    arena.wait_matches(ids, 2)
+    assert {s for m in ids for s in arena.store.match(m)[1]} == {"alpha@2", "beta"}  # type: ignore[index]
+    back = cli(arena, "bot", "submit", "alpha", folders[0], ARENA_TOKEN=token)  # a rollback
+    assert back.returncode == 0 and back.stdout.splitlines() == [
+        "alpha@1: these files were submitted before: they are alpha@1 (retired)",
+        "alpha@1: active",
+    ], back.stdout + back.stderr

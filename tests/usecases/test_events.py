@@ -259,7 +259,7 @@ def test_entries_close_before_a_run(store: Store) -> None:
     closing = Definition("cup", bots=("ana", "bia"), entries_close_s=3600)
     t = tournaments.create_tournament(store, closing)
     with store.pool.connection() as conn:  # the first version was active two hours ago
-        conn.execute("UPDATE bot_versions SET checked_at = now() - interval '2 hours'")
+        conn.execute("UPDATE version_activations SET at = now() - interval '2 hours'")
     versions_of(store, "ana", 1)  # a version of a minute ago: too late for this run
     run = runs.create_run(store, t)
     assert run is not None

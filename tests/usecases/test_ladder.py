@@ -15,7 +15,7 @@ from arena.domain.versions import Manifest
 from arena.hosted.archive import check
 from arena.store.store import Store
 from arena.usecases.ladder import HOSTED_CONCURRENCY, fill, set_ladder
-from arena.usecases.versions import submit
+from arena.usecases.versions import judge, submit
 
 POOL = "paulista/1"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "highest_card_bot.py"
@@ -96,7 +96,7 @@ def test_a_hosted_bot_plays_as_its_active_version_unless_it_opted_out(store: Sto
     row, _ = submit(store, "host", manifest, data, check(data, manifest))
     set_ladder(store, POOL, True, concurrency=8)
     assert fill(store, POOL, connected) == []  # still being checked: not active yet
-    store.judge_version(row.id)
+    judge(store, row.id)
     ids = fill(store, POOL, connected)  # not connected, yet available: the arena runs it
     assert len(ids) == min(8, HOSTED_CONCURRENCY)  # as often at once as the arena allows
     assert {tuple(sorted(s)) for s in open_matches(store)} == {("dial", "host@1")}
@@ -148,7 +148,7 @@ def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Sto
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
     row, _ = submit(store, "host", manifest, data, check(data, manifest))
-    store.judge_version(row.id)
+    judge(store, row.id)
     opponents = []
     for games in range(6):
         [match_id] = fill(store, POOL, connected)

@@ -88,7 +88,8 @@ def test_a_test_is_played_by_the_workers(arena_factory: Any) -> None:
     env = arena.env | {"ARENA_TOKEN": arena.tokens["smart"]}  # NEW's owner asks
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr + arena.worker_log()
-    assert "H1 accepted (elo0=0, elo1=50): smart is stronger than dumb" in done.stdout
+    assert done.stdout.startswith("test ") and ": NEW smart against BASE dumb, " in done.stdout
+    assert "H1 accepted (elo0=0, elo1=50): NEW smart is stronger than BASE dumb" in done.stdout
     test_id = int(done.stdout.split()[1].rstrip(":"))
     shown = subprocess.run(
         [sys.executable, "-m", "arena.cli", "test", "dumb", "smart", "--sprt", "elo0=0,elo1=5"],

@@ -15,7 +15,7 @@ from arena.hosted.archive import check
 from arena.store.store import Store
 from arena.usecases.ladder import fill, set_ladder
 from arena.usecases.matches import record as record_match
-from arena.usecases.versions import submit
+from arena.usecases.versions import judge, submit
 from arena.web import create_app
 from tests.usecases.test_ladder import EXAMPLE
 from tests.webdata import ORGANIZER, played
@@ -46,7 +46,7 @@ def ladder(store: Store) -> dict[str, list[str]]:
     data = packed(EXAMPLE)
     manifest = Manifest("python", EXAMPLE.name)
     version, _ = submit(store, "host", manifest, data, check(data, manifest))
-    store.judge_version(version.id)
+    judge(store, version.id)
     set_ladder(store, POOL, True, concurrency=2)
     connected = {name: (8, 0) for name in DIAL_INS}
     rng = random.Random(1)

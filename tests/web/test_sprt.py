@@ -111,9 +111,11 @@ def test_a_running_test_without_a_pair_counts_its_matches(client: TestClient, st
     step_sprt(store, test_id)
     data = client.get(f"/api/tests/{test_id}").json()
     assert data["split"] == data["pairs"] == 1 and len(data["history"]) == 1
-    assert data["elo"] == 0 and data["elo_low"] == data["elo_high"] == 0
+    # a split pair decides nothing: no estimate, and no interval of no width ("0 to 0")
+    assert data["elo"] is data["elo_low"] is data["elo_high"] is None
     text = client.get(f"/tests/{test_id}").text
-    assert '<span class="elo">±0</span>' in text and "0 to 0" in text
+    assert '<dd data-testid="elo"><span class="muted">—</span></dd>' in text
+    assert "0 to 0" not in text
 
 
 @pytest.mark.parametrize("path", ["/tests/999", "/tests/abc", "/tests/²", "/tests/-1"])

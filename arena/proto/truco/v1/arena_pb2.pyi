@@ -242,19 +242,21 @@ class SubmitBotRequest(_message.Message):
     def __init__(self, manifest: _Optional[_Union[BotManifest, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
 
 class BotManifest(_message.Message):
-    __slots__ = ("bot", "runtime", "entry", "size")
+    __slots__ = ("bot", "runtime", "entry", "size", "candidate")
     BOT_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
     ENTRY_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
     bot: str
     runtime: str
     entry: str
     size: int
-    def __init__(self, bot: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ...) -> None: ...
+    candidate: bool
+    def __init__(self, bot: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., candidate: _Optional[bool] = ...) -> None: ...
 
 class BotVersion(_message.Message):
-    __slots__ = ("bot", "number", "name", "hash", "runtime", "entry", "size", "unpacked", "files", "status", "reason", "created_at", "checked_at", "ratings")
+    __slots__ = ("bot", "number", "name", "hash", "runtime", "entry", "size", "unpacked", "files", "status", "reason", "created_at", "checked_at", "ratings", "candidate")
     BOT_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -269,6 +271,7 @@ class BotVersion(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
     RATINGS_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
     bot: str
     number: int
     name: str
@@ -283,7 +286,8 @@ class BotVersion(_message.Message):
     created_at: str
     checked_at: str
     ratings: _containers.RepeatedCompositeFieldContainer[VersionRating]
-    def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[VersionRating, _Mapping]]] = ...) -> None: ...
+    candidate: bool
+    def __init__(self, bot: _Optional[str] = ..., number: _Optional[int] = ..., name: _Optional[str] = ..., hash: _Optional[str] = ..., runtime: _Optional[str] = ..., entry: _Optional[str] = ..., size: _Optional[int] = ..., unpacked: _Optional[int] = ..., files: _Optional[int] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., checked_at: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[VersionRating, _Mapping]]] = ..., candidate: _Optional[bool] = ...) -> None: ...
 
 class VersionRating(_message.Message):
     __slots__ = ("pool", "elo", "games", "half", "wide")
@@ -300,12 +304,28 @@ class VersionRating(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., half: _Optional[float] = ..., wide: _Optional[bool] = ...) -> None: ...
 
 class SubmitBotResponse(_message.Message):
-    __slots__ = ("version", "new")
+    __slots__ = ("version", "new", "found")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     NEW_FIELD_NUMBER: _ClassVar[int]
+    FOUND_FIELD_NUMBER: _ClassVar[int]
     version: BotVersion
     new: bool
-    def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., new: _Optional[bool] = ...) -> None: ...
+    found: str
+    def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., new: _Optional[bool] = ..., found: _Optional[str] = ...) -> None: ...
+
+class ActivateVersionRequest(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    def __init__(self, version: _Optional[str] = ...) -> None: ...
+
+class ActivateVersionResponse(_message.Message):
+    __slots__ = ("version", "retired")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
+    version: BotVersion
+    retired: str
+    def __init__(self, version: _Optional[_Union[BotVersion, _Mapping]] = ..., retired: _Optional[str] = ...) -> None: ...
 
 class ListVersionsRequest(_message.Message):
     __slots__ = ("bot",)

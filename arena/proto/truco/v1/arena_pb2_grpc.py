@@ -149,6 +149,11 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
                 _registered_method=True)
+        self.ActivateVersion = channel.unary_unary(
+                '/truco.v1.Arena/ActivateVersion',
+                request_serializer=truco_dot_v1_dot_arena__pb2.ActivateVersionRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.ActivateVersionResponse.FromString,
+                _registered_method=True)
         self.GetBotLogs = channel.unary_unary(
                 '/truco.v1.Arena/GetBotLogs',
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetBotLogsRequest.SerializeToString,
@@ -397,7 +402,9 @@ class ArenaServicer:
         The first message is the manifest, the rest the archive's bytes in order (each
         message, as any sent to this server, at most 64 KiB: chunks of 32 KiB do). The archive is checked whole before anything is stored: a bad one is
         refused with INVALID_ARGUMENT saying why, and nothing is kept. The same files and
-        manifest again are the version they were (new = false).
+        manifest again are the version they were (new = false, found its status then): then,
+        unless the manifest says candidate, a checked version (candidate or retired) is made
+        active, and one being checked will be once it passes; with candidate, nothing changes.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -405,6 +412,16 @@ class ArenaServicer:
 
     def ListVersions(self, request, context):
         """A bot's versions, the latest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ActivateVersion(self, request, context):
+        """The bot's own token, or the organizer: make a version (NAME@N) its bot's active one,
+        the one active before retired. Any version checked and not rejected (a candidate, or
+        retired); active already: nothing changes. NOT_FOUND for no such version,
+        FAILED_PRECONDITION for one still being checked or rejected, saying so.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -667,6 +684,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListVersions,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.ListVersionsRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.ListVersionsResponse.SerializeToString,
+            ),
+            'ActivateVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.ActivateVersion,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.ActivateVersionRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.ActivateVersionResponse.SerializeToString,
             ),
             'GetBotLogs': grpc.unary_unary_rpc_method_handler(
                     servicer.GetBotLogs,
@@ -1370,6 +1392,33 @@ class Arena:
             '/truco.v1.Arena/ListVersions',
             truco_dot_v1_dot_arena__pb2.ListVersionsRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.ListVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ActivateVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/ActivateVersion',
+            truco_dot_v1_dot_arena__pb2.ActivateVersionRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.ActivateVersionResponse.FromString,
             options,
             channel_credentials,
             insecure,
