@@ -1,5 +1,6 @@
 """The ladder on the pages, over a real PostgreSQL: the leaderboard's ladder box and its
-standings' last match, and a bot's ladder matches and whether it is opted in."""
+standings' last match, and a bot's ladder matches and whether it is opted in (for every
+pool, or for one)."""
 
 from __future__ import annotations
 
@@ -128,7 +129,15 @@ def test_a_bots_page_lists_its_ladder_matches_and_whether_it_is_in(
 
     ana = client.get("/api/bots/ana").json()
     assert (ana["ladder_opt_in"], ana["ladder_default"]) == (True, False)
-    assert "(its own choice)" in client.get("/bots/ana").text
+    assert "(its own choice for every pool)" in client.get("/bots/ana").text
+    store.set_bot_ladder("ana", False, "paulista/2")  # out of one other pool only
+    ana = client.get("/api/bots/ana", params={"pool": POOL}).json()
+    assert (ana["ladder_opt_in"], ana["ladder_pools"]) == (True, {"paulista/2": False})
+    out = client.get("/api/bots/ana", params={"pool": "paulista/2"}).json()
+    assert (out["ladder_opt_in"], out["ladder_default"]) == (False, False)
+    page = client.get("/bots/ana", params={"pool": "paulista/2"}).text
+    assert "The ladder of paulista/2 may pair ana: <strong>off</strong>" in page
+    assert "(its own choice for this pool)" in page and "paulista/2 off" in page
     dan = client.get("/api/bots/dan").json()
     assert (dan["ladder_opt_in"], dan["ladder_default"], dan["ladder_matches"]) == (
         False, True, [],
