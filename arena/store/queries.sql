@@ -166,6 +166,16 @@ SELECT m.id, ARRAY(SELECT DISTINCT s.bot_id FROM match_seats s WHERE s.match_id 
 FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated AND NOT m.fitted
   AND m.voided IS NULL;
 
+-- name: fit_members
+-- The pool's rated bots, each with whether it is retired (the bot, or a hosted version
+-- no longer its active one) and the seconds since its latest rated game in the pool.
+SELECT b.name, (o.state = 'retired' OR coalesce(v.status = 'retired', false)) AS retired,
+       extract(epoch FROM now() - r.updated_at)::float8 AS idle_s
+FROM ratings r JOIN bots b ON b.id = r.bot_id
+LEFT JOIN bot_versions v ON v.id = b.id
+JOIN bots o ON o.id = coalesce(v.bot_id, b.id)
+WHERE r.pool = %(pool)s;
+
 -- name: pool_ratings
 SELECT r.bot_id, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id
 WHERE r.pool = %(pool)s;
@@ -188,11 +198,13 @@ ON CONFLICT (bot_id, match_id) DO NOTHING;
 UPDATE matches SET fitted = true WHERE id = ANY (%(ids)s::text[]);
 
 -- name: keep_pool_fit
-INSERT INTO pool_fits (pool, version, halves, dispersion, fitted_at)
-VALUES (%(pool)s, %(version)s, %(halves)s, %(dispersion)s, now())
+-- (a fit of the same version again: its anchors changed, a bot having left them)
+INSERT INTO pool_fits (pool, version, halves, dispersion, fitted_at, anchors)
+VALUES (%(pool)s, %(version)s, %(halves)s, %(dispersion)s, now(), %(anchors)s)
 ON CONFLICT (pool) DO UPDATE SET version = excluded.version, halves = excluded.halves,
-    dispersion = excluded.dispersion, fitted_at = excluded.fitted_at
-WHERE pool_fits.version < excluded.version;
+    dispersion = excluded.dispersion, fitted_at = excluded.fitted_at,
+    anchors = excluded.anchors
+WHERE pool_fits.version <= excluded.version;
 
 -- ---- tournaments --------------------------------------------------------------------
 
@@ -1176,8 +1188,9 @@ SELECT now() AS at,
         AS events;
 
 -- name: audit_fitted_elos
--- The kept ratings of every pool whose kept fit is of its current version.
-SELECT r.pool, b.name AS bot, r.elo
+-- The kept ratings of every pool whose kept fit is of its current version, and the bots
+-- that fit's mean is of (NULL: every bot).
+SELECT r.pool, b.name AS bot, r.elo, f.anchors
 FROM pool_fits f JOIN ratings r ON r.pool = f.pool JOIN bots b ON b.id = r.bot_id
 WHERE (%(pools)s::text[] IS NULL OR f.pool = ANY (%(pools)s::text[]))
   AND f.version = (SELECT coalesce(sum(s.matches), 0) FROM bot_pool_stats s

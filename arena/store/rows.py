@@ -162,6 +162,7 @@ class PoolFitRow:
     halves: dict[str, float]
     dispersion: float
     fitted_at: datetime
+    anchors: list[str] | None  # the bots its mean is of (migration 0020); None: all
 
 
 @dataclass(frozen=True, slots=True)

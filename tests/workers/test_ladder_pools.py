@@ -3,13 +3,17 @@ Redis, PostgreSQL, bots as processes), driven by the CLI as an author and an org
 would: a bot opted in for one pool plays only there; `arena bot ladder` says what it did
 for a bot that dials in and for a hosted one; `arena ladder show` tells a ladder waiting
 for its first look from one no beat looks at, and its pace is the matches it finished in
-the last hour while it was on, none shown while it is off."""
+the last hour while it was on, none shown while it is off. And a bot retired with
+`arena bot retire` leaves the pool's fit at the scheduler's next minute: the others'
+intervals narrow."""
 
 from __future__ import annotations
 
 import json
 import re
 import subprocess
+import time
+from collections.abc import Callable
 from typing import Any
 
 from arena.cli.hosting import packed
@@ -124,3 +128,47 @@ def test_a_bot_in_for_one_pool_plays_only_there(arena_factory: Any) -> None:
     assert row["n"] - 2 <= shown["per_hour"] <= row["n"] + 2 + since
     text = ok(arena, "ladder", "show", "paulista/1").stdout
     assert re.search(r"on since \S+: \d+ finished in the last hour while on", text), text
+
+
+def until(done: Callable[[], bool], what: str, timeout_s: float = 120.0) -> None:
+    """Until ``done()``, asked every 200 ms (the pool's fit lives in the database)."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, f"waited {timeout_s} s for {what}"
+        time.sleep(0.2)
+
+
+def halves(arena: Arena) -> dict[str, float]:
+    """Half of each rating's 95% interval, as `arena ratings --json --retired` has it."""
+    shown = json.loads(ok(arena, "ratings", "--json", "--retired").stdout)
+    return {s["bot"]: (s["high"] - s["low"]) / 2 for s in shown["standings"]}
+
+
+def test_a_retired_bot_leaves_the_fit_and_every_interval_narrows(arena_factory: Any) -> None:
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.bots(ana="house:random", bia="house:random", cid="house:random", old="house:random")
+    ids = [m for pair in (["ana", "bia"], ["bia", "cid"], ["cid", "ana"])
+           for m in arena.challenge(pair, 10)]  # fmt: skip
+    ids += arena.challenge(["old", "ana"], 1) + arena.challenge(["cid", "old"], 1)
+    arena.wait_matches(ids, len(ids))
+    store = arena.store
+    arena.sweep(minutes_later=0)  # the last matches fitted (a worker fits twice a second)
+    until(lambda: store.pool_fit(POOL, store.pool_version(POOL)) is not None, "the last fit")
+    fitted = store.pool_fit(POOL)
+    assert fitted is not None and fitted.anchors == {"ana", "bia", "cid", "old"}
+    before = halves(arena)
+
+    said = ok(arena, "bot", "retire", "old").stdout
+    assert "retired" in said
+    arena.sweep(minutes_later=0)  # the scheduler's minute: the pool's bots have changed
+    until(
+        lambda: getattr(store.pool_fit(POOL), "anchors", None) == {"ana", "bia", "cid"},
+        "the pool fitted again without old",
+    )
+    after = halves(arena)
+    for name in ("ana", "bia", "cid"):
+        assert after[name] < 0.8 * before[name], (before, after)
+    assert set(after) == set(before)  # old is still rated, its results still count
+    fitted_again = store.pool_fit(POOL)
+    assert fitted_again is not None and fitted_again.version == fitted.version

@@ -46,3 +46,7 @@ SELECT m.ladder_id, date_trunc('minute', m.finished_at), count(*)
 FROM matches m JOIN ladders l ON l.id = m.ladder_id
 WHERE l.running AND m.status = 'finished' AND m.finished_at > now() - interval '1 hour'
 GROUP BY 1, 2;
+
+-- The bots whose mean a pool's fit puts at 1500 (docs/ratings.md, "The anchor"): those
+-- neither retired nor absent for long; NULL for a fit kept before, of every bot it rated.
+ALTER TABLE pool_fits ADD COLUMN anchors text[];
