@@ -18,6 +18,8 @@ arena (serve, worker, web, demo) generate the organizer's token into ``ARENA_HOM
 when it is missing; the others use it when it is there. ``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
+``ARENA_FIT_ABSENT_DAYS`` (default 14, the store's) is how long a bot may go without a
+rated game in a pool before it leaves the anchor of the pool's ratings (docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class Settings:
     node_address: str = ""  # arena serve: where other nodes and workers reach it (default:
     # the address it listens on)
     run_window: int = 32  # a run's matches in flight at most (docs/events.md)
+    fit_absent_days: int | None = None  # a bot idle this long in a pool leaves its fit's
+    # anchor (docs/ratings.md); None: the store's default (ABSENT_DAYS, arena/domain/pools.py)
 
     @property
     def control_queue(self) -> str:
@@ -93,7 +97,17 @@ class Settings:
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
             organizer_token_value=env.get("ARENA_ORGANIZER_TOKEN") or None,
             bot_token_value=env.get("ARENA_TOKEN") or None,
+            fit_absent_days=(
+                _seconds(env, "ARENA_FIT_ABSENT_DAYS", 0, "days")
+                if env.get("ARENA_FIT_ABSENT_DAYS")
+                else None
+            ),
         )
+
+    @property
+    def fit_absent_s(self) -> float | None:
+        """``fit_absent_days`` in seconds, as the store takes it."""
+        return None if self.fit_absent_days is None else self.fit_absent_days * 86400.0
 
     def organizer_referee(self) -> str:
         """Where a process that carries the organizer's token finds the referee: the

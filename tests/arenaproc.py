@@ -20,7 +20,7 @@ import pytest
 from celery import Celery
 
 from arena import embedded
-from arena.domain.poolfit import Lineup, fit
+from arena.domain.poolfit import Lineup, fit, held_anchors
 from arena.embedded import stop_embedded_redis
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
@@ -234,9 +234,9 @@ def bookkeeping(database: str) -> dict[str, float]:
     """``double`` and ``drift`` of the whole database (see :func:`audit`): ``drift`` is
     the largest gap between a stored rating and a fresh fit of its pool's recorded
     history (arena/domain/poolfit.py, on lineups counted here from the matches themselves), or
-    between a pool's total and 1500 a bot (the fit's anchor). The pools are fitted first,
-    as a reader fits them (the workers fit a busy pool a few times a second, not after
-    every match)."""
+    between the mean of a pool's anchors (the bots its fit's mean is of) and 1500. The
+    pools are fitted first, as a reader fits them (the workers fit a busy pool a few times
+    a second, not after every match)."""
     store = Store(database, max_size=1)
     try:
         for pool in store.pools():
@@ -255,16 +255,20 @@ def bookkeeping(database: str) -> dict[str, float]:
         ratings = conn.execute(
             "SELECT r.pool, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id"
         ).fetchall()
+        anchored = dict(conn.execute("SELECT pool, anchors FROM pool_fits").fetchall())
     assert extra is not None and games_off is not None
     drift = 0.0
     pools: dict[str, dict[str, float]] = {}
     for pool, name, elo in ratings:
         pools.setdefault(pool, {})[name] = elo
     for pool, stored in pools.items():
-        fitted = fit(history_lineups(database, pool)).ratings
+        anchors = anchored.get(pool)
+        fitted = fit(history_lineups(database, pool), anchors=anchors).ratings
         for name, elo in stored.items():
             drift = max(drift, abs(elo - fitted[name].elo) if name in fitted else abs(elo - 1500))
-        drift = max(drift, abs(math.fsum(stored.values()) - 1500.0 * len(stored)))
+        held = held_anchors(anchors, fitted)
+        mean = [e for b, e in stored.items() if b in held]
+        drift = max(drift, abs(math.fsum(mean) - 1500.0 * len(mean)))
     return {"double": int(extra[0]) + int(games_off[0]), "drift": round(drift, 6)}
 
 

@@ -16,9 +16,9 @@ from celery import Celery
 from celery.schedules import crontab
 from kombu.entity import Queue
 
+from arena.domain.matchmaking import TICK_S
 from arena.embedded import broker_url
 from arena.settings import Settings
-from arena.usecases.ladder import TICK_S
 from workers import broker
 
 broker.install()

@@ -81,7 +81,7 @@ def settings() -> Settings:
 
 @once
 def store() -> Store:
-    return Store(database_url(settings()), max_size=4)
+    return Store(database_url(settings()), max_size=4, fit_absent_s=settings().fit_absent_s)
 
 
 @once

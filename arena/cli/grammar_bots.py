@@ -156,11 +156,15 @@ def bots(sub: Commands) -> None:
     p = actions.add_parser(
         "ladder",
         help="opt a bot in to ladders or out of them (its own token, or the organizer's)",
-        description="Whether ladders may schedule the bot (docs/ladder.md). A bot that dials "
-        "in plays on them once opted in, while it is connected; a hosted bot plays on them "
-        "unless it opted out.",
+        description="Whether ladders may schedule the bot (docs/ladder.md): one pool's "
+        "(--pool), or every pool's, which replaces its choices for single pools. A bot that "
+        "dials in plays on them once opted in, while it is connected; a hosted bot, which "
+        "the arena starts for each match, unless it opted out. Prints what it chose and "
+        "what that means for this bot (--json: the bot, with ladder and ladder_pools).",
     )
     p.add_argument("name")
     p.add_argument("switch", choices=("on", "off"))
+    p.add_argument("--pool", help="one pool's ladder, PRESET/TEAM_SIZE (default: every pool's)")
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(run=ladder.cmd_bot_ladder)

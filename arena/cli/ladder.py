@@ -51,23 +51,42 @@ def print_ladder(ladder: Any) -> None:
         f"grace {clock.reconnect_grace_ms} ms)"
     )
     last = f", the last {ladder.last_match}" if ladder.last_match else ""
-    console().print(
-        f"  {ladder.playing} playing now, {ladder.per_hour} an hour, "
-        f"{ladder.scheduled} started in all{last}"
-    )
+    console().print(f"  {ladder.playing} playing now, {ladder.scheduled} started in all{last}")
+    if ladder.on:  # its pace means one thing: nothing is counted while it is off
+        console().print(
+            f"  on since {ladder.on_since}: {ladder.per_hour} finished in the last hour while on"
+        )
+    console().print(f"  opted in: {', '.join(ladder.opted_in) or 'nobody'}")
     if ladder.looked_at:
         available = ", ".join(ladder.available) or "nobody"
         console().print(f"  available when it last looked ({ladder.looked_at}): {available}")
-    elif ladder.on:
-        console().print("  it has not looked yet: is `arena beat` running, with a worker?")
+    if ladder.look == "waiting":
+        console().print(f"  waiting for the first look (every {ladder.tick_s} s)")
+    elif ladder.look == "stalled":
+        console().print(
+            f"  no beat has looked for {ladder.quiet_s} s (every {ladder.tick_s} s expected):"
+            " is `arena beat` running, with a worker?"
+        )
 
 
 def cmd_bot_ladder(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("ARENA_TOKEN") or None
-    request = api.SetBotLadderRequest(bot=args.name, on=args.switch == "on")
+    request = api.SetBotLadderRequest(bot=args.name, on=args.switch == "on", pool=args.pool or "")
     bot = Arena.from_env().call("SetBotLadder", request, organizer=token is None, token=token)
-    if args.switch == "on":
-        print(f"{bot.name} opted in to ladders: it plays on them while it is connected")
-    else:
-        print(f"{bot.name} opted out of ladders: they schedule it no more")
+    if args.json:
+        print_json(bot)
+        return 0
+    print(opted(bot, args.switch == "on", args.pool))
     return 0
+
+
+def opted(bot: Any, on: bool, pool: str | None) -> str:
+    """What ``arena bot ladder`` says it did, for the kind of bot it did it to."""
+    where = f"the ladder of {pool}" if pool else "every pool's ladder"
+    if not on:
+        return f"{bot.name} opted out of {where}: it is scheduled there no more"
+    if bot.hosted:
+        how = "the arena starts its active version for each match (no connection needed)"
+    else:
+        how = "it plays there while it is connected (arena bot run, or its own process)"
+    return f"{bot.name} opted in to {where}: {how}"

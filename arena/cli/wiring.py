@@ -22,7 +22,7 @@ def open_store(command: str, settings: Settings, max_size: int = 8) -> Any:
     try:
         url = database_url(settings)
         migrate(url)
-        return Store(url, max_size=max_size)
+        return Store(url, max_size=max_size, fit_absent_s=settings.fit_absent_s)
     except psycopg.Error as e:
         raise SystemExit(f"arena {command}: cannot use the database: {e}".strip()) from None
 

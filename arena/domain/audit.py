@@ -24,7 +24,7 @@ The checks, by kind:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -231,12 +231,17 @@ def lineups_of(recounted: Kept, pool: str) -> list[Lineup]:
     ]  # fmt: skip
 
 
-def check_fit(pool: str, lineups: Sequence[Lineup], kept: Mapping[str, float]) -> list[Finding]:
+def check_fit(
+    pool: str,
+    lineups: Sequence[Lineup],
+    kept: Mapping[str, float],
+    anchors: Collection[str] | None = None,
+) -> list[Finding]:
     """The pool's kept ratings (bot -> Elo) against a fit of ``lineups`` (its history,
-    recounted): each bot the fit rates whose kept rating is more than :data:`ELO_EPS`
-    away from it."""
+    recounted) on the kept fit's ``anchors``: each bot the fit rates whose kept rating is
+    more than :data:`ELO_EPS` away from it."""
     out = []
-    for name, estimate in sorted(fit(lineups).ratings.items()):
+    for name, estimate in sorted(fit(lineups, anchors=anchors).ratings.items()):
         mine = kept.get(name)
         if mine is None or abs(mine - estimate.elo) > ELO_EPS:
             shown = "none" if mine is None else f"{mine:.2f}"

@@ -40,6 +40,8 @@ GOLDEN = (math.sqrt(5) - 1) / 2  # the low-discrepancy step of placements' quant
 NEW_BOT_SPREAD = 350.0  # Elo: the uncertainty of a bot with no games
 CONCURRENCY = 2  # a new ladder's matches at once, unless its organizer says otherwise
 MAX_CONCURRENCY = 256  # the most a ladder may keep going (migration 0011's bound)
+TICK_S = 5.0  # how often arena beat looks at each ladder, besides whenever a match ends
+STALLED_TICKS = 3  # a ladder not looked at for this many ticks says so (a beat is missing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,11 @@ whose value depends on the order of the games and keeps wandering.
   maximum-likelihood fit.
 - **The scale's anchor.** The pool's mean rating is 1500 (:data:`ANCHOR`): a rating reads
   "this many points above the pool's average", and a bot's interval is that of its
-  distance from the average.
+  distance from the average. The average is of the bots that still play (``anchors``,
+  :func:`anchors`): a bot retired, or absent for ``ABSENT_DAYS`` (arena/domain/pools.py),
+  leaves it (its results still count for its opponents), so that a bot whose rating
+  nobody measures any more, its interval wide, does not widen every other's with the
+  average's own uncertainty.
 - **The interval.** From the posterior's curvature at its mode (the Laplace
   approximation): the covariance of the ratings, their 95% intervals, the standard error
   of any difference (likelihood of superiority, the ladder's choices).
@@ -40,7 +44,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,6 +108,7 @@ class Fit:
     iterations: int = 0
     covariance: Any = field(default=None, repr=False)  # of the ratings, Elo points squared
     order: tuple[str, ...] = ()  # the bots, as the covariance's rows
+    anchors: tuple[str, ...] = ()  # the bots whose mean is ANCHOR (sorted)
 
     @functools.cached_property
     def _rows(self) -> dict[str, int]:
@@ -127,8 +132,27 @@ class Fit:
         return 0.5 * (1.0 + math.erf(diff / (sd * math.sqrt(2.0))))
 
 
-def fit(lineups: Iterable[Lineup], prior_elo: float = PRIOR_ELO) -> Fit:
-    """The pool's ratings from its results."""
+def anchors(members: Iterable[tuple[str, bool, float]], absent_s: float) -> frozenset[str]:
+    """The bots a pool's mean is of, from its rated bots, each as (name, retired, seconds
+    since its latest rated game in the pool): those neither retired nor absent for longer
+    than ``absent_s``."""
+    return frozenset(b for b, retired, idle_s in members if not (retired or idle_s > absent_s))
+
+
+def held_anchors(anchors: Collection[str] | None, rated: Collection[str]) -> frozenset[str]:
+    """The bots a fit of the bots ``rated`` anchors on: those of ``anchors`` it rates, or
+    all of them when that is none (or ``anchors`` is None)."""
+    held = frozenset(rated).intersection(anchors or ())
+    return held or frozenset(rated)
+
+
+def fit(
+    lineups: Iterable[Lineup],
+    prior_elo: float = PRIOR_ELO,
+    anchors: Collection[str] | None = None,
+) -> Fit:
+    """The pool's ratings from its results, their mean (ANCHOR) that of ``anchors``
+    (None, or none of them rated: of every bot rated)."""
     rows = [r for r in lineups if r.games > 0]
     names = sorted({b for r in rows for b in (*r.team_a, *r.team_b)})
     if not names:
@@ -151,15 +175,19 @@ def fit(lineups: Iterable[Lineup], prior_elo: float = PRIOR_ELO) -> Fit:
     meat = x.gram(weight) + precision * np.eye(n)
     inverse = np.linalg.inv(hessian)
     covariance = inverse @ meat @ inverse
-    # distances from the pool's mean: C S C for C = I - J/n, without the two products
-    means = covariance.mean(axis=0)
-    covariance = (covariance - means[:, None] - means[None, :] + means.mean()) * _PER_NAT**2
-    theta = theta - theta.mean()
+    # distances from the anchors' mean: C S C' for C = I - 1 w', w the anchors' weights
+    # (1/k each), without the two products
+    held = held_anchors(anchors, names)
+    w = np.array([b in held for b in names], dtype=float)
+    w /= w.sum()
+    means = covariance @ w
+    covariance = (covariance - means[:, None] - means[None, :] + w @ means) * _PER_NAT**2
+    theta = theta - w @ theta
     ratings = {
         b: Estimate(ANCHOR + _PER_NAT * float(theta[i]), math.sqrt(max(covariance[i, i], 0.0)))
         for b, i in index.items()
     }
-    return Fit(ratings, dispersion, iterations, covariance, tuple(names))
+    return Fit(ratings, dispersion, iterations, covariance, tuple(names), tuple(sorted(held)))
 
 
 class _Design:

@@ -7,6 +7,9 @@ from arena.engine import PRESET_NAMES, Rules, TrucoError, quoted
 from arena.errors import Invalid
 
 DEFAULT_POOL = "paulista/1"
+# A bot with no rated game in a pool for this long (or retired) leaves the anchor of the
+# pool's ratings (arena/domain/poolfit.py, docs/ratings.md); ARENA_FIT_ABSENT_DAYS
+ABSENT_DAYS = 14
 
 
 def pool_of(rules: Rules) -> str:

@@ -79,8 +79,9 @@ def audit(store: Store, run_id: int | None = None) -> AuditReport:
             findings += compare_counts(table, kept, recounted[table])
         fitted = store.audit_elos(conn, scope)
         checked["fitted_pools"] = len(fitted)
-        for pool, elos in sorted(fitted.items()):
-            findings += check_fit(pool, lineups_of(recounted["lineup_stats"], pool), elos)
+        for pool, (elos, anchors) in sorted(fitted.items()):
+            lineups = lineups_of(recounted["lineup_stats"], pool)
+            findings += check_fit(pool, lineups, elos, anchors)
         unfitted_before = at - timedelta(seconds=UNFITTED_S)
         findings += check_events(
             store.audit_rows(conn, "odd_events", scope),

@@ -77,8 +77,9 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
         "faults": None,
         "head_to_head": [],
         "versions": [],
-        "ladder_opt_in": None,
-        "ladder_default": row.ladder is None,
+        "ladder_opt_in": None,  # whether the pool's ladder may pair it
+        "ladder_default": row.ladder is None,  # by its kind's default, not its own choice
+        "ladder_pools": {},  # its choices for single pools' ladders
         "ladder_matches": [],
         "version_of": BotRef.parse(name).bot if is_version(name) else None,
     }
@@ -87,7 +88,11 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
     out["versions"] = versions(store, name, known=True)
     if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
         hosted = any(v["status"] == "active" for v in out["versions"])
-        out["ladder_opt_in"] = hosted if row.ladder is None else row.ladder
+        chosen = store.ladder_choices(name).get(name, (hosted, {}))[1]
+        mine = chosen.get(pool) if pool is not None else None
+        out["ladder_pools"] = chosen
+        out["ladder_default"] = mine is None and row.ladder is None
+        out["ladder_opt_in"] = next(c for c in (mine, row.ladder, hosted) if c is not None)
     if pool is None:
         return out
     out["ladder_matches"] = ladders.bot_ladder_matches(store, name, pool)
@@ -188,10 +193,14 @@ class BotLine(TypedDict):
     ladder: bool | None  # opted in to ladders; None: the default (hosted in, dial-in out)
     state: str  # active, withdrawn, disqualified or retired
     state_reason: str
+    hosted: bool  # it has an active hosted version: the arena starts it for its matches
+    ladder_pools: dict[str, bool]  # its choices for single pools' ladders, over ``ladder``
 
 
-def bot_line(row: BotRow) -> BotLine:
-    """A bot's row as listed: also what a write that changed it answers with."""
+def bot_line(row: BotRow, choices: tuple[bool, dict[str, bool]] = (False, {})) -> BotLine:
+    """A bot's row as listed, with ``choices`` (:meth:`Store.ladder_choices`; a new bot's
+    by default): also what a write that changed it answers with."""
+    hosted, pools = choices
     return BotLine(
         name=row.name,
         owner=row.owner,
@@ -200,9 +209,17 @@ def bot_line(row: BotRow) -> BotLine:
         ladder=row.ladder,
         state=row.state,
         state_reason=row.state_reason,
+        hosted=hosted,
+        ladder_pools=pools,
     )
+
+
+def line(store: Store, row: BotRow) -> BotLine:
+    """A bot's row as listed, read now: what a write that changed it answers with."""
+    return bot_line(row, store.ladder_choices(row.name).get(row.name, (False, {})))
 
 
 def roster(store: Store) -> list[BotLine]:
     """Every registered bot, by name."""
-    return [bot_line(r) for r in store.bots()]
+    choices = store.ladder_choices()
+    return [bot_line(r, choices.get(r.name, (False, {}))) for r in store.bots()]

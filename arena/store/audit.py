@@ -55,13 +55,16 @@ class Audits(Connected):
             sql = Q["audit_counted"] + "\n" + sql
         return conn.execute(sql, scope.params() | more).fetchall()
 
-    def audit_elos(self, conn: Unit, scope: Scope) -> dict[str, dict[str, float]]:
+    def audit_elos(
+        self, conn: Unit, scope: Scope
+    ) -> dict[str, tuple[dict[str, float], list[str] | None]]:
         """The kept ratings (pool -> bot -> Elo) of the pools whose kept fit is of their
-        current version (no match recorded since it was fitted)."""
+        current version (no match recorded since it was fitted), each with the bots that
+        fit's mean is of (None: every bot)."""
         rows = conn.execute(Q["audit_fitted_elos"], scope.params()).fetchall()
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, tuple[dict[str, float], list[str] | None]] = {}
         for r in rows:
-            out.setdefault(r["pool"], {})[r["bot"]] = r["elo"]
+            out.setdefault(r["pool"], ({}, r["anchors"]))[0][r["bot"]] = r["elo"]
         return out
 
     def audit_run(self, conn: Unit, run_id: int) -> tuple[dict[str, Any] | None, list[Game]]:

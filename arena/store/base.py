@@ -21,6 +21,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from arena.domain.matches import NewMatch
+from arena.domain.pools import ABSENT_DAYS
 from arena.errors import Exists, Invalid, Unavailable
 from arena.store.sql import QUERIES as Q
 
@@ -45,7 +46,12 @@ def _check(conn: psycopg.Connection[Any]) -> None:
 class Connected:
     """A pool of connections to the arena's database, and its secret deal key."""
 
-    def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
+    def __init__(
+        self, conninfo: str, *, max_size: int = 8, fit_absent_s: float | None = None
+    ) -> None:
+        # a bot with no rated game in a pool for this long leaves its fit's anchor
+        # (arena/usecases/ratings.py; ARENA_FIT_ABSENT_DAYS; None: ABSENT_DAYS)
+        self.fit_absent_s = ABSENT_DAYS * 86400.0 if fit_absent_s is None else fit_absent_s
         self.pool = ConnectionPool(
             conninfo,
             min_size=1,

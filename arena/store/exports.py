@@ -34,8 +34,8 @@ Batches = Generator[Batch, None, None]
 
 
 class Exports(Connected):
-    def __init__(self, conninfo: str, *, max_size: int = 8) -> None:
-        super().__init__(conninfo, max_size=max_size)
+    def __init__(self, conninfo: str, *, max_size: int = 8, **settings: float | None) -> None:
+        super().__init__(conninfo, max_size=max_size, **settings)
         self._conninfo = conninfo
         self._exports = threading.BoundedSemaphore(EXPORTS_AT_ONCE)
 

@@ -27,6 +27,7 @@ class KeptFit:
     version: int
     halves: dict[str, float]
     dispersion: float
+    anchors: frozenset[str] | None = None  # the bots its mean is of; None: every one
 
 
 class Fits(Connected):
@@ -42,7 +43,7 @@ class Fits(Connected):
             row = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
         if row is None:
             return None
-        return KeptFit(row["version"], dict(row["halves"]), row["dispersion"])
+        return _kept(row)
 
     def pool_lineups(self, pool: str) -> list[Lineup]:
         """The pool's rated results, a lineup per pairing of teams."""
@@ -57,9 +58,13 @@ class Fits(Connected):
         counted = conn.execute(Q["pool_version"], {"pool": pool}).fetchone()
         version = int(counted["version"]) if counted else 0
         kept = conn.execute(Q["pool_fit"], {"pool": pool, "version": version}).fetchone()
-        if kept is None:
-            return version, None
-        return version, KeptFit(kept["version"], dict(kept["halves"]), kept["dispersion"])
+        return version, None if kept is None else _kept(kept)
+
+    def fit_members(self, conn: Unit, pool: str) -> list[tuple[str, bool, float]]:
+        """The pool's rated bots, each as (name, retired, seconds since its latest rated
+        game in the pool), for :func:`arena.domain.poolfit.anchors`."""
+        rows = conn.execute(Q["fit_members"], {"pool": pool})
+        return [(r["name"], r["retired"], r["idle_s"]) for r in rows]
 
     def unfitted(self, conn: Unit, pool: str) -> list[dict[str, Any]]:
         """The pool's recorded matches no fit has counted yet (read before the results a
@@ -93,9 +98,14 @@ class Fits(Connected):
         conn.execute(
             Q["keep_pool_fit"],
             {"pool": pool, "version": version, "halves": Jsonb(halves),
-             "dispersion": fit.dispersion},
+             "dispersion": fit.dispersion, "anchors": list(fit.anchors)},
         )  # fmt: skip
-        return KeptFit(version, halves, fit.dispersion)
+        return KeptFit(version, halves, fit.dispersion, frozenset(fit.anchors))
+
+
+def _kept(row: dict[str, Any]) -> KeptFit:
+    anchors = None if row["anchors"] is None else frozenset(row["anchors"])
+    return KeptFit(row["version"], dict(row["halves"]), row["dispersion"], anchors)
 
 
 def _lineup(row: dict[str, Any]) -> Lineup:

@@ -1,9 +1,9 @@
-"""Ladders in the store (migration 0011): each pool's switch and settings, the bots that
-opted in, and the rows the ladder's scheduler reads and writes on its unit of work
-(arena/usecases/ladder.py): the ladder row locked, the slots taken, its latest pairings
-and the counter that names its matches. Nothing about a ladder lives anywhere else: a
-scheduler that restarts reads it all again.
-"""
+"""Ladders in the store (migrations 0011 and 0020): each pool's switch, its settings and
+its pace, the bots that opted in (to every pool's or to one pool's), and the rows
+the ladder's scheduler reads and writes on its unit of work (arena/usecases/ladder.py):
+the ladder row locked, the slots taken, its latest pairings and the counter that names
+its matches. Nothing about a ladder lives anywhere else: a scheduler that restarts reads
+it all again."""
 
 from __future__ import annotations
 
@@ -69,19 +69,33 @@ class Ladders(Connected):
         with self._statement() as conn:
             return [r["pool"] for r in conn.execute(Q["running_ladders"])]
 
-    def set_bot_ladder(self, name: str, on: bool, conn: Unit | None = None) -> BotRow:
-        """Whether ladders may schedule the bot, as it asked (on ``conn``, a use case's
+    def set_bot_ladder(
+        self, name: str, on: bool, pool: str | None = None, conn: Unit | None = None
+    ) -> BotRow:
+        """Whether ladders may schedule the bot, as it asked: in ``pool``'s, or (None) in
+        every pool's, its choices for single pools replaced (on ``conn``, a use case's
         unit of work, when given)."""
+        query, params = Q["set_bot_ladder"], {"name": name, "on": on, "pool": pool}
+        if pool is not None:
+            query = Q["set_bot_pool_ladder"]
         with self._within(conn) as c:
-            row = c.execute(Q["set_bot_ladder"], {"name": name, "on": on}).fetchone()
+            row = c.execute(query, params).fetchone()
         if row is None:
             raise NotFound(f"no bot named {quoted(name)}")
         return BotRow(**row)
 
-    def ladder_bots(self) -> list[LadderBot]:
-        """The bots ladders may pair (those that dial in still need to be connected)."""
+    def ladder_choices(self, name: str | None = None) -> dict[str, tuple[bool, dict[str, bool]]]:
+        """Of bot ``name`` (None: of every bot), by name: whether it has an active hosted
+        version, and its choices for single pools' ladders."""
         with self._statement() as conn:
-            return [LadderBot(**r) for r in conn.execute(Q["ladder_bots"])]
+            rows = conn.execute(Q["ladder_choices"], {"name": name})
+            return {r["name"]: (r["hosted"], dict(r["pools"])) for r in rows}
+
+    def ladder_bots(self, pool: str) -> list[LadderBot]:
+        """The bots the pool's ladder may pair (those that dial in still need to be
+        connected)."""
+        with self._statement() as conn:
+            return [LadderBot(**r) for r in conn.execute(Q["ladder_bots"], {"pool": pool})]
 
     def lock_ladder(self, conn: Unit, pool: str) -> LadderRow | None:
         """The pool's ladder, locked until the unit of work ends (None: it has none)."""
@@ -107,7 +121,9 @@ class Ladders(Connected):
         conn.execute(Q["ladder_scheduled"], params)
 
     def ladder_activity(self, ladder_id: int) -> dict[str, Any]:
-        """Its matches playing now, its matches an hour, the last one's id."""
+        """Its matches playing now, those it finished in the last hour while on, the last
+        one's id, how many seconds ago it was switched on (None: it is off) and last
+        looked (None: never)."""
         with self._statement() as conn:
             row = conn.execute(Q["ladder_activity"], {"id": ladder_id}).fetchone()
         assert row is not None

@@ -166,6 +166,16 @@ SELECT m.id, ARRAY(SELECT DISTINCT s.bot_id FROM match_seats s WHERE s.match_id 
 FROM matches m WHERE m.pool = %(pool)s AND m.status = 'finished' AND m.rated AND NOT m.fitted
   AND m.voided IS NULL;
 
+-- name: fit_members
+-- The pool's rated bots, each with whether it is retired (the bot, or a hosted version
+-- no longer its active one) and the seconds since its latest rated game in the pool.
+SELECT b.name, (o.state = 'retired' OR coalesce(v.status = 'retired', false)) AS retired,
+       extract(epoch FROM now() - r.updated_at)::float8 AS idle_s
+FROM ratings r JOIN bots b ON b.id = r.bot_id
+LEFT JOIN bot_versions v ON v.id = b.id
+JOIN bots o ON o.id = coalesce(v.bot_id, b.id)
+WHERE r.pool = %(pool)s;
+
 -- name: pool_ratings
 SELECT r.bot_id, b.name, r.elo FROM ratings r JOIN bots b ON b.id = r.bot_id
 WHERE r.pool = %(pool)s;
@@ -188,11 +198,13 @@ ON CONFLICT (bot_id, match_id) DO NOTHING;
 UPDATE matches SET fitted = true WHERE id = ANY (%(ids)s::text[]);
 
 -- name: keep_pool_fit
-INSERT INTO pool_fits (pool, version, halves, dispersion, fitted_at)
-VALUES (%(pool)s, %(version)s, %(halves)s, %(dispersion)s, now())
+-- (a fit of the same version again: its anchors changed, a bot having left them)
+INSERT INTO pool_fits (pool, version, halves, dispersion, fitted_at, anchors)
+VALUES (%(pool)s, %(version)s, %(halves)s, %(dispersion)s, now(), %(anchors)s)
 ON CONFLICT (pool) DO UPDATE SET version = excluded.version, halves = excluded.halves,
-    dispersion = excluded.dispersion, fitted_at = excluded.fitted_at
-WHERE pool_fits.version < excluded.version;
+    dispersion = excluded.dispersion, fitted_at = excluded.fitted_at,
+    anchors = excluded.anchors
+WHERE pool_fits.version <= excluded.version;
 
 -- ---- tournaments --------------------------------------------------------------------
 
@@ -608,8 +620,10 @@ ON CONFLICT (pool) DO NOTHING;
 SELECT * FROM ladders WHERE pool = %(pool)s FOR UPDATE;
 
 -- name: update_ladder
+-- (on_since: when it was switched on, kept while it stays on)
 UPDATE ladders SET running = %(running)s, concurrency = %(concurrency)s, clock = %(clock)s,
-    updated_at = now()
+    updated_at = now(),
+    on_since = CASE WHEN %(running)s THEN coalesce(on_since, now()) END
 WHERE id = %(id)s RETURNING *;
 
 -- name: ladder
@@ -637,39 +651,65 @@ UPDATE ladders SET scheduled = %(scheduled)s, available = %(available)s, looked_
 WHERE id = %(id)s;
 
 -- name: ladder_bots
--- The bots a ladder may pair, each with who plays for it (as active_bots) and whether
--- that is a hosted version: hosted bots unless they opted out, bots that dial in only
--- once they opted in (the scheduler then keeps those that are connected).
+-- The bots the pool's ladder may pair, each with who plays for it (as active_bots) and
+-- whether that is a hosted version: as each chose for this pool, else for every pool
+-- (migration 0020), else by default: hosted bots in, bots that dial in out (the
+-- scheduler then keeps those of them that are connected).
 SELECT coalesce(v.id, b.id) AS id, b.name, coalesce(vb.name, b.name) AS seat,
        v.id IS NOT NULL AS hosted
 FROM bots b
 LEFT JOIN bot_versions v ON v.bot_id = b.id AND v.status = 'active'
 LEFT JOIN bots vb ON vb.id = v.id
-WHERE b.active AND b.token_hash IS NOT NULL
-  AND (b.ladder OR (b.ladder IS NULL AND v.id IS NOT NULL))
+LEFT JOIN bot_ladders l ON l.bot_id = b.id AND l.pool = %(pool)s
+WHERE b.active AND b.token_hash IS NOT NULL AND coalesce(l.ladder, b.ladder, v.id IS NOT NULL)
 ORDER BY b.name;
 
 -- name: set_bot_ladder
-UPDATE bots SET ladder = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
-RETURNING *;
+-- The bot's choice for every pool, which replaces its choices for single pools.
+WITH b AS (
+    UPDATE bots SET ladder = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
+    RETURNING *
+), gone AS (
+    DELETE FROM bot_ladders l USING b WHERE l.bot_id = b.id
+)
+SELECT * FROM b;
+
+-- name: set_bot_pool_ladder
+-- The bot's choice for one pool's ladder.
+WITH b AS (
+    SELECT * FROM bots WHERE name = %(name)s AND token_hash IS NOT NULL
+), kept AS (
+    INSERT INTO bot_ladders (bot_id, pool, ladder) SELECT id, %(pool)s, %(on)s FROM b
+    ON CONFLICT (bot_id, pool) DO UPDATE SET ladder = excluded.ladder
+)
+SELECT * FROM b;
+
+-- name: ladder_choices
+-- Of bot %(name)s, or (NULL) of every bot: its choices for single pools' ladders, and
+-- whether it has an active hosted version (which kind's default it follows).
+SELECT b.name,
+    EXISTS (SELECT 1 FROM bot_versions v WHERE v.bot_id = b.id AND v.status = 'active')
+        AS hosted,
+    coalesce((SELECT jsonb_object_agg(l.pool, l.ladder) FROM bot_ladders l
+              WHERE l.bot_id = b.id), '{}') AS pools
+FROM bots b WHERE %(name)s::text IS NULL OR b.name = %(name)s;
 
 -- name: ladder_activity
--- What a ladder did lately: its matches playing now; its matches an hour (those finished
--- in the last hour, or when its latest 100 all are, their pace: a bounded read however
--- busy it is); and the last one finished.
-WITH latest AS (
-    SELECT m.id, m.finished_at FROM matches m
-    WHERE m.ladder_id = %(id)s AND m.status = 'finished'
-    ORDER BY m.finished_at DESC LIMIT 100
-)
+-- What a ladder did lately: its matches playing now; its pace, the matches it finished
+-- while on in the last hour, to the minute (this minute and the 59 before it: 60 rows of
+-- ladder_pace at most, migration 0020); the last one finished; and how many seconds ago
+-- it was switched on (NULL: it is off) and last looked (NULL: never).
 SELECT
     (SELECT count(*) FROM matches m WHERE m.ladder_id = %(id)s
-        AND m.status IN ('scheduled', 'running')) AS playing,
-    (SELECT CASE WHEN min(finished_at) > now() - interval '1 hour' AND count(*) = 100
-            THEN round(100 * 3600 / greatest(extract(epoch FROM now() - min(finished_at)), 1))
-            ELSE count(*) FILTER (WHERE finished_at > now() - interval '1 hour') END
-     FROM latest)::integer AS per_hour,
-    (SELECT id FROM latest ORDER BY finished_at DESC LIMIT 1) AS last_match;
+        AND m.status IN ('scheduled', 'running'))::integer AS playing,
+    (SELECT coalesce(sum(p.finished), 0) FROM ladder_pace p WHERE p.ladder_id = %(id)s
+        AND p.minute >= date_trunc('minute', now()) - interval '59 minutes')::integer
+        AS per_hour,
+    (SELECT m.id FROM matches m WHERE m.ladder_id = %(id)s AND m.status = 'finished'
+     ORDER BY m.finished_at DESC LIMIT 1) AS last_match,
+    extract(epoch FROM now() - l.on_since)::float8 AS on_for_s,
+    extract(epoch FROM now() - l.looked_at)::float8 AS looked_s
+FROM ladders l WHERE l.id = %(id)s;
 
 -- name: bot_ladder_matches
 -- A bot's ladder matches in the pool, newest first (its page), through the index of its
@@ -1163,8 +1203,9 @@ SELECT now() AS at,
         AS events;
 
 -- name: audit_fitted_elos
--- The kept ratings of every pool whose kept fit is of its current version.
-SELECT r.pool, b.name AS bot, r.elo
+-- The kept ratings of every pool whose kept fit is of its current version, and the bots
+-- that fit's mean is of (NULL: every bot).
+SELECT r.pool, b.name AS bot, r.elo, f.anchors
 FROM pool_fits f JOIN ratings r ON r.pool = f.pool JOIN bots b ON b.id = r.bot_id
 WHERE (%(pools)s::text[] IS NULL OR f.pool = ANY (%(pools)s::text[]))
   AND f.version = (SELECT coalesce(sum(s.matches), 0) FROM bot_pool_stats s

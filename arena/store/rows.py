@@ -162,6 +162,7 @@ class PoolFitRow:
     halves: dict[str, float]
     dispersion: float
     fitted_at: datetime
+    anchors: list[str] | None  # the bots its mean is of (migration 0020); None: all
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +236,25 @@ class LadderRow:
     looked_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    on_since: datetime | None  # switched on then; None while off (migration 0020)
+
+
+@dataclass(frozen=True, slots=True)
+class BotLadderRow:
+    """A bot's choice for one pool's ladder (migration 0020)."""
+
+    bot_id: int
+    pool: str
+    ladder: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LadderPaceRow:
+    """The matches a ladder finished while on in one minute (migration 0020)."""
+
+    ladder_id: int
+    minute: datetime
+    finished: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +351,8 @@ TABLES: dict[str, type] = {
     "version_activations": VersionActivationRow,
     "bot_logs": BotLogRow,
     "ladders": LadderRow,
+    "bot_ladders": BotLadderRow,
+    "ladder_pace": LadderPaceRow,
     "sprt_tests": SprtRow,
     "sprt_pairs": SprtPairRow,
     "nodes": NodeRow,

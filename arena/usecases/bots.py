@@ -26,10 +26,14 @@ def rotate_token(store: Store, name: str, *, actor: str) -> tuple[BotRow, str]:
     return row, token
 
 
-def set_bot_ladder(store: Store, name: str, on: bool, *, actor: str) -> BotRow:
-    """Whether ladders may schedule bot ``name`` (docs/ladder.md), as ``actor`` asked."""
+def set_bot_ladder(
+    store: Store, name: str, on: bool, pool: str | None = None, *, actor: str
+) -> BotRow:
+    """Whether ladders may schedule bot ``name`` (docs/ladder.md): ``pool``'s, or (None)
+    every pool's, its choices for single pools replaced; as ``actor`` asked."""
     with store.unit() as conn:
-        row = store.set_bot_ladder(name, on, conn)
+        row = store.set_bot_ladder(name, on, pool, conn)
         action = "ladder opt-in" if on else "ladder opt-out"
-        store.log_action(conn, actor, action, f"bot {row.name}")
+        detail = {"pool": pool} if pool is not None else None
+        store.log_action(conn, actor, action, f"bot {row.name}", detail)
     return row

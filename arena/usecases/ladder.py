@@ -2,12 +2,12 @@
 matchmaker picks (:mod:`arena.domain.matchmaking`) among the bots available now
 (docs/ladder.md).
 
-Available means: a hosted bot (its active version is started for each match) unless it
-opted out, and a bot that dials in while it is connected to the referee and has opted
-in. Nobody else is ever scheduled, so a ladder never seats a stand-in on purpose. The
-matches are chosen under the ladder's lock (:func:`fill`) and then played by the workers
-like any other, through the one recording path.
-"""
+Available means, as each bot chose for the pool's ladder or else for every pool's: a
+hosted bot (its active version is started for each match) unless it opted out, and a
+bot that dials in while it is connected to the referee and has opted in. Nobody else is
+ever scheduled, so a ladder never seats a stand-in on purpose. The matches are chosen
+under the ladder's lock (:func:`fill`) and then played by the workers like any other,
+through the one recording path."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from arena.store.rows import LadderRow
 from arena.store.store import Store
 
 HOSTED_CONCURRENCY = 2  # ladder matches a hosted bot plays at once (a process for each)
-TICK_S = 5.0  # how often the scheduler looks, besides whenever a ladder match ends
 RECENT = 60  # the latest pairings a ladder reads for its matchmaking
 
 
@@ -60,7 +59,7 @@ def fill(
     free, its bots too). The matches are made under the ladder's lock, in one unit of
     work with the counter that names them: two schedulers asking at once take turns, and
     the second sees the first's matches in the slots, so a slot is never filled twice."""
-    bots = available(store.ladder_bots(), connected)
+    bots = available(store.ladder_bots(pool), connected)
     ratings = {s.name: s.rating for s in store.leaderboard(pool)}
     # the intervals last fitted: a few matches behind is as good for choosing pairs (the
     # worker that records a match refits its pool anyway)

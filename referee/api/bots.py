@@ -7,8 +7,10 @@ import asyncio
 import logging
 from typing import Any
 
+from arena.domain.pools import parse_pool
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import bots, ratings
+from arena.store.rows import BotRow
 from arena.store.store import Store
 from arena.usecases import participants
 from arena.usecases.bots import register_bot, rotate_token, set_bot_ladder
@@ -42,7 +44,8 @@ class Bots:
         row, token = await asyncio.to_thread(rotate_token, self.store, request.name, actor=actor)
         self.hub.revoke(row.name, "this bot's token was rotated")  # its live session too
         log.info("rotated the token of bot %s for %s", row.name, actor)
-        return api.RegisterBotResponse(bot=messages.bot_message(bots.bot_line(row)), token=token)
+        shown = await asyncio.to_thread(bots.line, self.store, row)
+        return api.RegisterBotResponse(bot=messages.bot_message(shown), token=token)
 
     async def ListBots(self, request: Any, context: Any) -> api.ListBotsResponse:
         found = await asyncio.to_thread(bots.roster, self.store)
@@ -53,12 +56,20 @@ class Bots:
 
     async def SetBotLadder(self, request: Any, context: Any) -> api.Bot:
         actor = await self.callers.owner(context, request.bot)
+        pool = parse_pool(request.pool) if request.pool else None
         row = await asyncio.to_thread(
-            set_bot_ladder, self.store, request.bot, request.on, actor=actor
+            set_bot_ladder, self.store, request.bot, request.on, pool, actor=actor
         )
-        log.info("bot %s opted %s ladders", row.name, "in to" if request.on else "out of")
+        where = f"the ladder of {pool}" if pool else "ladders"
+        log.info("bot %s opted %s %s", row.name, "in to" if request.on else "out of", where)
+        return await self._bot(row)
+
+    async def _bot(self, row: BotRow) -> api.Bot:
+        """The bot as a write that changed it answers: its row, its ladders' choices and
+        whether it is connected, read now."""
+        shown = await asyncio.to_thread(bots.line, self.store, row)
         seen = await self.callers.presence([row.name])
-        return messages.bot_message(bots.bot_line(row), seen.get(row.name))
+        return messages.bot_message(shown, seen.get(row.name))
 
     async def SetBotState(self, request: Any, context: Any) -> api.Bot:
         who = await self.callers.organizer(context)
@@ -70,8 +81,7 @@ class Bots:
         if row.state == "disqualified":  # its live session ends (its matches count not)
             self.hub.revoke(row.name, "this bot is disqualified")
         log.info("%s set bot %s %s", who, row.name, request.state)
-        seen = await self.callers.presence([row.name])
-        return messages.bot_message(bots.bot_line(row), seen.get(row.name))
+        return await self._bot(row)
 
     async def GetRatingHistory(self, request: Any, context: Any) -> api.GetRatingHistoryResponse:
         pool = messages.pool_of_request(request.pool)

@@ -132,6 +132,7 @@ def test_every_json_command_prints_the_one_convention(
         ("tournament", "show"): ["tournament", "show", run],
         ("run", "show"): ["run", "show", run],
         ("ladder",): ["ladder", "show"],
+        ("bot", "ladder"): ["bot", "ladder", "alpha", "on", "--pool", "paulista/1"],
         ("audit",): ["audit", "--run", run],
         ("nodes",): ["nodes"],
         ("organizer", "list"): ["organizer", "list"],

@@ -1,7 +1,7 @@
 """A pool's ratings (arena/domain/poolfit.py) on hand-made results: symmetry, the anchor, the
 prior's pull and its fading, teams by their members' mean, the maximum-likelihood fit it
-becomes with many games, and duplicate pairs' dispersion. (Calibration over many
-simulated pools: tests/domain/test_rating_calibration.py.)"""
+becomes with many games, duplicate pairs' dispersion, and bots out of the anchor.
+(Calibration over many simulated pools: tests/domain/test_rating_calibration.py.)"""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ import math
 
 import pytest
 
-from arena.domain.poolfit import ANCHOR, PRIOR_ELO, SCALE, Lineup, fit, lineup_of, lineups
+from arena.domain.poolfit import (
+    ANCHOR,
+    PRIOR_ELO,
+    SCALE,
+    Lineup,
+    anchors,
+    fit,
+    held_anchors,
+    lineup_of,
+    lineups,
+)
 from arena.domain.rating import bradley_terry
 
 
@@ -85,3 +95,30 @@ def test_split_pairs_narrow_the_interval_and_independent_ones_do_not() -> None:
     assert spread.dispersion == pytest.approx(1.0, abs=0.02)
     assert spread.ratings["a"].half == pytest.approx(plain, rel=0.02)
     assert split.ratings["a"].elo == pytest.approx(ANCHOR)  # the same estimate either way
+
+
+def test_a_bot_out_of_the_anchor_no_longer_widens_every_interval() -> None:
+    # three bots that play each other a lot, and a fourth of two games long ago
+    results = [(["a", "b"], k % 3 == 0) for k in range(60)]
+    results += [(["b", "c"], k % 2) for k in range(60)] + [
+        (["a", "c"], k % 4 == 0) for k in range(60)
+    ]
+    results += [(["a", "stale"], 0), (["stale", "c"], 0)]
+    everyone = lineups(results)
+    wide, narrow = fit(everyone), fit(everyone, anchors={"a", "b", "c"})
+    assert wide.anchors == ("a", "b", "c", "stale") and narrow.anchors == ("a", "b", "c")
+    for b in "abc":  # the stale bot's uncertainty was the average's, and so everyone's
+        assert narrow.ratings[b].half < 0.75 * wide.ratings[b].half
+    # the same evidence: the ratings differ by a constant, the anchors' mean at 1500
+    gaps = {b: narrow.ratings[b].elo - wide.ratings[b].elo for b in (*"abc", "stale")}
+    assert max(gaps.values()) - min(gaps.values()) == pytest.approx(0.0, abs=1e-6)
+    assert math.fsum(narrow.ratings[b].elo for b in "abc") == pytest.approx(3 * ANCHOR)
+    assert narrow.ratings["stale"].half > wide.ratings["stale"].half  # far from the others
+    assert fit(everyone, anchors={"nobody"}).anchors == wide.anchors  # none rated: all
+
+
+def test_the_anchors_are_the_bots_neither_retired_nor_absent() -> None:
+    members = [("a", False, 10.0), ("b", True, 10.0), ("c", False, 100.0), ("d", False, 99.0)]
+    assert anchors(members, absent_s=99.0) == {"a", "d"}
+    assert held_anchors({"a", "x"}, ["a", "b"]) == {"a"}
+    assert held_anchors(set(), ["a", "b"]) == held_anchors(None, ["a", "b"]) == {"a", "b"}

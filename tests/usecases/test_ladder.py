@@ -1,7 +1,9 @@
 """The ladder's scheduler on a real PostgreSQL: it fills a ladder's free slots and no more,
 two schedulers at once never fill one slot twice, only available bots are paired (hosted
-ones as their active version, dial-ins while connected and opted in), a bot's
-concurrency holds, and a switched-off ladder starts nothing. (The ladder with real
+ones as their active version, dial-ins while connected and opted in, each as it chose
+for the pool or for every pool), a bot's concurrency holds, a switched-off ladder starts
+nothing, its pace counts only what it finished while on, and it says whether a scheduler
+looks at it. (The ladder with real
 processes: tests/workers/test_ladder_play.py.)"""
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ from pathlib import Path
 from arena.cli.hosting import packed
 from arena.domain.clock import TimeControl
 from arena.domain.versions import Manifest
+from arena.engine import Rules
 from arena.hosted.archive import check
+from arena.read import ladders
 from arena.store.store import Store
 from arena.usecases.ladder import HOSTED_CONCURRENCY, fill, set_ladder
+from arena.usecases.matches import record
 from arena.usecases.versions import judge, submit
+from tests.webdata import played
 
 POOL = "paulista/1"
+OTHER = "solver/1"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "highest_card_bot.py"
 
 
@@ -164,3 +171,91 @@ def test_a_new_version_enters_with_placement_matches_across_the_ranks(store: Sto
             )
     assert "r0" in opponents and {"r4", "r5"} & set(opponents), opponents
     assert len(set(opponents)) >= 4, opponents
+
+
+def test_a_bot_in_for_one_pool_is_paired_only_there(store: Store) -> None:
+    connected = bots(store, "ana", "bia", "cid")  # in for every pool
+    bots(store, "one", ladder=None)
+    store.set_bot_ladder("one", True, OTHER)  # a dial-in, in for one pool only
+    store.set_bot_ladder("cid", False, OTHER)  # in for every pool but one
+    connected["one"] = (8, 0)
+    assert [b.seat for b in store.ladder_bots(POOL)] == ["ana", "bia", "cid"]
+    assert [b.seat for b in store.ladder_bots(OTHER)] == ["ana", "bia", "one"]
+    for pool in (POOL, OTHER):
+        set_ladder(store, pool, True, concurrency=8)
+    seen = {p: set() for p in (POOL, OTHER)}
+    for _ in range(6):
+        for pool in (POOL, OTHER):
+            for match_id in fill(store, pool, connected):
+                found = store.match(match_id)
+                assert found is not None
+                seen[pool] |= set(found[1])
+                store.set_status(match_id, "failed")
+    assert seen == {POOL: {"ana", "bia", "cid"}, OTHER: {"ana", "bia", "one"}}
+    assert store.ladder_choices("cid") == {"cid": (False, {OTHER: False})}
+    store.set_bot_ladder("cid", True)  # every pool's again: its single choices go
+    assert store.ladder_choices("cid") == {"cid": (False, {})}
+    assert "cid" in [b.seat for b in store.ladder_bots(OTHER)]
+
+
+def test_the_pace_counts_only_what_finished_while_the_ladder_was_on(store: Store) -> None:
+    connected = bots(store, "ana", "bia", "cid", "dan")
+    set_ladder(store, POOL, True, concurrency=2)
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and shown["look"] == "waiting" and shown["per_hour"] == 0
+    first = fill(store, POOL, connected)
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and (shown["look"], shown["on_since"] is not None) == ("looking", True)
+    finish(store, first[0])
+    set_ladder(store, POOL, False)
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None
+    assert (shown["on"], shown["per_hour"], shown["look"], shown["on_since"]) == (
+        False, None, "off", None,
+    )  # fmt: skip
+    finish(store, first[1])  # finished while the ladder was off: not its pace
+    set_ladder(store, POOL, True)
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and shown["per_hour"] == 1 and shown["playing"] == 0
+    with store.pool.connection() as conn:  # an hour and more ago: no longer counted
+        conn.execute("UPDATE ladder_pace SET minute = minute - interval '1 hour'")
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and shown["per_hour"] == 0
+    assert shown["last_match"] in first
+
+
+def test_a_ladder_no_scheduler_looks_at_says_so(store: Store) -> None:
+    bots(store, "ana", "bia")
+    set_ladder(store, POOL, True)
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and (shown["look"], shown["tick_s"]) == ("waiting", 5)
+    with store.pool.connection() as conn:  # switched on a minute ago, never looked at
+        conn.execute("UPDATE ladders SET on_since = on_since - interval '1 minute'")
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and shown["look"] == "stalled" and 60 <= shown["quiet_s"] < 120
+    fill(store, POOL, {})  # a look, though nobody is connected
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and (shown["look"], shown["quiet_s"]) == ("looking", 0)
+    with store.pool.connection() as conn:  # and none since
+        conn.execute("UPDATE ladders SET looked_at = looked_at - interval '30 seconds'")
+    shown = ladders.ladder(store, POOL)
+    assert shown is not None and shown["look"] == "stalled" and 30 <= shown["quiet_s"] < 60
+
+
+def test_the_look_of_a_ladder() -> None:
+    assert ladders.look(None, 3.0) == ("off", 0)
+    assert ladders.look(4.0, None) == ("waiting", 4)
+    assert ladders.look(4.0, 9.0) == ("waiting", 4)  # its look was before it was switched on
+    assert ladders.look(400.0, 2.5) == ("looking", 2)
+    assert ladders.look(15.0, None) == ("waiting", 15)
+    assert ladders.look(15.5, None) == ("stalled", 15)
+    assert ladders.look(400.0, 16.0) == ("stalled", 16)
+
+
+def finish(store: Store, match_id: str) -> None:
+    """The match played at random and recorded."""
+    found = store.match(match_id)
+    assert found is not None
+    row, seats = found
+    store.set_status(match_id, "running")
+    record(store, match_id, played(Rules.parse(row.rules), seats, 1))

@@ -1,5 +1,6 @@
 """The ladder on the pages, over a real PostgreSQL: the leaderboard's ladder box and its
-standings' last match, and a bot's ladder matches and whether it is opted in."""
+standings' last match, and a bot's ladder matches and whether it is opted in (for every
+pool, or for one)."""
 
 from __future__ import annotations
 
@@ -81,7 +82,9 @@ def test_the_leaderboard_shows_its_ladder_live(
 
     page = client.get("/pools/paulista/1").text
     assert '<section class="ladder"' in page and "up to 2" in page
-    assert "Playing now</dt><dd>1</dd>" in page and "3 matches" in page
+    assert "Playing now</dt><dd>1</dd>" in page
+    assert "Last hour, while on</dt><dd>3 matches finished" in page
+    assert '<p class="opted-in">Opted in: ' in page and "Waiting for the first look" not in page
     assert f'href="/matches/{box["last_match"]}"' in page
     assert 'href="/bots/host%401?pool=paulista%2F1"' in page  # among the available
     assert "as of <time>" + box["looked_at"][:16].replace("T", " ") in page
@@ -98,8 +101,13 @@ def test_a_ladder_switched_off_says_so(
     store: Store, client: TestClient, ladder: dict[str, list[str]]
 ) -> None:
     set_ladder(store, POOL, False)
-    assert client.get("/api/pools/paulista/1").json()["ladder"]["on"] is False
-    assert '<span class="badge ladder-off">off</span>' in client.get("/pools/paulista/1").text
+    box = client.get("/api/pools/paulista/1").json()["ladder"]
+    assert (box["on"], box["per_hour"], box["look"], box["on_since"]) == (False, None, "off", None)
+    page = client.get("/pools/paulista/1").text
+    assert '<span class="badge ladder-off">off</span>' in page and "Last hour" not in page
+    set_ladder(store, POOL, True)  # on again: no look since
+    page = client.get("/pools/paulista/1").text
+    assert "Waiting for the first look (every 5 s)." in page
 
 
 def test_a_bots_page_lists_its_ladder_matches_and_whether_it_is_in(
@@ -128,7 +136,15 @@ def test_a_bots_page_lists_its_ladder_matches_and_whether_it_is_in(
 
     ana = client.get("/api/bots/ana").json()
     assert (ana["ladder_opt_in"], ana["ladder_default"]) == (True, False)
-    assert "(its own choice)" in client.get("/bots/ana").text
+    assert "(its own choice for every pool)" in client.get("/bots/ana").text
+    store.set_bot_ladder("ana", False, "paulista/2")  # out of one other pool only
+    ana = client.get("/api/bots/ana", params={"pool": POOL}).json()
+    assert (ana["ladder_opt_in"], ana["ladder_pools"]) == (True, {"paulista/2": False})
+    out = client.get("/api/bots/ana", params={"pool": "paulista/2"}).json()
+    assert (out["ladder_opt_in"], out["ladder_default"]) == (False, False)
+    page = client.get("/bots/ana", params={"pool": "paulista/2"}).text
+    assert "The ladder of paulista/2 may pair ana: <strong>off</strong>" in page
+    assert "(its own choice for this pool)" in page and "paulista/2 off" in page
     dan = client.get("/api/bots/dan").json()
     assert (dan["ladder_opt_in"], dan["ladder_default"], dan["ladder_matches"]) == (
         False, True, [],

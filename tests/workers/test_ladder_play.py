@@ -94,11 +94,12 @@ def _at(stamp: str) -> float:
     return datetime.fromisoformat(stamp).timestamp()
 
 
-def cli(arena: Arena, *args: str) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` as the organizer, on this arena."""
+def cli(arena: Arena, *args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` on this arena: as the organizer, or with a bot's own ``token``."""
+    env = arena.env | ({"ARENA_TOKEN": token} if token else {})
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], env=arena.env, capture_output=True,
-        text=True, timeout=60,
+        [sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
+        timeout=60,
     )  # fmt: skip
 
 

@@ -172,7 +172,7 @@ class GetLadderRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("pool", "on", "concurrency", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "per_hour", "last_match", "available", "looked_at")
+    __slots__ = ("pool", "on", "concurrency", "clock", "decision_ms", "time_bank_ms", "reconnect_grace_ms", "scheduled", "playing", "per_hour", "last_match", "available", "looked_at", "on_since", "look", "quiet_s", "tick_s", "opted_in")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ON_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
@@ -186,6 +186,11 @@ class Ladder(_message.Message):
     LAST_MATCH_FIELD_NUMBER: _ClassVar[int]
     AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     LOOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    ON_SINCE_FIELD_NUMBER: _ClassVar[int]
+    LOOK_FIELD_NUMBER: _ClassVar[int]
+    QUIET_S_FIELD_NUMBER: _ClassVar[int]
+    TICK_S_FIELD_NUMBER: _ClassVar[int]
+    OPTED_IN_FIELD_NUMBER: _ClassVar[int]
     pool: str
     on: bool
     concurrency: int
@@ -199,15 +204,22 @@ class Ladder(_message.Message):
     last_match: str
     available: _containers.RepeatedScalarFieldContainer[str]
     looked_at: str
-    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., per_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ...) -> None: ...
+    on_since: str
+    look: str
+    quiet_s: int
+    tick_s: int
+    opted_in: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, pool: _Optional[str] = ..., on: _Optional[bool] = ..., concurrency: _Optional[int] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., scheduled: _Optional[int] = ..., playing: _Optional[int] = ..., per_hour: _Optional[int] = ..., last_match: _Optional[str] = ..., available: _Optional[_Iterable[str]] = ..., looked_at: _Optional[str] = ..., on_since: _Optional[str] = ..., look: _Optional[str] = ..., quiet_s: _Optional[int] = ..., tick_s: _Optional[int] = ..., opted_in: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SetBotLadderRequest(_message.Message):
-    __slots__ = ("bot", "on")
+    __slots__ = ("bot", "on", "pool")
     BOT_FIELD_NUMBER: _ClassVar[int]
     ON_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
     bot: str
     on: bool
-    def __init__(self, bot: _Optional[str] = ..., on: _Optional[bool] = ...) -> None: ...
+    pool: str
+    def __init__(self, bot: _Optional[str] = ..., on: _Optional[bool] = ..., pool: _Optional[str] = ...) -> None: ...
 
 class GetBotLogsRequest(_message.Message):
     __slots__ = ("bot", "match_id")
@@ -340,7 +352,14 @@ class ListVersionsResponse(_message.Message):
     def __init__(self, versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
 
 class Bot(_message.Message):
-    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing", "state", "state_reason")
+    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing", "state", "state_reason", "hosted", "ladder_pools")
+    class LadderPoolsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: bool
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[bool] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
@@ -351,6 +370,8 @@ class Bot(_message.Message):
     PLAYING_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     STATE_REASON_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    LADDER_POOLS_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     active: bool
@@ -361,7 +382,9 @@ class Bot(_message.Message):
     playing: int
     state: str
     state_reason: str
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ..., state: _Optional[str] = ..., state_reason: _Optional[str] = ...) -> None: ...
+    hosted: bool
+    ladder_pools: _containers.ScalarMap[str, bool]
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ..., state: _Optional[str] = ..., state_reason: _Optional[str] = ..., hosted: _Optional[bool] = ..., ladder_pools: _Optional[_Mapping[str, bool]] = ...) -> None: ...
 
 class SetBotStateRequest(_message.Message):
     __slots__ = ("bot", "state", "reason", "run")

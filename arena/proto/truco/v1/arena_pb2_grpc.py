@@ -451,9 +451,9 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetBotLadder(self, request, context):
-        """The bot's own token, or the organizer: whether ladders may schedule the bot. A bot
-        that dials in plays on them once it opted in, while connected; a hosted one unless
-        it opted out.
+        """The bot's own token, or the organizer: whether ladders may schedule the bot, in one
+        pool or in every pool. A bot that dials in plays on them once it opted in, while
+        connected; a hosted one (started by the arena) unless it opted out.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
