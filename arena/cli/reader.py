@@ -23,13 +23,15 @@ PAGE = 200  # matches in one page of ListMatches, the most it gives
 
 def match_line(m: Any) -> str:
     """One match: the time it is listed by (finished, else started, else made), then its
-    result as credited (a forfeit said so), or why it shows none."""
+    result as credited (a forfeit said so), or why it shows none; then what it is besides
+    (:func:`marks`)."""
     seats = " / ".join(m.seats)
     head = f"{m.id}  {m.listed_at[:19]}"
     if m.sealed:
-        return f"{head}  sealed    {m.rules}  {seats}  public once its twin, {m.twin}, is played"
+        tail = f"public once its twin, {m.twin}, is played"
+        return f"{head}  sealed    {m.rules}  {seats}  {tail}{marks(m)}"
     if m.status != "finished":
-        return f"{head}  {m.status:8}  {m.rules}  {seats}"
+        return f"{head}  {m.status:8}  {m.rules}  {seats}{marks(m)}"
     team = ["+".join(sorted(set(m.seats[t::2]))) for t in (0, 1)]
     score = "-".join(str(x) for x in m.score)
     if not m.HasField("winner"):
@@ -38,7 +40,20 @@ def match_line(m: Any) -> str:
         result = f"won by {team[m.winner]} by forfeit ({team[m.forfeit[0]]} absent)"
     else:
         result = f"won by {team[m.winner]}"
-    return f"{head}  {m.rules}  {seats}  {score}  {result}"
+    return f"{head}  {m.rules}  {seats}  {score}  {result}{marks(m)}"
+
+
+def marks(m: Any) -> str:
+    """What a match is besides its result, as the pages mark it: voided or unrated, and
+    the test it is a match of ("" for a rated match of no test)."""
+    said = []
+    if m.HasField("voided"):
+        said.append(f"voided: {m.voided}")
+    elif not m.rated and m.status != "cancelled":
+        said.append("unrated")
+    if m.HasField("test_id"):
+        said.append(f"test {m.test_id}")
+    return "".join(f"  [{s}]" for s in said)
 
 
 def run_of(arena: Arena, run: int | str | None) -> int:
@@ -164,7 +179,8 @@ def print_ratings(reply: Any) -> None:
         half = (s.high - s.low) / 2 if s.HasField("low") else None
         marks = ["unsettled"] * is_wide(half) + [s.state] * (s.state not in ("", "active"))
         interval = f"{s.low:.0f}-{s.high:.0f}" if half is not None else "-"
-        row = (str(s.rank), s.bot, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
+        who = s.bot if s.played_as in ("", s.bot) else f"{s.bot} (as {s.played_as})"
+        row = (str(s.rank), who, f"{s.elo:.0f}", interval, str(s.games), f"{s.wins}-{s.losses}")
         table.add_row(*row, ", ".join(marks))
     console().print(table if reply.standings else f"no rated games in {reply.pool} yet")
 

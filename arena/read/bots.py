@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 from arena.domain.identity import BotRef, is_version
 from arena.engine import quoted
 from arena.errors import NotFound
-from arena.read import check_pool, ladders, stamp
+from arena.read import check_pool, ladders, sprts, stamp
 from arena.read.matches import WEB_HINT, page_after, rows_page, told
 from arena.read.ratings import interval_half, intervals, rating_history, standings
 from arena.store.rows import BotRow, BotVersionRow
@@ -18,8 +18,10 @@ RECENT = 20  # matches listed on a bot's page
 
 
 def bots(store: Store) -> dict[str, Any]:
-    """Every registered bot and its ratings, each with half its interval (the pools' fits
-    are read once per pool, not per bot)."""
+    """Every registered bot, once (a hosted bot with the version it plays as, its active
+    one, and the number of its versions: its page lists them), with the ratings of the row
+    it plays as, each with half its interval (the pools' fits are read once per pool, not
+    per bot)."""
     index = store.bot_index()
     halves = {
         p: intervals(store, p) for p in sorted({r["pool"] for b in index for r in b["ratings"]})
@@ -28,6 +30,8 @@ def bots(store: Store) -> dict[str, Any]:
         "bots": [
             {
                 "name": b["name"],
+                "played_as": b["played_as"],
+                "versions": b["versions"],
                 "owner": b["owner"],
                 "active": b["active"],
                 "state": b["state"],
@@ -38,7 +42,7 @@ def bots(store: Store) -> dict[str, Any]:
                         "pool": r["pool"],
                         "elo": round(r["elo"], 1),
                         "games": r["games"],
-                        **interval_half(halves[r["pool"]].get(b["name"])),
+                        **interval_half(halves[r["pool"]].get(b["played_as"])),
                     }
                     for r in b["ratings"]
                 ],
@@ -51,14 +55,22 @@ def bots(store: Store) -> dict[str, Any]:
 def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dict[str, Any]:
     """A bot in one pool (by default its most played): its standing, rating history,
     latest matches (a page of them: ``page`` is the token of the one asked for, empty for
-    the latest; ``next_page`` the next one's), ladder matches, faults and results against
-    each opponent."""
+    the latest; ``next_page`` the next one's), tests, ladder matches, faults and results
+    against each opponent. A hosted bot's standing is its active version's, and its
+    history, matches and tests are its versions' too, each saying which version played;
+    a version's page (NAME@N) is that version's alone."""
     after = page_after(page, "page", WEB_HINT)
     row = store.bot(name)
     if row is None:
         raise NotFound(f"no bot named {quoted(name)}")
+    out_versions = versions(store, name, known=True)
     ratings = store.bot_ratings(name)
-    pools = [r.pool for r in ratings]
+    games: dict[str, int] = {}  # in each pool, of the bot and its versions
+    for p, n in [(r.pool, r.games) for r in ratings] + [
+        (r["pool"], r["games"]) for v in out_versions for r in v["ratings"]
+    ]:
+        games[p] = games.get(p, 0) + n
+    pools = sorted(games, key=lambda p: (-games[p], p))  # the most played first
     if pool is not None:
         pool = check_pool(pool)
     elif pools:
@@ -76,7 +88,8 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
         "next_page": None,
         "faults": None,
         "head_to_head": [],
-        "versions": [],
+        "versions": out_versions,
+        "tests": sprts.bot_tests(store, name),
         "ladder_opt_in": None,  # whether the pool's ladder may pair it
         "ladder_default": row.ladder is None,  # by its kind's default, not its own choice
         "ladder_pools": {},  # its choices for single pools' ladders
@@ -85,7 +98,6 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
     }
     recent, out["next_page"] = rows_page(store, RECENT, after, bot=name, pool=pool)
     out["recent_matches"] = told(store, name, recent)
-    out["versions"] = versions(store, name, known=True)
     if row.token_hash is not None:  # a hosted version's own row: its bot opts in, not it
         hosted = any(v["status"] == "active" for v in out["versions"])
         chosen = store.ladder_choices(name).get(name, (hosted, {}))[1]
@@ -96,10 +108,11 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
     if pool is None:
         return out
     out["ladder_matches"] = ladders.bot_ladder_matches(store, name, pool)
-    ours = [s for s in standings(store, pool, trends=False) if s["bot"] == name]
+    ours = [s for s in standings(store, pool, trends=False) if name in (s["bot"], s["played_as"])]
     out["standing"] = ours[0] if ours else None
     out["history"] = rating_history(store, name, pool)
-    out["faults"] = store.bot_faults(name, pool)
+    rated = ours[0]["played_as"] if ours else name  # faults and opponents: of the row rated
+    out["faults"] = store.bot_faults(rated, pool)
     out["head_to_head"] = [
         {
             "opponent": h["opponent"],
@@ -107,7 +120,7 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
             "wins": h["wins"],
             "losses": h["games"] - h["wins"],
         }
-        for h in store.head_to_head(name, pool)
+        for h in store.head_to_head(rated, pool)
     ]
     return out
 

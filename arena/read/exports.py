@@ -48,13 +48,14 @@ STANDINGS = (
     "byes", "buchholz", "sonneborn_berger", *(f"faults_{k}" for k in FAULTS),
 )  # fmt: skip
 MATCHES = (
-    "id", "run_id", "pool", "rules", "status", "rated", "seats", "teams", "winner", "score",
-    "forfeit", "twin", "sealed", "voided", "replay_of", "created_at", "finished_at", "listed_at",
+    "id", "run_id", "test_id", "pool", "rules", "status", "rated", "seats", "teams", "winner",
+    "score", "forfeit", "twin", "sealed", "voided", "replay_of", "created_at", "finished_at",
+    "listed_at",
 )  # fmt: skip
-BOT_MATCHES = (*MATCHES, "team", "partners", "opponents", "result", "elo_change")
+BOT_MATCHES = (*MATCHES, "played_as", "team", "partners", "opponents", "result", "elo_change")
 LEADERBOARD = (
-    "rank", "bot", "owner", "elo", "low", "high", "sd", "wide", "games", "wins", "losses",
-    "provisional", "last_played", "state",
+    "rank", "bot", "owner", "played_as", "elo", "low", "high", "sd", "wide", "games", "wins",
+    "losses", "provisional", "last_played", "state",
 )  # fmt: skip
 MATCH_BATCH = 500  # matches read from the store at a time, without their records
 RECORD_BATCH = 50  # with their records (a few kB to tens of kB each)

@@ -27,6 +27,7 @@ class MatchSummary(TypedDict):
     status: str
     rated: bool
     run_id: int | None  # the tournament run, when there is one
+    test_id: int | None  # the sequential test it is a match of (docs/testing.md), if any
     seats: list[str]
     teams: list[str]
     score: list[int] | None  # as played at the table
@@ -55,6 +56,7 @@ def summary(row: MatchRow, names: list[str], *, sealed: bool = False) -> MatchSu
         status=row.status,
         rated=row.rated,
         run_id=row.run_id,
+        test_id=row.sprt_id,
         seats=names,
         teams=teams(names),
         score=None if sealed else row.score,
@@ -81,21 +83,31 @@ def summaries(
 def told(
     store: Store, name: str, matches: list[tuple[MatchRow, list[str]]]
 ) -> list[dict[str, Any]]:
-    """Matches of a bot (rows and seats) as its page lists them, each from its side with
-    the rating change it made (none shown for a sealed match)."""
-    changes = store.rating_changes(name, [m.id for m, _ in matches])
+    """Matches of a bot (rows and seats) as its page lists them, each from its side (of a
+    bot with hosted versions: the side of the version that played, ``played_as``) with the
+    rating change it made (none shown for a sealed match)."""
+    sides = [(m.id, played_as(name, seats)) for m, seats in matches]
+    changes = store.rating_changes(sides)
     return [
-        _from_side(s, name, None if s["sealed"] else changes.get(s["id"]))
-        for s in summaries(store, matches)
+        _from_side(s, side, None if s["sealed"] else changes.get(s["id"]))
+        for s, (_, side) in zip(summaries(store, matches), sides, strict=True)
     ]
+
+
+def played_as(name: str, seats: list[str]) -> str:
+    """Who played for ``name`` among a match's seats: the bot itself or the first of its
+    hosted versions seated (NAME@N); a version stands for itself alone."""
+    return next(s for s in seats if s == name or owner_bot(s) == name)
 
 
 def _from_side(
     summary: MatchSummary, name: str, change: tuple[float, float] | None
 ) -> dict[str, Any]:
-    """A match summary told from one bot's side: its team, the result, its opponents."""
+    """A match summary told from the side of the bot seated as ``name``: who played
+    (``played_as``), its team, the result, its opponents."""
     match: dict[str, Any] = dict(summary)
     team = match["seats"].index(name) % 2
+    match["played_as"] = name
     match["team"] = team
     match["opponents"] = list(dict.fromkeys(match["seats"][1 - team :: 2]))
     match["partners"] = [b for b in dict.fromkeys(match["seats"][team::2]) if b != name]

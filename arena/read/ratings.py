@@ -22,7 +22,8 @@ class Standing(TypedDict):
     (arena/domain/poolfit.py), with that fit's 95% interval."""
 
     rank: int
-    bot: str
+    bot: str  # the bot, listed once: a hosted bot by its active version's rating
+    played_as: str  # the row rated: the bot itself, or its active version (NAME@N)
     elo: float
     low: float | None  # the rating's 95% interval, from the same fit
     high: float | None  # (None before the pool's first fit)
@@ -79,13 +80,14 @@ def standings(
     for rank, s in enumerate(rows, 1):
         sd = s.rating.deviation
         half = None if sd is None else Z95 * sd
-        trend = [round(v, 1) for v in lines.get(s.name, [])]
+        trend = [round(v, 1) for v in lines.get(s.name, [])]  # the row's
         if trend and trend[-1] != round(s.rating.elo, 1):  # moved since by others' games
             trend.append(round(s.rating.elo, 1))
         out.append(
             Standing(
                 rank=rank,
-                bot=s.name,
+                bot=s.bot,
+                played_as=s.name,
                 elo=round(s.rating.elo, 1),
                 low=None if half is None else round(s.rating.elo - half, 1),
                 high=None if half is None else round(s.rating.elo + half, 1),
@@ -114,6 +116,7 @@ def interval_half(half: float | None) -> Spread:
 
 
 class RatingChange(TypedDict):
+    played_as: str  # the row whose rating changed: the bot, or a hosted version (NAME@N)
     match_id: str
     before: float
     after: float
@@ -123,11 +126,14 @@ class RatingChange(TypedDict):
 def rating_history(store: Store, bot: str, pool: str) -> list[RatingChange]:
     """A bot's rating in a pool, one change per rated match, oldest first: the latest
     HISTORY_POINTS of them, but for those of sealed matches (listed once their twin is
-    played: a change tells the match's result)."""
+    played: a change tells the match's result). A bot's are its hosted versions' too,
+    each change naming the version (a version's, NAME@N, are its own): each version has
+    its own rating."""
     changes = store.rating_history(bot, pool, HISTORY_POINTS)
     sealed = store.sealed([h["match_id"] for h in changes])
     return [
         RatingChange(
+            played_as=h["played_as"],
             match_id=h["match_id"],
             before=round(h["before"], 1),
             after=round(h["after"], 1),

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -32,6 +32,13 @@ Unit = psycopg.Connection[Any]
 def token_hash(token: str) -> bytes:
     """What the store keeps of a token (a bot's or an organizer's): its SHA-256."""
     return hashlib.sha256(token.encode()).digest()
+
+
+def bot_rows(conn: Unit, name: str) -> list[int]:
+    """The bot rows ``name`` stands for: a bot and its hosted versions, or a version alone
+    (one look of the index of versions by bot, however many versions it has)."""
+    with conn.cursor(row_factory=tuple_row) as cursor:  # whatever rows the connection makes
+        return [r[0] for r in cursor.execute(Q["bot_rows"], {"name": name})]
 
 
 def _check(conn: psycopg.Connection[Any]) -> None:

@@ -19,7 +19,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from arena.errors import Exhausted
-from arena.store.base import Connected, _translated
+from arena.store.base import Connected, _translated, bot_rows
 from arena.store.rows import MatchRow
 from arena.store.sql import QUERIES as Q
 
@@ -48,7 +48,8 @@ class Exports(Connected):
     def bot_match_batches(
         self, bot: str, pool: str | None, *, records: bool, batch: int
     ) -> Batches:
-        """A bot's matches (in ``pool``, or in every pool), oldest first, ``batch`` at a
+        """A bot's matches, its hosted versions' too (in ``pool``, or in every pool),
+        oldest first, ``batch`` at a
         time; their records only with ``records``."""
         params = {"run": None, "bot": bot, "pool": pool, "records": records}
         return self._batches(params, batch)
@@ -66,6 +67,8 @@ class Exports(Connected):
             conn.cursor(name="export", row_factory=dict_row) as cursor,
         ):
             cursor.itersize = batch
+            bot = params.pop("bot")
+            params["rows"] = None if bot is None else bot_rows(conn, bot)
             cursor.execute(Q["export_matches"], params)
             while rows := cursor.fetchmany(batch):
                 out = []

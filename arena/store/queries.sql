@@ -35,12 +35,15 @@ SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s
                            %(score)s::smallint[], %(points)s::smallint[], %(faults)s);
 
 -- name: leaderboard
--- Every bot rated in the pool, of hosted versions only each bot's active one, with the
--- state of the bot (a version's: its bot's); retired ones unless %(retired)s.
-SELECT r.*, b.name, o.state FROM ratings r JOIN bots b ON b.id = r.bot_id
+-- Every bot rated in the pool, once: of hosted versions only each bot's active one (its
+-- own row too only while it has none), with the name it plays as (NAME@N), its bot's
+-- name and state; retired ones unless %(retired)s.
+SELECT r.*, b.name, o.name AS bot, o.state FROM ratings r JOIN bots b ON b.id = r.bot_id
 LEFT JOIN bot_versions v ON v.id = b.id
 JOIN bots o ON o.id = coalesce(v.bot_id, b.id)
 WHERE r.pool = %(pool)s AND coalesce(v.status, 'active') = 'active'
+  AND (v.id IS NOT NULL OR NOT EXISTS (
+        SELECT 1 FROM bot_versions a WHERE a.bot_id = b.id AND a.status = 'active'))
   AND (%(retired)s OR o.state <> 'retired')
 ORDER BY r.elo DESC, b.name;
 
@@ -62,9 +65,8 @@ SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_i
 FROM matches m
 WHERE (%(pool)s::text IS NULL OR m.pool = %(pool)s)
   AND (%(run)s::bigint IS NULL OR m.run_id = %(run)s)
-  AND (%(bot)s::text IS NULL OR EXISTS (
-        SELECT 1 FROM match_seats s
-        WHERE s.match_id = m.id AND s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)))
+  AND (%(rows)s::bigint[] IS NULL OR EXISTS (
+        SELECT 1 FROM match_seats s WHERE s.match_id = m.id AND s.bot_id = ANY (%(rows)s)))
   AND (%(after_time)s::timestamptz IS NULL OR (m.listed_at, m.id) < (%(after_time)s, %(after_id)s))
   AND (%(since)s::timestamptz IS NULL OR m.listed_at >= %(since)s)
   AND (%(until)s::timestamptz IS NULL OR m.listed_at < %(until)s)
@@ -72,40 +74,54 @@ ORDER BY m.listed_at DESC, m.id DESC
 LIMIT %(limit)s;
 
 -- name: list_bot_matches
--- A bot's matches, newest first, walking the index of its seats by the listed time.
+-- The matches of a bot's rows (%(rows)s: the bot and its hosted versions, or one version),
+-- newest first: the latest %(limit)s of each row, walking the index of its seats by the
+-- listed time, merged (a read of at most rows x limit seats, in one statement).
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM (
-    SELECT s.listed_at, s.match_id FROM match_seats s
-    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
-      AND NOT EXISTS (  -- one row per match: the bot's first seat in it
-            SELECT 1 FROM match_seats t
-            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
-      AND (%(after_time)s::timestamptz IS NULL
-           OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
-      AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
-      AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
-    ORDER BY s.listed_at DESC, s.match_id DESC
+    SELECT DISTINCT ON (mine.listed_at, mine.match_id) mine.listed_at, mine.match_id
+    FROM unnest(%(rows)s::bigint[]) AS me (id)
+    CROSS JOIN LATERAL (
+        SELECT s.listed_at, s.match_id FROM match_seats s
+        WHERE s.bot_id = me.id
+          AND NOT EXISTS (  -- one row per match and row: its first seat in it
+                SELECT 1 FROM match_seats t
+                WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+          AND (%(after_time)s::timestamptz IS NULL
+               OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
+          AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
+          AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
+        ORDER BY s.listed_at DESC, s.match_id DESC
+        LIMIT %(limit)s
+    ) mine
+    ORDER BY mine.listed_at DESC, mine.match_id DESC  -- a match two of its rows sat in, once
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
 ORDER BY m.listed_at DESC, m.id DESC;
 
 -- name: list_bot_pool_matches
--- A bot's matches in one pool, newest first (the bot page): the same, through the index
--- of its seats by pool and listed time.
+-- The matches of a bot's rows in one pool, newest first (the bot page): the same, through
+-- the index of its seats by pool and listed time.
 SELECT m.*, ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
                   WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM (
-    SELECT s.listed_at, s.match_id FROM match_seats s
-    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND s.pool = %(pool)s
-      AND NOT EXISTS (
-            SELECT 1 FROM match_seats t
-            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
-      AND (%(after_time)s::timestamptz IS NULL
-           OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
-      AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
-      AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
-    ORDER BY s.listed_at DESC, s.match_id DESC
+    SELECT DISTINCT ON (mine.listed_at, mine.match_id) mine.listed_at, mine.match_id
+    FROM unnest(%(rows)s::bigint[]) AS me (id)
+    CROSS JOIN LATERAL (
+        SELECT s.listed_at, s.match_id FROM match_seats s
+        WHERE s.bot_id = me.id AND s.pool = %(pool)s
+          AND NOT EXISTS (  -- one row per match and row: its first seat in it
+                SELECT 1 FROM match_seats t
+                WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+          AND (%(after_time)s::timestamptz IS NULL
+               OR (s.listed_at, s.match_id) < (%(after_time)s, %(after_id)s))
+          AND (%(since)s::timestamptz IS NULL OR s.listed_at >= %(since)s)
+          AND (%(until)s::timestamptz IS NULL OR s.listed_at < %(until)s)
+        ORDER BY s.listed_at DESC, s.match_id DESC
+        LIMIT %(limit)s
+    ) mine
+    ORDER BY mine.listed_at DESC, mine.match_id DESC  -- a match two of its rows sat in, once
     LIMIT %(limit)s
 ) mine JOIN matches m ON m.id = mine.match_id
 ORDER BY m.listed_at DESC, m.id DESC;
@@ -119,11 +135,25 @@ WHERE id = %(id)s AND status <> 'finished';
 UPDATE bots SET token_hash = %(token_hash)s WHERE name = %(name)s RETURNING *;
 
 -- name: rating_history
--- A bot's latest rating changes in the pool, newest first.
-SELECT e.match_id, e.before, e.after, e.created_at
-FROM rating_events e
-WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(bot)s) AND e.pool = %(pool)s
-ORDER BY e.created_at DESC, e.id DESC LIMIT %(limit)s;  -- rating_events_by_bot's order
+-- The latest rating changes in the pool of a bot's rows (%(rows)s: the bot and its hosted
+-- versions, or one version), newest first, each with the row's name: the latest %(limit)s
+-- of each row through rating_events_by_bot, merged.
+SELECT b.name AS played_as, e.match_id, e.before, e.after, e.created_at
+FROM unnest(%(rows)s::bigint[]) AS me (id)
+JOIN bots b ON b.id = me.id
+CROSS JOIN LATERAL (
+    SELECT x.id, x.match_id, x.before, x.after, x.created_at FROM rating_events x
+    WHERE x.bot_id = me.id AND x.pool = %(pool)s
+    ORDER BY x.created_at DESC, x.id DESC LIMIT %(limit)s  -- rating_events_by_bot's order
+) e
+ORDER BY e.created_at DESC, e.id DESC LIMIT %(limit)s;
+
+-- name: bot_rows
+-- The rows a name stands for: a bot and its hosted versions (the bot first), or a version
+-- alone (NAME@N has no versions); none for no such bot.
+SELECT b.id FROM bots b WHERE b.name = %(name)s
+UNION ALL
+SELECT v.id FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = %(name)s;
 
 -- name: pool_wins
 -- How often each bot's team beat each other bot's in the pool's rated matches (a bot
@@ -450,12 +480,22 @@ SELECT r.* FROM ratings r JOIN bots b ON b.id = r.bot_id
 WHERE b.name = %(name)s ORDER BY r.games DESC, r.pool;
 
 -- name: bot_index
+-- Every bot, once (a hosted version is listed under its bot), by name: the name it plays
+-- as (its active version's, NAME@N, else its own), how many versions it has, and the
+-- ratings of the row it plays as.
 SELECT b.name, b.owner, b.active, b.state, b.state_reason, b.created_at,
-    coalesce(json_agg(json_build_object('pool', r.pool, 'elo', r.elo, 'games', r.games)
-                      ORDER BY r.games DESC, r.pool) FILTER (WHERE r.pool IS NOT NULL),
-             '[]') AS ratings
-FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id
-GROUP BY b.id ORDER BY b.name;
+    coalesce(a.name, b.name) AS played_as,
+    (SELECT count(*) FROM bot_versions n WHERE n.bot_id = b.id) AS versions,
+    coalesce((SELECT json_agg(json_build_object('pool', r.pool, 'elo', r.elo, 'games', r.games)
+                              ORDER BY r.games DESC, r.pool)
+              FROM ratings r WHERE r.bot_id = coalesce(a.id, b.id)), '[]') AS ratings
+FROM bots b
+LEFT JOIN LATERAL (
+    SELECT vb.id, vb.name FROM bot_versions v JOIN bots vb ON vb.id = v.id
+    WHERE v.bot_id = b.id AND v.status = 'active'
+) a ON true
+WHERE NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id)
+ORDER BY b.name;
 
 -- name: bot_faults
 -- A bot's faults summed over its finished matches in the pool (kept as they are recorded,
@@ -475,14 +515,15 @@ WHERE b.name = %(name)s AND p.pool = %(pool)s AND o.id <> b.id
 ORDER BY p.games DESC, o.name;
 
 -- name: rating_changes
--- The rating change each of the given matches made to the bot: one lookup of its
+-- The rating change each of the given matches made to the bot that played it (each match
+-- with the name of its seat's bot: a bot, or a version of one): one lookup of its
 -- (bot_id, match_id) key per match, whatever the length of the bot's history (the LIMIT
 -- keeps the lookups apart: a join would be free to read all the bot's events at once).
 SELECT e.match_id, e.before, e.after
-FROM unnest(%(match_ids)s::text[]) AS m (id)
+FROM unnest(%(match_ids)s::text[], %(names)s::text[]) AS m (id, name)
 CROSS JOIN LATERAL (
     SELECT * FROM rating_events e
-    WHERE e.bot_id = (SELECT id FROM bots WHERE name = %(name)s) AND e.match_id = m.id
+    WHERE e.bot_id = (SELECT id FROM bots WHERE name = m.name) AND e.match_id = m.id
     LIMIT 1
 ) e;
 
@@ -497,7 +538,8 @@ WHERE m.id = ANY (%(ids)s) AND m.twin IS NOT NULL AND EXISTS (
 
 -- name: export_matches
 -- The matches of a run (%(run)s), in the order they were planned, those playing others
--- again last; or a bot's (%(bot)s, in %(pool)s or every pool), oldest first. With the bot
+-- again last; or a bot's (%(rows)s: the bot and its hosted versions, or a version alone;
+-- in %(pool)s or every pool), oldest first. With the bot
 -- at each seat, and the record only with %(records)s (a list shows none): every column
 -- of matches (arena/store/rows.py, MatchRow) as match_with_seats gives it. Read through a
 -- server-side cursor, a batch at a time.
@@ -505,11 +547,12 @@ WITH chosen AS (
     SELECT m.id FROM matches m WHERE m.run_id = %(run)s
     UNION ALL
     SELECT s.match_id FROM match_seats s
-    WHERE s.bot_id = (SELECT id FROM bots WHERE name = %(bot)s)
+    WHERE s.bot_id = ANY (%(rows)s::bigint[])
       AND (%(pool)s::text IS NULL OR s.pool = %(pool)s)
-      AND NOT EXISTS (  -- one row per match: the bot's first seat in it
+      AND NOT EXISTS (  -- one row per match: the first seat of the bot's rows in it
             SELECT 1 FROM match_seats t
-            WHERE t.match_id = s.match_id AND t.bot_id = s.bot_id AND t.seat < s.seat)
+            WHERE t.match_id = s.match_id AND t.bot_id = ANY (%(rows)s::bigint[])
+              AND t.seat < s.seat)
 )
 SELECT m.id, m.pool, m.rules, m.status, m.rated, m.seed,
     CASE WHEN %(records)s THEN m.record END AS record,
@@ -753,6 +796,19 @@ RETURNING *;
 SELECT t.*, n.name AS new_name, b.name AS base_name
 FROM sprt_tests t JOIN bots n ON n.id = t.new_id JOIN bots b ON b.id = t.base_id
 WHERE t.id = %(id)s;
+
+-- name: list_sprts
+-- Tests, the latest first: of a bot's rows (%(rows)s: a bot and its hosted versions, or a
+-- version; NULL: of every bot) as NEW or BASE, running or finished (%(running)s; NULL:
+-- both), of ids below %(before)s when given. Tests are few beside their matches (each
+-- makes up to max_games of them): walked by id, without an index by bot.
+SELECT t.*, n.name AS new_name, b.name AS base_name
+FROM sprt_tests t JOIN bots n ON n.id = t.new_id JOIN bots b ON b.id = t.base_id
+WHERE (%(rows)s::bigint[] IS NULL OR t.new_id = ANY (%(rows)s) OR t.base_id = ANY (%(rows)s))
+  AND (%(running)s::boolean IS NULL OR (t.status = 'running') = %(running)s)
+  AND (%(before)s::bigint IS NULL OR t.id < %(before)s)
+ORDER BY t.id DESC
+LIMIT %(limit)s;
 
 -- name: lock_sprt
 SELECT * FROM sprt_tests WHERE id = %(id)s FOR UPDATE;

@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from arena.domain.matches import match_number
 from arena.domain.sprt import Asked, Counted, Sprt, SprtMatch, Step
 from arena.errors import NotFound
-from arena.store.base import Connected, Unit
+from arena.store.base import Connected, Unit, bot_rows
 from arena.store.rows import SprtPairRow, SprtRow
 from arena.store.sql import QUERIES as Q
 
@@ -59,6 +59,23 @@ class Sprts(Connected):
             return None
         new, base = row.pop("new_name"), row.pop("base_name")
         return SprtRow(**row), new, base
+
+    def sprts(
+        self, bot: str | None, *, running: bool | None, before: int | None, limit: int
+    ) -> list[tuple[SprtRow, str, str]]:
+        """Tests (of ``bot``: where it or one of its hosted versions plays NEW or BASE),
+        the latest first, with the names of who plays NEW and BASE: running ones, finished
+        ones, or both (``running`` None); of ids below ``before`` when given."""
+        with self._transaction() as conn:
+            params = {
+                "rows": None if bot is None else bot_rows(conn, bot),
+                "running": running,
+                "before": before,
+                "limit": limit,
+            }
+            rows = conn.execute(Q["list_sprts"], params).fetchall()
+        named = [(r.pop("new_name"), r.pop("base_name"), r) for r in rows]
+        return [(SprtRow(**r), new, base) for new, base, r in named]
 
     def sprt_pairs(self, test_id: int) -> list[SprtPairRow]:
         """The test's pairs in the order they were counted, each with the LLR after it."""

@@ -28,7 +28,7 @@ from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
 from arena.store.audit import Audits
-from arena.store.base import Unit, token_hash
+from arena.store.base import Unit, bot_rows, token_hash
 from arena.store.exports import Exports
 from arena.store.fits import Fits
 from arena.store.ladders import Ladders
@@ -65,9 +65,10 @@ class Claimed(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    name: str
+    name: str  # the row rated: the bot, or its active hosted version (NAME@N)
     rating: RatingRow
-    state: str = "active"  # the bot's (a version's: its bot's)
+    state: str  # the bot's (a version's: its bot's)
+    bot: str  # the bot it is, or is a version of
 
 
 BAD_NAME = (
@@ -147,9 +148,11 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
         return BotRow(**row)
 
     def rating_history(self, bot: str, pool: str, limit: int) -> list[dict[str, Any]]:
-        """The bot's latest ``limit`` rating changes in the pool, oldest first."""
-        params = {"bot": bot, "pool": pool, "limit": limit}
-        with self._statement() as conn:
+        """The latest ``limit`` rating changes in the pool of the bot and its hosted
+        versions (of a version, NAME@N: its own), oldest first, each with the name of the
+        row it changed (``played_as``)."""
+        with self._transaction() as conn:
+            params = {"rows": bot_rows(conn, bot), "pool": pool, "limit": limit}
             return list(reversed(conn.execute(Q["rating_history"], params).fetchall()))
 
     def pool_wins(self, pool: str) -> dict[tuple[str, str], int]:
@@ -229,9 +232,9 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
     ) -> list[tuple[MatchRow, list[str]]]:
         """Matches newest first by the time lists show (``listed_at``, migration 0018),
         listed in [since, until); ``after`` is the (listed_at, id) the previous page ended
-        on. A bot's matches of one run are read among the run's."""
-        params = {
-            "bot": bot,
+        on. A bot's are those of its hosted versions too (a version's, NAME@N, its own);
+        its matches of one run are read among the run's."""
+        params: dict[str, Any] = {
             "pool": pool,
             "run": run,
             "since": since,
@@ -245,6 +248,7 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
         else:
             query = Q["list_bot_matches" if pool is None else "list_bot_pool_matches"]
         with self._transaction() as conn:
+            params["rows"] = None if bot is None else bot_rows(conn, bot)
             rows = conn.execute(query, params).fetchall()
         out = []
         for row in rows:
@@ -275,8 +279,8 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
             rows = conn.execute(Q["leaderboard"], {"pool": pool, "retired": retired}).fetchall()
         out = []
         for r in rows:
-            name, state = r.pop("name"), r.pop("state")
-            out.append(Standing(name, RatingRow(**r), state))
+            name, state, bot = r.pop("name"), r.pop("state"), r.pop("bot")
+            out.append(Standing(name, RatingRow(**r), state, bot))
         return out
 
     def stalled_matches(self, now: datetime, stall_s: float) -> list[str]:
@@ -321,7 +325,9 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
             return [RatingRow(**r) for r in conn.execute(Q["bot_ratings"], {"name": name})]
 
     def bot_index(self) -> list[dict[str, Any]]:
-        """Every bot with its ratings (pool, elo, games), by name."""
+        """Every bot once (its hosted versions under it), by name: the name it plays as
+        (``played_as``: its active version's, else its own), its number of ``versions``,
+        and the ratings (pool, elo, games) of the row it plays as."""
         with self._transaction() as conn:
             return list(conn.execute(Q["bot_index"]))
 
@@ -337,8 +343,10 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
         with self._transaction() as conn:
             return list(conn.execute(Q["head_to_head"], {"name": name, "pool": pool}))
 
-    def rating_changes(self, name: str, match_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
-        """The (before, after) Elo of the bot for each of the matches that rated it."""
+    def rating_changes(self, seats: Sequence[tuple[str, str]]) -> dict[str, tuple[float, float]]:
+        """For each (match id, bot) that rated the bot (a bot, or a version of one): its
+        (before, after) Elo, by match id."""
+        params = {"match_ids": [m for m, _ in seats], "names": [n for _, n in seats]}
         with self._transaction() as conn:
-            rows = conn.execute(Q["rating_changes"], {"name": name, "match_ids": list(match_ids)})
+            rows = conn.execute(Q["rating_changes"], params)
             return {r["match_id"]: (r["before"], r["after"]) for r in rows}

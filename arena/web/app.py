@@ -111,6 +111,15 @@ def match_url(match_id: str, hand: int | None = None, step: int | None = None) -
     return url
 
 
+def test_url(test_id: int) -> str:
+    return f"/tests/{test_id}"
+
+
+def tests_url(bot: str | None = None) -> str:
+    """The list of tests, of ``bot`` (and its hosted versions) when given."""
+    return "/tests" + (f"?bot={quote(bot, safe='')}" if bot else "")
+
+
 def run_url(run_id: int | None) -> str | None:
     """The page of a tournament run (None for a match outside any run)."""
     return None if run_id is None else f"/runs/{run_id}"
@@ -151,6 +160,8 @@ def _templates() -> Jinja2Templates:
         bot_url=bot_url,
         match_url=match_url,
         run_url=run_url,
+        test_url=test_url,
+        tests_url=tests_url,
         heat=heat,
         wide_half=WIDE_HALF,
     )
@@ -356,6 +367,7 @@ def create_app(
         ("/matches/{id}", _match, "match.html"),
         ("/tournaments", _tournaments, "tournaments.html"),
         ("/runs/{id}", _run, "run.html"),
+        ("/tests", _tests, "tests.html"),
         ("/tests/{id}", _test, "test.html"),
         ("/matches/{id}/log", _process_log, "process-log.html"),
         ("/organizer/log", _log, "log.html"),
@@ -502,6 +514,11 @@ def _process_log(store: Store, request: Request, viewer: Viewer) -> dict[str, An
     return matches.process_logs(
         store, request.path_params["id"], organizer=viewer.organizer, owner=viewer.bot
     )
+
+
+def _tests(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
+    before = _int(request, "before", 0) or None
+    return dict(sprts.tests(store, request.query_params.get("bot") or None, before))
 
 
 def _log(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:

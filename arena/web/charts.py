@@ -3,8 +3,9 @@ and no inline style (the pages' security policy allows none)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from markupsafe import Markup
 
@@ -35,20 +36,31 @@ def sparkline(values: Sequence[float], width: int = 96, height: int = 24) -> Mar
     )
 
 
-def rating_chart(values: Sequence[float], width: int = 640, height: int = 220) -> Markup:
-    """A bot's rating after each rated game (the first value is its rating before them),
-    with the starting rating dashed and the extremes labelled."""
-    if len(values) < 2:
+LINES = 6  # the colours of a chart's lines (line-0 to line-5 in the style sheet), in turn
+
+
+def rating_chart(
+    history: Sequence[Mapping[str, Any]], width: int = 640, height: int = 220
+) -> Markup:
+    """A bot's rating after each rated game (a history of ``played_as``, ``before`` and
+    ``after``, oldest first), one line per row that played: a bot with hosted versions
+    has a line per version, each from its rating before its first game there, so that the
+    versions' ratings compare along one time line (x: the games of them all, in order);
+    the starting rating dashed, the extremes labelled, the versions named in a legend."""
+    if not history:
         return Markup("")
     left, right, top, bottom = 44.0, 10.0, 12.0, height - 24.0
+    values = [h["before"] for h in history] + [h["after"] for h in history]
     low = min(*values, START)
     high = max(*values, START)
     margin = max((high - low) * 0.08, 5.0)
     low, high = low - margin, high + margin
-    n = len(values) - 1
-    xs = [left + i * (width - left - right) / n for i in range(len(values))]
-    ys = _scale(values, low, high, top, bottom)
-    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
+    n = len(history)
+    xs = [left + i * (width - left - right) / n for i in range(n + 1)]
+    lines: dict[str, list[tuple[float, float]]] = {}
+    for k, h in enumerate(history):  # change k at xs[k + 1]; a line starts at xs[k]
+        points = lines.setdefault(h["played_as"], [(xs[k], h["before"])])
+        points.append((xs[k + 1], h["after"]))
     (base,) = _scale([START], low, high, top, bottom)
     ticks = []
     placed: list[float] = []
@@ -61,17 +73,34 @@ def rating_chart(values: Sequence[float], width: int = 640, height: int = 220) -
             f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>'
             f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}"/>'
         )
-    label = f"rating over {n} games: from {values[0]:.0f} to {values[-1]:.0f}"
-    dots = "".join(
-        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
-        for x, y in zip(xs[1:], ys[1:], strict=True)
-    ) if n <= 60 else ""  # fmt: skip
+    drawn = []
+    for i, (name, points) in enumerate(lines.items()):
+        ys = _scale([v for _, v in points], low, high, top, bottom)
+        at = " ".join(f"{x:.1f},{y:.1f}" for (x, _), y in zip(points, ys, strict=True))
+        dots = "".join(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+            for (x, _), y in zip(points[1:], ys[1:], strict=True)
+        ) if n <= 60 else ""  # fmt: skip
+        title = (
+            f"{name}: from {points[0][1]:.0f} to {points[-1][1]:.0f} over {len(points) - 1} games"
+        )
+        drawn.append(
+            f'<g class="line-{i % LINES}" data-bot="{escape(name)}"><title>{escape(title)}</title>'
+            f'<polyline points="{at}"/>{dots}</g>'
+        )
+        if len(lines) > 1:  # a legend, top right
+            drawn.append(
+                f'<text class="legend line-{i % LINES}" x="{width - right - 4}" '
+                f'y="{top + 12 * (i + 1):.1f}" text-anchor="end">{escape(name)}</text>'
+            )
+    whose = f" of {len(lines)} versions" if len(lines) > 1 else ""
+    label = f"rating over {n} games{whose}: from {values[0]:.0f} to {history[-1]['after']:.0f}"
     return Markup(
         f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{escape(label)}"><title>{escape(label)}</title>'
         + "".join(ticks)
         + f'<line class="base" x1="{left}" x2="{width - right}" y1="{base:.1f}" y2="{base:.1f}"/>'
-        + f'<polyline points="{points}"/>{dots}'
+        + "".join(drawn)
         + f'<text x="{left}" y="{height - 6}">game 0</text>'
         + f'<text x="{width - right}" y="{height - 6}" text-anchor="end">game {n}</text>'
         + "</svg>"

@@ -149,6 +149,6 @@ def test_twenty_thousand_matches_to_a_file(
                "matches"]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as p:
         assert p.stdout is not None and p.stderr is not None
-        assert p.stdout.readline().startswith(b"id,run_id,pool,")
+        assert p.stdout.readline().startswith(b"id,run_id,test_id,pool,")
         p.stdout.close()  # the reader goes away, megabytes before the end of the file
         assert p.wait(60) == 141 and p.stderr.read() == b""

@@ -212,10 +212,12 @@ def test_each_version_has_its_own_rating_and_the_leaderboard_shows_the_active_on
     for k, version in enumerate([one, one, two]):
         request_match(store, f"m{k}", rules, [version.id, beta.id])
         record_match(store, f"m{k}", played(rules, k))
-    assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@1", "beta"}
+    rows = ratings.standings(store, "paulista/1")  # a bot once, by its active version
+    assert {(s["bot"], s["played_as"]) for s in rows} == {("alpha", "alpha@1"), ("beta", "beta")}
     judge(store, two.id)  # alpha@2 becomes active, alpha@1 is retired
     assert store.playing_as(["alpha"])["alpha"] == (two.id, "alpha@2")
-    assert {s["bot"] for s in ratings.standings(store, "paulista/1")} == {"alpha@2", "beta"}
+    rows = ratings.standings(store, "paulista/1")  # a bot once, by its active version
+    assert {(s["bot"], s["played_as"]) for s in rows} == {("alpha", "alpha@2"), ("beta", "beta")}
     page = bots.bot(store, "alpha")
     shown = [(v["name"], v["status"], [r["games"] for r in v["ratings"]]) for v in page["versions"]]
     assert shown == [("alpha@2", "active", [1]), ("alpha@1", "retired", [2])]

@@ -130,7 +130,7 @@ def test_migration_0019_keeps_when_the_versions_before_it_became_active(
                 (f"alpha@{n}", n, str(n), status, hours),
             )
     monkeypatch.undo()
-    assert [m.version for m in migrate(database)][0] == 19  # and those after it
+    assert [m.version for m in migrate(database)][:1] == [19]  # and those after it
     with psycopg.connect(database) as conn:
 
         def seated(hours_ago: float) -> str:

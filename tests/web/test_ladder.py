@@ -76,8 +76,8 @@ def test_the_leaderboard_shows_its_ladder_live(
     assert box["available"] == ["ana", "bia", "cid", "host@1"]  # dan never opted in
     assert box["looked_at"] is not None
     finished = [client.get(f"/api/matches/{m}").json()["match"] for m in ladder["finished"]]
-    for s in data["standings"]:  # each bot's latest rated match, when it was recorded
-        mine = [m["finished_at"] for m in finished if s["bot"] in m["seats"]]
+    for s in data["standings"]:  # each row's latest rated match (a hosted bot's: its version's)
+        mine = [m["finished_at"] for m in finished if s["played_as"] in m["seats"]]
         assert s["last_played"] == max(mine)
 
     page = client.get("/pools/paulista/1").text
@@ -154,7 +154,7 @@ def test_a_bots_page_lists_its_ladder_matches_and_whether_it_is_in(
     assert (host["ladder_opt_in"], host["ladder_default"]) == (True, True)
     hosted = client.get("/bots/host").text
     assert "the default for a hosted bot" in hosted
-    assert 'It plays as <a class="bot" href="/bots/host%401">host@1</a>' in hosted
+    assert 'It plays as <a class="bot" href="/bots/host%401?pool=paulista%2F1">host@1</a>' in hosted
     store.set_bot_ladder("host", False)
     assert client.get("/api/bots/host").json()["ladder_opt_in"] is False
     version = client.get("/api/bots/host@1").json()

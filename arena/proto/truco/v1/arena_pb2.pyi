@@ -433,7 +433,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., retired: _Optional[bool] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high", "sd", "state")
+    __slots__ = ("rank", "bot", "elo", "games", "wins", "losses", "provisional", "low", "high", "sd", "state", "played_as")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -445,6 +445,7 @@ class Standing(_message.Message):
     HIGH_FIELD_NUMBER: _ClassVar[int]
     SD_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_AS_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -456,7 +457,8 @@ class Standing(_message.Message):
     high: float
     sd: float
     state: str
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., sd: _Optional[float] = ..., state: _Optional[str] = ...) -> None: ...
+    played_as: str
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., provisional: _Optional[bool] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., sd: _Optional[float] = ..., state: _Optional[str] = ..., played_as: _Optional[str] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("pool", "standings")
@@ -491,7 +493,7 @@ class RequestMatchResponse(_message.Message):
     def __init__(self, match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed", "rated", "voided", "replay_of", "run_id", "teams", "created_at", "listed_at")
+    __slots__ = ("id", "pool", "rules", "status", "seats", "winner", "score", "finished_at", "forfeit", "twin", "sealed", "rated", "voided", "replay_of", "run_id", "teams", "created_at", "listed_at", "test_id")
     ID_FIELD_NUMBER: _ClassVar[int]
     POOL_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -510,6 +512,7 @@ class MatchSummary(_message.Message):
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     LISTED_AT_FIELD_NUMBER: _ClassVar[int]
+    TEST_ID_FIELD_NUMBER: _ClassVar[int]
     id: str
     pool: str
     rules: str
@@ -528,7 +531,8 @@ class MatchSummary(_message.Message):
     teams: _containers.RepeatedScalarFieldContainer[str]
     created_at: str
     listed_at: str
-    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ..., rated: _Optional[bool] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ..., run_id: _Optional[int] = ..., teams: _Optional[_Iterable[str]] = ..., created_at: _Optional[str] = ..., listed_at: _Optional[str] = ...) -> None: ...
+    test_id: int
+    def __init__(self, id: _Optional[str] = ..., pool: _Optional[str] = ..., rules: _Optional[str] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., winner: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., finished_at: _Optional[str] = ..., forfeit: _Optional[_Iterable[int]] = ..., twin: _Optional[str] = ..., sealed: _Optional[bool] = ..., rated: _Optional[bool] = ..., voided: _Optional[str] = ..., replay_of: _Optional[str] = ..., run_id: _Optional[int] = ..., teams: _Optional[_Iterable[str]] = ..., created_at: _Optional[str] = ..., listed_at: _Optional[str] = ..., test_id: _Optional[int] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
     __slots__ = ("id",)
@@ -585,16 +589,18 @@ class GetRatingHistoryRequest(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., pool: _Optional[str] = ...) -> None: ...
 
 class RatingChange(_message.Message):
-    __slots__ = ("match_id", "before", "after", "at")
+    __slots__ = ("match_id", "before", "after", "at", "played_as")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_AS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     before: float
     after: float
     at: str
-    def __init__(self, match_id: _Optional[str] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., at: _Optional[str] = ...) -> None: ...
+    played_as: str
+    def __init__(self, match_id: _Optional[str] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., at: _Optional[str] = ..., played_as: _Optional[str] = ...) -> None: ...
 
 class GetRatingHistoryResponse(_message.Message):
     __slots__ = ("changes",)
