@@ -142,6 +142,7 @@ def show_match(args: argparse.Namespace) -> int:
 def cmd_bot_list(args: argparse.Namespace) -> int:
     for bot in Arena.from_env().call("ListBots", api.ListBotsRequest()).bots:
         state = ("" if bot.active else " (inactive)") + (" connected" if bot.connected else "")
+        state += " hosted" if bot.hosted else ""
         print(f"{bot.name}{state}  owner={bot.owner or '-'}  since {bot.created_at[:10]}")
     return 0
 

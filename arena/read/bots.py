@@ -233,6 +233,11 @@ def line(store: Store, row: BotRow) -> BotLine:
 
 
 def roster(store: Store) -> list[BotLine]:
-    """Every registered bot, by name."""
+    """Every registered bot, by name, once: its hosted versions are not bots of their own
+    here (``arena bot versions`` and ListVersions list them)."""
     choices = store.ladder_choices()
-    return [bot_line(r, choices.get(r.name, (False, {}))) for r in store.bots()]
+    return [
+        bot_line(r, choices.get(r.name, (False, {})))
+        for r in store.bots()
+        if not is_version(r.name)
+    ]

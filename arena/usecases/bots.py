@@ -4,6 +4,8 @@ log in one unit of work (docs/events.md): registered (its token made), its token
 
 from __future__ import annotations
 
+from arena.domain.identity import is_version, owner_bot
+from arena.errors import Invalid
 from arena.store.rows import BotRow
 from arena.store.store import Store
 
@@ -30,7 +32,14 @@ def set_bot_ladder(
     store: Store, name: str, on: bool, pool: str | None = None, *, actor: str
 ) -> BotRow:
     """Whether ladders may schedule bot ``name`` (docs/ladder.md): ``pool``'s, or (None)
-    every pool's, its choices for single pools replaced; as ``actor`` asked."""
+    every pool's, its choices for single pools replaced; as ``actor`` asked. A version
+    (``NAME@N``) has no choice of its own: its bot's is what counts (Invalid)."""
+    if is_version(name):
+        bot = owner_bot(name)
+        raise Invalid(
+            f"{name} is a version of {bot}: the ladder seats a bot's active version, so the "
+            f"choice is the bot's (arena bot ladder {bot} on|off)"
+        )
     with store.unit() as conn:
         row = store.set_bot_ladder(name, on, pool, conn)
         action = "ladder opt-in" if on else "ladder opt-out"

@@ -41,6 +41,11 @@ def start_sprt(
     missing = [name for name in (new, base) if name not in seated]
     if missing:
         raise NotFound(f"no active bot named {', '.join(map(quoted, missing))}")
+    if seated[new][0] == seated[base][0]:
+        raise Invalid(
+            f"{quoted(new)} and {quoted(base)} play as one version, {seated[new][1]}: a test "
+            "compares two different ones (name a version, NAME@N)"
+        )
     duplicate = is_version(seated[new][1]) and is_version(seated[base][1])
     with store.unit() as conn:
         if room is not None:

@@ -11,13 +11,18 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from arena.cli.hosting import packed
 from arena.domain.clock import TimeControl
 from arena.domain.versions import Manifest
 from arena.engine import Rules
+from arena.errors import Invalid
 from arena.hosted.archive import check
 from arena.read import ladders
+from arena.read.actions import actions
 from arena.store.store import Store
+from arena.usecases.bots import set_bot_ladder
 from arena.usecases.ladder import HOSTED_CONCURRENCY, fill, set_ladder
 from arena.usecases.matches import record
 from arena.usecases.versions import judge, submit
@@ -259,3 +264,10 @@ def finish(store: Store, match_id: str) -> None:
     row, seats = found
     store.set_status(match_id, "running")
     record(store, match_id, played(Rules.parse(row.rules), seats, 1))
+
+
+def test_a_version_has_no_ladder_choice_of_its_own(store: Store) -> None:
+    store.register_bot("host")
+    with pytest.raises(Invalid, match=r"host@2 is a version of host: .*arena bot ladder host on"):
+        set_bot_ladder(store, "host@2", True, actor="organizer")
+    assert actions(store, subject="bot host@2") == []

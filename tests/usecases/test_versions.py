@@ -194,3 +194,14 @@ def test_the_version_active_at_a_time_follows_activations_in_any_order(store: St
     assert [seated(t) for t in at] == ["alpha@1", "alpha@2", "alpha@1"]
     assert seated(at[1] - (at[1] - at[0]) / 2) == "alpha@1"
     assert seated(at[0] - (at[1] - at[0])) == "alpha"  # before any: the bot itself
+
+
+def test_a_test_of_a_version_against_itself_is_refused(store: Store) -> None:
+    store.register_bot("alpha")
+    data = tar(BOT)
+    one, _ = submit(store, "alpha", MANIFEST, data, check(data, MANIFEST))
+    judge(store, one.id)  # alpha plays as alpha@1
+    asked = Asked(Rules(), TimeControl(), max_games=10, at_once=4)
+    with pytest.raises(Invalid, match="'alpha@1' and 'alpha' play as one version, alpha@1"):
+        start_sprt(store, "alpha@1", "alpha", Sprt(), asked, "organizer")
+    assert store.running_sprts() == []
