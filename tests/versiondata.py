@@ -18,7 +18,7 @@ from arena.store.rows import BotVersionRow
 from arena.store.store import Store
 from arena.usecases.matches import request as request_match
 from arena.usecases.sprts import start_sprt, step_sprt
-from arena.usecases.versions import submit
+from arena.usecases.versions import judge, submit
 from tests.usecases.test_ladder import EXAMPLE
 from tests.web.test_ladder import record
 from tests.web.test_sprt import play_to_verdict
@@ -42,9 +42,9 @@ def version(store: Store, bot: str, folder: Path, n: int) -> BotVersionRow:
     code.write_text(EXAMPLE.read_text() + f"\n# version {n}\n")
     data = packed(code)
     manifest = Manifest("python", EXAMPLE.name)
-    row, new = submit(store, bot, manifest, data, check(data, manifest))
-    assert new
-    return store.judge_version(row.id)
+    submitted = submit(store, bot, manifest, data, check(data, manifest))
+    assert submitted.new
+    return judge(store, submitted.version.id)
 
 
 def fill(store: Store, folder: Path) -> Versions:

@@ -33,7 +33,7 @@ def cluster(arena_factory: Any, *names: str) -> tuple[Arena, dict[str, str]]:
     nodes = {"n1": arena.address}
     for name in names:
         nodes[name] = free_address()
-        env = {"ARENA_NODE": name, "ARENA_REFEREE_ADDRESS": nodes[name]}
+        env = {"ARENA_NODE": name, "ARENA_ADDRESS": nodes[name]}
         arena.processes.start(name, "serve", env=env)
         wait_serving(nodes[name])
     return arena, nodes

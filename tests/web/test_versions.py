@@ -82,7 +82,8 @@ def test_a_bots_page_holds_its_versions_matches_history_and_chart(
     assert [h["played_as"] for h in history] == ["hc@1"] * 3 + ["hc@2"] * 2  # oldest first
     assert [h["match_id"] for h in history] == [*hc.matches["hc@1"], *hc.matches["hc@2"][:2]]
     assert history[-1]["after"] == rating_of(store, "hc@2")
-    assert history[2]["after"] == rating_of(store, "hc@1")
+    # (hc@1's own last point is not its rating now: retired, it left the pool's anchor,
+    # docs/ratings.md, and the fit moved it since)
 
     page = client.get("/bots/hc").text
     chart = page.split('data-testid="rating-chart">')[1].split("</figure>")[0]
