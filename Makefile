@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test chromium bubblewrap lint proto proto-check native bench faults demo clean
+.PHONY: help install test chromium bubblewrap node-example lint proto proto-check native bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 # may run side by side; `make faults` stays on one process for its tallies.
 TEST_JOBS ?= 2
 
-test: lint proto-check chromium bubblewrap native ## run the whole test suite (after the linters and the proto check)
+test: lint proto-check chromium bubblewrap node-example native ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 # Playwright never downloads a browser here: the browser tests drive the system's Chromium,
@@ -45,6 +45,15 @@ bubblewrap: ## install bwrap (apt-get) for the hosted bots' sandbox when missing
 		echo "installing bubblewrap for the hosted bots' sandbox"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; \
+	fi
+
+# The hosted Node.js example carries its gRPC modules in its archive (docs/hosting.md):
+# its tests play it in the sandbox once they are installed, and skip, saying so, before.
+node-example: ## npm install the hosted Node.js example's modules when npm exists (its tests skip without them)
+	@if [ ! -d examples/hosted/node/node_modules ] && command -v npm >/dev/null; then \
+		echo "installing the hosted Node.js example's modules (npm install)"; \
+		(cd examples/hosted/node && npm install --no-audit --no-fund --loglevel=error >/dev/null) \
+			|| echo "npm install failed: the hosted Node.js example's tests will skip"; \
 	fi
 
 lint: install ## ruff, and mypy --strict on arena, referee and workers (pyproject lists the exceptions)
