@@ -121,7 +121,10 @@ class Callers:
                 if row.name != bot:
                     raise Forbidden(f"this token is bot {quoted(row.name)}'s, not {quoted(bot)}'s")
                 return bot_actor(bot)
-        name = await self.organizer_name(context)
+        try:
+            name = await self.organizer_name(context)
+        except Forbidden:  # counted as a guess already: said for what the call takes
+            raise Forbidden(f"neither bot {quoted(bot)}'s token nor an organizer's") from None
         if name is None:
             raise Unauthenticated(
                 "this call needs the bot's own token or an organizer's "

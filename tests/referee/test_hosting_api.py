@@ -97,14 +97,16 @@ def test_only_the_bot_itself_or_the_organizer_submits(arena: Any) -> None:  # no
     ref, stub = arena
     register(stub, "alpha")
     beta = register(stub, "beta")
-    for metadata, code in [
-        ((), grpc.StatusCode.UNAUTHENTICATED),
-        (bearer("a guess"), grpc.StatusCode.PERMISSION_DENIED),
-        (bearer(beta), grpc.StatusCode.PERMISSION_DENIED),
-    ]:
+    for metadata, code, says in [
+        ((), grpc.StatusCode.UNAUTHENTICATED, "this call needs the bot's own token or an "),
+        (bearer("a guess"), grpc.StatusCode.PERMISSION_DENIED,
+         "neither bot 'alpha''s token nor an organizer's"),
+        (bearer(beta), grpc.StatusCode.PERMISSION_DENIED, "this token is bot 'beta''s, not "),
+    ]:  # fmt: skip
         with pytest.raises(grpc.RpcError) as refused:
             submit(stub, "alpha", tar(BOT), metadata)
         assert refused.value.code() == code
+        assert refused.value.details().startswith(says), refused.value.details()
     assert kept(ref.store.pool.conninfo)[:2] == (0, 0)
     with pytest.raises(grpc.RpcError) as unknown:
         submit(stub, "nobody", tar(BOT), ORGANIZER)
