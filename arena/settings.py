@@ -18,8 +18,10 @@ arena (serve, worker, web, demo) generate the organizer's token into ``ARENA_HOM
 when it is missing; the others use it when it is there. ``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
-``ARENA_FIT_ABSENT_DAYS`` (default 14, the store's) is how long a bot may go without a
-rated game in a pool before it leaves the anchor of the pool's ratings (docs/ratings.md).
+``ARENA_HOSTED_WARM`` (default 8) is how many ready hosted processes a worker keeps in
+all (docs/hosting.md, the warm pool). ``ARENA_FIT_ABSENT_DAYS`` (default 14, the
+store's) is how long a bot may go without a rated game in a pool before it leaves the
+anchor of the pool's ratings (docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Settings:
     node_address: str = ""  # arena serve: where other nodes and workers reach it (default:
     # the address it listens on)
     run_window: int = 32  # a run's matches in flight at most (docs/events.md)
+    hosted_warm: int = 8  # a worker's ready hosted processes in all (docs/hosting.md)
     fit_absent_days: int | None = None  # a bot idle this long in a pool leaves its fit's
     # anchor (docs/ratings.md); None: the store's default (ABSENT_DAYS, arena/domain/pools.py)
 
@@ -95,6 +98,7 @@ class Settings:
             node=env.get("ARENA_NODE", ""),
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
+            hosted_warm=_seconds(env, "ARENA_HOSTED_WARM", 8, "processes"),
             organizer_token_value=env.get("ARENA_ORGANIZER_TOKEN") or None,
             bot_token_value=env.get("ARENA_TOKEN") or None,
             fit_absent_days=(

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 EXIT_GRACE_S = 2.0  # after its match, a process's time to end by itself before it is killed
 POOL = 2  # ready processes kept per version in use
+WARM = 8  # ready processes a host keeps in all, whatever the number of versions
 KEPT_FOLDERS = 32  # unpacked folders a machine keeps, the least recently used going first
 LIVE = ("active", "candidate", "checking")  # statuses whose folders stay while nothing runs
 
@@ -113,15 +114,27 @@ class Host:
     of it are kept ready (started, connected, holding a ticket that no match has yet),
     and a match takes one, so a process's start costs no match any time. Ready processes
     are started by a thread of the host's own, which lives as long as the worker does
-    (a sandbox dies with the thread that started it)."""
+    (a sandbox dies with the thread that started it).
+
+    The ready processes are ``warm`` at most in all (default ``ARENA_HOSTED_WARM``,
+    :data:`WARM`), however many versions play: a version asked for when they are all
+    taken gets one in place of a ready process of the version asked for least recently,
+    so that what a host holds while nothing plays does not grow with the versions."""
 
     def __init__(
-        self, store: Keeper, settings: Settings, limits: Limits | None = None, pool: int = POOL
+        self,
+        store: Keeper,
+        settings: Settings,
+        limits: Limits | None = None,
+        pool: int = POOL,
+        warm: int | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.limits = limits or Limits()
         self.pool = pool
+        self.warm = settings.hosted_warm if warm is None else warm
+        self._asked: dict[str, None] = {}  # the versions asked for, least recently first
         self._key: bytes | None = None
         self._unpacking = threading.Lock()
         self._ready: dict[str, list[Process]] = {}  # by version name
@@ -152,12 +165,20 @@ class Host:
                 process = self._take(name) or self._start(name, self.store.version(name), match_id)
                 playing.append(process)
                 if self.pool:
+                    with self._lock:
+                        self._asked.pop(name, None)
+                        self._asked[name] = None
                     self._wanted.put(name)
             yield {name: p.key for name, p in zip(names, playing, strict=True)}
         finally:
             for process in playing:
                 process.end(self.store, match_id)
             self.prune()
+
+    def kept(self) -> dict[str, int]:
+        """The ready processes, by version (those with none left out)."""
+        with self._lock:
+            return {name: len(ready) for name, ready in self._ready.items() if ready}
 
     def wait_ready(self, name: str, count: int, timeout_s: float) -> bool:
         """Whether ``count`` processes of the version are ready within ``timeout_s``."""
@@ -200,9 +221,10 @@ class Host:
                         dead = [p for p in ready if not p.alive()]
                         ready[:] = [p for p in ready if p not in dead]
                         enough = len(ready) >= self.pool
-                    for p in dead:
+                        room, evicted = (False, None) if enough else self._room(name)
+                    for p in dead + ([evicted] if evicted else []):
                         p.discard()
-                    if enough:
+                    if enough or not room:
                         break
                     ticket = f"ticket-{secrets.token_hex(8)}"
                     process = self._start(name, version, ticket)
@@ -211,6 +233,22 @@ class Host:
                         self._filled.notify_all()
             except Exception:  # the next match starts its process cold
                 log.exception("could not start a ready process of %s", name)
+
+    def _room(self, name: str) -> tuple[bool, Process | None]:
+        """Under the lock: whether one more ready process of ``name`` fits among the
+        ``warm`` kept, and the ready process that must go to make room for it (one of the
+        version asked for least recently, but ``name``), if one must; the versions with
+        nothing ready are forgotten meanwhile."""
+        self._asked.setdefault(name, None)
+        for other in [n for n in self._asked if n != name and not self._ready.get(n)]:
+            del self._asked[other]
+            self._ready.pop(other, None)
+        if sum(len(r) for r in self._ready.values()) < self.warm:
+            return True, None
+        for other in self._asked:
+            if other != name and self._ready.get(other):
+                return True, self._ready[other].pop(0)
+        return False, None
 
     def prune(self) -> list[str]:
         """Stop the ready processes of versions no longer live (LIVE: active, a candidate

@@ -116,6 +116,11 @@ def test_an_arena_error_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.stderr == (
         "arena: ARENA_BROKER_VISIBILITY_S must be a whole number of seconds, not 'soon'\n"
     )
+    env["ARENA_BROKER_VISIBILITY_S"], env["ARENA_HOSTED_WARM"] = "60", "many"
+    done = arena("stop-embedded", env=env)
+    assert (done.returncode, done.stderr) == (
+        1, "arena: ARENA_HOSTED_WARM must be a whole number of processes, not 'many'\n"
+    )  # fmt: skip
 
 
 # ---- times at the command line ------------------------------------------------------------------

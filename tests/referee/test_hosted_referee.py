@@ -169,12 +169,14 @@ def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
     return seats
 
 
-def host_for(ref: Any, tmp_path: Path, pool: int = 0, limits: Limits | None = None) -> Host:
+def host_for(
+    ref: Any, tmp_path: Path, pool: int = 0, limits: Limits | None = None, warm: int | None = None
+) -> Host:
     settings = Settings.from_env(
         {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
     )
     settings.home.mkdir()
-    return Host(ref.store, settings, limits, pool=pool)
+    return Host(ref.store, settings, limits, pool=pool, warm=warm)
 
 
 def example_folder(example: str, tmp_path: Path) -> Path:
@@ -366,6 +368,30 @@ def played(host: Host, stub: Any, ref: Any, match_id: str, seats: list[str]) -> 
         request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
         reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
     return json.loads(reply.record_json)["faults"]
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_the_ready_processes_are_bounded_in_all_whatever_the_versions(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    """Two ready processes at most in all: a third version asked for takes the place of
+    the one asked for least recently, and every match still plays clean."""
+    ref, stub, _ = versions
+    names = []
+    for bot in ("one", "two", "three"):
+        register(stub, bot)
+        names.append(hosted(ref, bot, EXAMPLES / "random_bot.py", "random_bot.py", "python"))
+    host = host_for(ref, tmp_path, pool=1, warm=2)
+    try:
+        for n, name in enumerate(names):
+            assert played(host, stub, ref, f"m-w{n}", [name, beta])[name] == CLEAN
+            assert host.wait_ready(name, 1, 60)
+        one, two, three = names
+        assert host.kept() == {two: 1, three: 1}  # one's, asked for first, made room
+        assert played(host, stub, ref, "m-w3", [one, beta])[one] == CLEAN  # cold again
+        assert host.wait_ready(one, 1, 60) and host.kept() == {three: 1, one: 1}
+    finally:
+        host.close()
 
 
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
