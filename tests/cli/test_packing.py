@@ -14,11 +14,11 @@ from arena.cli.hosting import packed
 
 
 def test_a_folder_is_packed_with_its_links_followed(tmp_path: Path) -> None:
-    (tmp_path / "shared.proto").write_text("syntax = 'proto3';\n")
+    (tmp_path / "common.proto").write_text("syntax = 'proto3';\n")
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "index.js").write_text("// a bot\n")
-    (bot / "bot.proto").symlink_to("../shared.proto")
+    (bot / "bot.proto").symlink_to("../common.proto")
     with tarfile.open(fileobj=io.BytesIO(packed(bot))) as t:
         members = {m.name: m for m in t.getmembers()}
         assert sorted(members) == ["bot.proto", "index.js"]
