@@ -148,8 +148,7 @@ def _state(
                 "dealer": s == hand.dealer,
                 "held": [
                     str(c) if looking.sees_held(s, hand, match.rules) else None
-                    for c in hand.dealt[s]
-                    if c in hand.held[s]
+                    for c in hand.unplayed(s)
                 ],
             }
             for s, name in enumerate(seats)
