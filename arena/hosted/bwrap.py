@@ -24,6 +24,10 @@ BWRAP = "/usr/bin/bwrap"  # the Debian package bubblewrap
 PRLIMIT = "/usr/bin/prlimit"  # util-linux: sets the limits, then runs bwrap
 SETPRIV = "/usr/bin/setpriv"  # util-linux: drops root to the sandbox's uid inside
 NODE = "/usr/bin/node"
+# What bwrap runs for a bot the zygote brings in: on its standard input, a socket, it says
+# it runs (the sandbox is built), then exits with the status the zygote's child writes
+# there once the bot has ended (or, should that child die first, 127).
+HOLDER = ("/bin/sh", "-c", 'echo >&0; read -r status; exit "${status:-127}"')
 CODE = PurePosixPath("/bot")
 SOCKET = PurePosixPath("/run/arena/referee.sock")
 # V8 reserves about 800 MiB of address space it does not use (its code range and heap
@@ -57,20 +61,30 @@ class Layout:
         file, args = _entry(code, entry)
         return cls(code, runtime, file, args, socket, limits)
 
-    def argv(self, bwrap: str, uid: int | None, info_fd: int, block_fd: int) -> list[str]:
-        """prlimit, bwrap, (as root) setpriv, the bot. Not as root, RLIMIT_NPROC counts
-        every task of the user: it is set to their count now plus the limit."""
+    def rlimits(self, uid: int | None, forked: bool = False) -> dict[str, tuple[int, int]]:
+        """The limits of the bot's processes (soft, hard), by prlimit's names. Not as
+        root, RLIMIT_NPROC counts every task of the user: it is set to their count now
+        plus the limit; ``forked``, it counts the zygote's child too, which waits for the
+        bot as the sandbox's uid (arena/hosted/zygote.py)."""
         limits = self.limits
         memory = limits.memory_bytes + (NODE_RESERVE_BYTES if self.runtime == "node" else 0)
-        tasks = (
-            limits.processes if uid is not None else limits.processes + confine.tasks(os.getuid())
-        )
-        cpu = f"{limits.cpu_s}:{limits.cpu_s + 1}"
-        prlimit = [PRLIMIT, f"--as={memory}", f"--nproc={tasks}", f"--cpu={cpu}", "--core=0"]
-        prlimit += [f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--"]
+        tasks = limits.processes + (confine.tasks(os.getuid()) if uid is None else forked)
+        named = {"as": memory, "nproc": tasks, "core": 0, "fsize": limits.file_bytes}
+        named["nofile"] = limits.open_files
+        return {k: (v, v) for k, v in named.items()} | {"cpu": (limits.cpu_s, limits.cpu_s + 1)}
+
+    def argv(
+        self, bwrap: str, uid: int | None, info_fd: int, block_fd: int, holder: bool = False
+    ) -> list[str]:
+        """prlimit, bwrap, (as root) setpriv, the bot. With ``holder`` (as root), bwrap
+        and the holder only, with no capability left: the zygote's child brings the bot
+        in, with its limits and its uid (arena/hosted/zygote.py)."""
         sandbox = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
         sandbox += ["--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent"]
         sandbox += ["--info-fd", str(info_fd), "--block-fd", str(block_fd), *self.mounts()]
+        if holder:
+            return [*sandbox, "--cap-drop", "ALL", "--", *HOLDER]
+        prlimit = [PRLIMIT, *(f"--{k}={s}:{h}" for k, (s, h) in self.rlimits(uid).items()), "--"]
         if uid is None:
             sandbox += ["--unshare-user", "--disable-userns", "--"]
             return [*prlimit, *sandbox, *self.command()]

@@ -54,13 +54,31 @@ def pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
+STATUS_FIELDS = ("State", "Uid", "Threads")  # what the host reads of a process's status
+
+
 def status(pid: int) -> dict[str, str] | None:
-    """The fields of /proc/PID/status, or None once the process is gone."""
+    """The :data:`STATUS_FIELDS` of /proc/PID/status, or None once the process is gone.
+    Read for every process of the machine at each sandbox's start and end: the kernel's
+    text is searched as bytes, not split into all of its 50-odd lines."""
     try:
-        text = Path(f"/proc/{pid}/status").read_text()
+        fd = os.open(f"/proc/{pid}/status", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
-    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+    try:
+        text = os.read(fd, 16384)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    found = {}
+    for name in STATUS_FIELDS:
+        key = f"\n{name}:\t".encode()
+        start = text.find(key)
+        if start >= 0:
+            end = text.find(b"\n", start + 1)
+            found[name] = text[start + len(key) : end if end >= 0 else None].decode()
+    return found
 
 
 def tasks(uid: int) -> int:
@@ -73,22 +91,41 @@ def tasks(uid: int) -> int:
     return count
 
 
+_CLEAN: set[int] = set()  # uids this process's sandboxes ended with, nothing left running
+
+
 def take_uid() -> tuple[int, int]:
     """A uid of UIDS that no process runs as and no other sandbox holds, locked (the
-    lock's descriptor) until the sandbox ends."""
+    lock's descriptor) until the sandbox ends: one that a sandbox of this process ended
+    with and left nothing of (:func:`give_back`), else one a look at every process finds
+    unused."""
     folder = private_folder(Path(tempfile.gettempdir()) / "truco-arena-sandboxes")
+    for uid in sorted(_CLEAN):
+        _CLEAN.discard(uid)
+        if (fd := _lock(folder, uid)) >= 0:
+            return uid, fd
     busy = {u for pid in pids() if (s := status(pid)) for u in s.get("Uid", "").split()}
     for uid in UIDS:
-        if str(uid) in busy:
-            continue
-        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return uid, fd
+        if str(uid) not in busy and (fd := _lock(folder, uid)) >= 0:
+            return uid, fd
     raise Unavailable(f"all {len(UIDS)} sandbox uids are in use")
+
+
+def give_back(uid: int) -> None:
+    """A sandbox of this process ended with ``uid`` and no process of it is left (its
+    lock still held): the next may take it without a look at every process."""
+    _CLEAN.add(uid)
+
+
+def _lock(folder: Path, uid: int) -> int:
+    """The uid's lock, taken (its descriptor), or -1 when another sandbox holds it."""
+    fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return -1
+    return fd
 
 
 def cgroups(name: str, limits: Limits, *pids: int) -> list[Path]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import secrets
 import tempfile
@@ -29,12 +30,14 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from arena.domain.identity import is_version
+from arena.errors import Unavailable
 from arena.hosted.archive import unpack
 from arena.hosted.bwrap import SOCKET
 from arena.hosted.folders import Folders, Lease
 from arena.hosted.relay import Relay
 from arena.hosted.sandbox import Limits, Sandbox
 from arena.hosted.tokens import match_token, token_key
+from arena.hosted.zygote import Zygote
 from arena.settings import Settings, private_folder
 
 log = logging.getLogger(__name__)
@@ -128,6 +131,7 @@ class Host:
         limits: Limits | None = None,
         pool: int = POOL,
         warm: int | None = None,
+        zygote: bool = True,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -141,6 +145,9 @@ class Host:
         self._lock = threading.Lock()
         self._filled = threading.Condition(self._lock)  # a ready process was added
         self._wanted: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._zygote: Zygote | None = None  # python's, started at its first process
+        self._forks = zygote and os.geteuid() == 0  # as another user: no zygote
+        self._zygote_lock = threading.Lock()
         if pool:
             threading.Thread(target=self._fill, name="warm-pool", daemon=True).start()
 
@@ -192,6 +199,26 @@ class Host:
         for processes in ready.values():
             for p in processes:
                 p.discard()
+        with self._zygote_lock:
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
+
+    def zygote(self) -> Zygote | None:
+        """The host's zygote for python bots (arena/hosted/zygote.py), started when first
+        needed and again should it have died; None where it cannot start (logged): a
+        python bot then starts its own interpreter, as a node or exec bot does."""
+        with self._zygote_lock:
+            if self._zygote is not None and not self._zygote.alive():
+                log.warning("the hosted bots' zygote ended; starting another")
+                self._zygote.close()
+                self._zygote = None
+            if self._zygote is None and self._forks:
+                try:
+                    self._zygote = Zygote()
+                except Unavailable as e:
+                    log.warning("python bots start their own interpreters: %s", e)
+            return self._zygote
 
     def _take(self, name: str) -> Process | None:
         """A ready process of the version, if one is alive (one whose ticket waited too
@@ -295,6 +322,7 @@ class Host:
             box = Sandbox(
                 code.path, version.runtime, version.entry, env=env, socket=relay.path,
                 log=Path(folder.name) / "log", limits=self.limits,
+                zygote=self.zygote() if version.runtime == "python" else None,
             )  # fmt: skip
             undo.callback(box.stop)
             box.start()

@@ -47,18 +47,22 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from socket import socket as Socket
+from socket import socketpair
 from typing import BinaryIO
 
 from arena.errors import ArenaError, Invalid, Unavailable
 from arena.hosted import confine
 from arena.hosted.bwrap import BWRAP, CODE, NODE, PRLIMIT, SETPRIV, Layout
 from arena.hosted.confine import MiB
+from arena.hosted.zygote import Spawn, Zygote
 
 log = logging.getLogger(__name__)
 
 Limits = confine.Limits  # what one sandbox may use (arena/hosted/confine.py holds them)
 KILL_WAIT_S = 5.0  # how long stop() waits for killed processes to go (they go in ms)
 TRIAL_WAIT_S = 30.0
+ENV_BYTES = 32 * 1024  # a bot's environment, as JSON: it goes through a pipe unread
 
 
 DEFAULT_LIMITS = Limits()
@@ -113,10 +117,15 @@ class Sandbox:
         socket: Path | None,
         log: Path,
         limits: Limits = DEFAULT_LIMITS,
+        zygote: Zygote | None = None,
     ) -> None:
         self.layout = Layout.of(code, runtime, entry, socket, limits)
         self.code, self.runtime, self.socket, self.log = code, runtime, socket, log
         self.env, self.limits = dict(env), limits
+        # as root, a python bot is forked from the zygote into the sandbox bwrap builds
+        self.zygote = zygote if runtime == "python" and _privileged() else None
+        self._holder: Socket | None = None  # the holder's socket (with a zygote)
+        self._output = -1  # the log pipe's write end, until the zygote's child has it
         self._process: subprocess.Popen[bytes] | None = None
         self._uid: int | None = None  # as root: the sandbox's own
         self._uid_lock = -1  # holds the uid while the sandbox runs
@@ -176,8 +185,17 @@ class Sandbox:
         return self._uid
 
     def pids(self) -> list[int]:
-        """The host's pids of the bot's processes now (bwrap's own excluded)."""
-        return [pid for pid in confine.pids() if self._owns(pid)]
+        """The host's pids of the bot's processes now (bwrap's own excluded): those of
+        the sandbox's pids cgroup where it has one (no process of the bot can leave it),
+        else those of all of the host's processes that are the bot's."""
+        return [pid for pid in self._candidates() if self._owns(pid)]
+
+    def _candidates(self) -> list[int]:
+        for folder in self._cgroups:
+            if folder.parent.parent.name == "pids":
+                with contextlib.suppress(OSError, ValueError):
+                    return [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
+        return confine.pids()
 
     def log_text(self) -> str:
         """What the bot printed (stdout and stderr), capped at ``limits.log_bytes`` and
@@ -210,11 +228,47 @@ class Sandbox:
             name = f"uid-{self._uid}" if self._uid is not None else f"pid-{outer}"
             self._cgroups = confine.cgroups(name, self.limits, outer, self._pid1)
             os.write(go, b"go")
+            if self.zygote is not None:
+                self._enter(self.zygote)
         except BaseException:
             self.stop()
             raise
         finally:
-            for fd in (info, go):
+            for fd in (info, go, self._output):
+                if fd >= 0:
+                    os.close(fd)
+            self._output = -1
+            if self._holder is not None:
+                self._holder.close()
+
+    def _enter(self, zygote: Zygote) -> None:
+        """Once the holder says the sandbox is built: the zygote's child brought in, the
+        bot's environment on a pipe of its own (the zygote never reads it)."""
+        assert self._holder is not None and self._uid is not None
+        self._holder.settimeout(TRIAL_WAIT_S)
+        try:
+            said = self._holder.recv(1)
+        except OSError:
+            said = b""
+        if said != b"\n":
+            self.stop()
+            raise Unavailable(f"the sandbox did not start: {self.log_text().strip()}")
+        env = json.dumps(self.layout.environment(self.env)).encode()
+        if len(env) > ENV_BYTES:
+            raise Invalid(f"a bot's environment is at most {ENV_BYTES} bytes, not {len(env)}")
+        env_r, env_w = os.pipe()
+        try:
+            os.write(env_w, env)
+            os.close(env_w)
+            env_w = -1
+            spawn = Spawn(
+                pid1=self._pid1, uid=self._uid, limits=self.layout.rlimits(self._uid, forked=True),
+                cgroups=[str(c) for c in self._cgroups], file=str(self.layout.file),
+                args=list(self.layout.args),
+            )  # fmt: skip
+            zygote.spawn(spawn, log_fd=self._output, status_fd=self._holder.fileno(), env_fd=env_r)
+        finally:
+            for fd in (env_r, env_w):
                 if fd >= 0:
                     os.close(fd)
 
@@ -228,10 +282,13 @@ class Sandbox:
         out_r, out_w = os.pipe()
         with contextlib.suppress(OSError):  # fewer wake-ups for a flood; 1 MiB is allowed
             fcntl.fcntl(out_r, fcntl.F_SETPIPE_SZ, MiB)
+        holder = None
+        if self.zygote is not None:
+            self._holder, holder = socketpair()
         try:
             self._process = subprocess.Popen(
-                self.layout.argv(bwrap, self._uid, info_w, block_r),
-                stdin=subprocess.DEVNULL,
+                self.layout.argv(bwrap, self._uid, info_w, block_r, holder=holder is not None),
+                stdin=subprocess.DEVNULL if holder is None else holder.fileno(),
                 stdout=out_w,
                 stderr=out_w,
                 pass_fds=(info_w, block_r),
@@ -245,7 +302,10 @@ class Sandbox:
             output.close()
             raise
         finally:
-            for fd in (info_w, block_r, out_w):
+            if holder is not None:
+                holder.close()
+                self._output = out_w  # the zygote's child writes the bot's output there
+            for fd in (info_w, block_r) + ((out_w,) if holder is None else ()):
                 os.close(fd)
         self._drainer = threading.Thread(
             target=_drain, args=(out_r, output, self.limits.log_bytes), daemon=True
@@ -303,9 +363,14 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 process.kill()  # its pid 1 dies with it (--die-with-parent)
                 process.wait()
+        if self._output >= 0:  # the log pipe's last writer of ours: the drainer may end
+            os.close(self._output)
+            self._output = -1
         survivors = self._sweep()
         if survivors:
             log.error("processes %s of a stopped sandbox outlived SIGKILL", survivors)
+        elif self._uid is not None:
+            confine.give_back(self._uid)
         if self._drainer is not None:  # every writer of its pipe is gone: it ends now
             self._drainer.join(KILL_WAIT_S)
         if process is not None and self._drainer is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import subprocess
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -102,14 +104,15 @@ def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
     address = referee.address
     store.register_bot("mine")
     _, token = store.register_bot("opponent")
-    data, manifest = packed(EXAMPLE), Manifest("python", EXAMPLE.name)
+    bot = the_bot()
+    data, manifest = packed(bot), Manifest("python", bot.name)
     version, _ = submit(store, "mine", manifest, data, check(data, manifest))
     judge(store, version.id)
     seats = ["mine@1", "opponent"]
     ids = [version.id, store.bot("opponent").id]  # type: ignore[union-attr]
     opponent = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "bot", "run", "house:random", "--address", address,
-         "--token", token, "--concurrency", "4"],
+         "--token", token, "--concurrency", "16"],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     home = Path(tempfile.mkdtemp(prefix="arena-bench-home-"))
@@ -139,7 +142,7 @@ def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
             if k > 0:  # the first warms the machine's caches
                 samples[kind].append((hub.first[match_id] - began) * 1000)
         report(samples)
-        throughput(store, address, warm_host, stub, rounds=throughput_rounds, matches=10)
+        throughput(store, address, settings, stub, rounds=throughput_rounds, matches=16)
     finally:
         warm_host.close()
         opponent.kill()
@@ -159,6 +162,19 @@ def report(samples: dict[str, list[float]]) -> None:
     print(f"warm p50 {warm:.1f} ms: {verdict} (goal < {GOAL_MS:.0f} ms)")
 
 
+def the_bot() -> Path:
+    """The example, willing to play 16 matches at once (as the opponent is): at 8 at once
+    the dial-in process must not wait for a free seat where a hosted one never does."""
+    folder = Path(tempfile.gettempdir()) / f"arena-bench-bot-{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o755)
+    bot = folder / EXAMPLE.name
+    bot.write_text(EXAMPLE.read_text().replace("concurrency = 4 ", "concurrency = 16 "))
+    assert "concurrency = 16 " in bot.read_text()
+    bot.chmod(0o644)
+    return bot
+
+
 def machine_cpu_s() -> float:
     """The whole machine's busy CPU time so far (every core, /proc/stat): a hosted bot's
     processes are spread over sandboxes, bwrap and pid namespaces, where no one
@@ -169,56 +185,86 @@ def machine_cpu_s() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+KINDS = ("forked", "own interpreter", "dial-in")  # hosted from the zygote, hosted, dialing in
+
+
 def throughput(
-    store: Store, address: str, host: Host, stub: Any, rounds: int, matches: int
+    store: Store, address: str, settings: Settings, stub: Any, rounds: int, matches: int
 ) -> None:
-    """The same bot's code hosted (warm) and dialing in, each against the house random
-    bot, ``matches`` matches one after the other per round, rounds alternating: matches
-    per second and the machine's CPU per match (:func:`machine_cpu_s`)."""
+    """The same bot's code hosted (forked from the zygote, and in an interpreter of its
+    own, as before the zygote) and dialing in, each against the house random bot,
+    ``matches`` matches a round, 1 and 8 at once, the kinds alternating in each round:
+    matches per second and the machine's CPU per match (:func:`machine_cpu_s`)."""
     _, token = store.register_bot("mine-dial")
     dial = subprocess.Popen(
-        [sys.executable, str(EXAMPLE)], env=os.environ | {"ARENA_ADDRESS": address,
+        [sys.executable, str(the_bot())], env=os.environ | {"ARENA_ADDRESS": address,
                                                           "ARENA_TOKEN": token},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     ids = {b.name: b.id for b in store.bots()}
-    hosted_ids = [store.version("mine@1").id, ids["opponent"]]
-    rates: dict[str, list[float]] = {"hosted": [], "dial-in": []}
-    cpus: dict[str, list[float]] = {"hosted": [], "dial-in": []}
+    ids["mine@1"] = store.version("mine@1").id
+    hosts = {
+        "forked": Host(store, settings, pool=2, zygote=True),
+        "own interpreter": Host(store, settings, pool=2, zygote=False),
+    }
     try:
         deadline = time.monotonic() + 60
         while not any(b.name == "mine-dial" and b.connected for b in stub.ListBots(
             api.ListBotsRequest()).bots):  # fmt: skip
             assert time.monotonic() < deadline, "the dial-in bot did not connect"
             time.sleep(0.05)  # polling the API: the bench has no other way to know
-        for r in range(rounds):
-            for kind in ("hosted", "dial-in"):
-                seats = ["mine@1", "opponent"] if kind == "hosted" else ["mine-dial", "opponent"]
-                seat_ids = hosted_ids if kind == "hosted" else [ids["mine-dial"], ids["opponent"]]
-                before = machine_cpu_s()
-                began = time.perf_counter()
-                for m in range(matches):
-                    match_id = f"through-{kind}-{r}-{m}"
-                    request_match(store, match_id, Rules(), seat_ids, rated=False)
-                    with host.seated(match_id, seats) as keys:
-                        request = api.RunMatchRequest(
-                            match_id=match_id, seats=seats, seed=m, hosted_keys=keys
-                        )
-                        stub.RunMatch(request, metadata=[("authorization", f"Bearer {ADMIN}")])
-                rates[kind].append(matches / (time.perf_counter() - began))
-                after = machine_cpu_s()
-                cpus[kind].append((after - before) / matches * 1000)
+        for at_once in (1, 8):
+            rates: dict[str, list[float]] = {k: [] for k in KINDS}
+            cpus: dict[str, list[float]] = {k: [] for k in KINDS}
+            for r in range(rounds):
+                for kind in KINDS:
+                    mine = "mine-dial" if kind == "dial-in" else "mine@1"
+                    host = hosts.get(kind, hosts["forked"])
+                    seats = [mine, "opponent"]
+
+                    names = [f"through-{at_once}-{kind.split()[0]}-{r}-{m}" for m in range(matches)]
+                    before = machine_cpu_s()
+                    one = functools.partial(play, store, stub, host, ids, seats)
+                    began = time.perf_counter()
+                    with ThreadPoolExecutor(at_once) as pool:
+                        list(pool.map(one, names))
+                    rates[kind].append(matches / (time.perf_counter() - began))
+                    cpus[kind].append((machine_cpu_s() - before) / matches * 1000)
+            print(f"\nthe same bot three ways, {at_once} at once, {matches} matches a round, "
+                  f"{rounds} rounds")  # fmt: skip
+            spread_table(("matches/s", "machine CPU ms/match"), rates, cpus, (".2f", ".1f"))
+            for kind in ("forked", "own interpreter"):
+                rate = [h / d for h, d in zip(rates[kind], rates["dial-in"], strict=True)]
+                cpu = [h / d for h, d in zip(cpus[kind], cpus["dial-in"], strict=True)]
+                print(f"{kind}: hosted / dial-in matches/s {verdict(rate, RATE_GOAL, True)}; "
+                      f"CPU per match {verdict(cpu, CPU_GOAL, False)}")  # fmt: skip
     finally:
+        for host in hosts.values():
+            host.close()
         dial.kill()
         dial.wait()
-    print(
-        f"\nthe same bot hosted (warm) and dialing in, {matches} matches a round, {rounds} rounds"
-    )
-    spread_table(("matches/s", "machine CPU ms/match"), rates, cpus, (".2f", ".1f"))
-    ratio = [h / d for h, d in zip(rates["hosted"], rates["dial-in"], strict=True)]
-    print(
-        f"hosted / dial-in matches/s: {statistics.median(ratio):.2f} "
-        f"({spread(ratio, '.2f')} over the rounds)"
+
+
+def play(store: Store, stub: Any, host: Host, ids: dict[str, int], seats: list[str],
+         match_id: str) -> None:  # fmt: skip
+    """One match, recorded as the workers record it, its hosted seats from ``host``."""
+    request_match(store, match_id, Rules(), [ids[s] for s in seats], rated=False)
+    with host.seated(match_id, seats) as keys:
+        request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=0, hosted_keys=keys)
+        stub.RunMatch(request, metadata=[("authorization", f"Bearer {ADMIN}")])
+
+
+RATE_GOAL, CPU_GOAL = 0.7, 2.0  # hosted / dial-in: matches/s at least, CPU at most
+
+
+def verdict(ratios: list[float], goal: float, at_least: bool) -> str:
+    """The median ratio of the rounds, their spread, and whether it meets ``goal``."""
+    median = statistics.median(ratios)
+    met = median >= goal if at_least else median <= goal
+    bound = ">=" if at_least else "<="
+    return (
+        f"{median:.2f} ({spread(ratios, '.2f')}), goal {bound} {goal:g}: "
+        f"{'met' if met else 'MISSED'}"
     )
 
 
@@ -233,11 +279,11 @@ def spread_table(
     forms: tuple[str, str],
 ) -> None:
     """Per kind, the median of each measure over the rounds and its spread (min..max)."""
-    print(f"{'':9}{columns[0]:>10}{'(spread)':>16}{columns[1]:>22}{'(spread)':>16}")
+    print(f"{'':16}{columns[0]:>10}{'(spread)':>16}{columns[1]:>22}{'(spread)':>16}")
     for kind in rates:
         rate, cpu = rates[kind], cpus[kind]
         print(
-            f"{kind:9}{statistics.median(rate):10{forms[0]}}{spread(rate, forms[0]):>16}"
+            f"{kind:16}{statistics.median(rate):10{forms[0]}}{spread(rate, forms[0]):>16}"
             f"{statistics.median(cpu):22{forms[1]}}{spread(cpu, forms[1]):>16}"
         )
 

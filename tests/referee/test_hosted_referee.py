@@ -170,13 +170,18 @@ def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
 
 
 def host_for(
-    ref: Any, tmp_path: Path, pool: int = 0, limits: Limits | None = None, warm: int | None = None
+    ref: Any,
+    tmp_path: Path,
+    pool: int = 0,
+    limits: Limits | None = None,
+    warm: int | None = None,
+    zygote: bool = True,
 ) -> Host:
     settings = Settings.from_env(
         {"ARENA_HOME": str(tmp_path / "home"), "ARENA_REFEREE_ADDRESS": ref.server.address}
     )
-    settings.home.mkdir()
-    return Host(ref.store, settings, limits, pool=pool, warm=warm)
+    settings.home.mkdir(exist_ok=True)
+    return Host(ref.store, settings, limits, pool=pool, warm=warm, zygote=zygote)
 
 
 def example_folder(example: str, tmp_path: Path) -> Path:
@@ -558,3 +563,122 @@ def test_a_hostile_hosted_bot_changes_its_own_match_only(
         assert "READ" not in text and "REACHED" not in text and "WROTE" not in text, text
         assert text.count("refused") == 3 and text.count("unreachable") == 2, text
         assert records["m-bad"]["faults"][villain] == CLEAN
+
+
+def record_of(host: Host, stub: Any, ref: Any, match_id: str, seats: list[str]) -> Any:
+    """The match's record, played with the host's processes on the deals of seed 7."""
+    with host.seated(match_id, stored(ref, match_id, seats)) as keys:
+        request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
+        reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+    return json.loads(reply.record_json)
+
+
+def started_by(host: Host, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each sandbox the host starts from now on is forked from its zygote."""
+    forked: list[bool] = []
+    start = Sandbox.start
+
+    def noted(box: Sandbox) -> None:
+        forked.append(box.zygote is not None)
+        start(box)
+
+    monkeypatch.setattr(Sandbox, "start", noted)
+    return forked
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root forks hosted bots from a zygote")
+def test_a_hosted_bot_plays_the_same_match_forked_or_in_its_own_interpreter(
+    versions: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two deterministic hosted bots on the same deals: the records are the same, but for
+    the match's id and the times, whether their processes are forked from the zygote or
+    start interpreters of their own."""
+    ref, stub, _ = versions
+    seats = []
+    for bot in ("high", "low"):
+        register(stub, bot)
+        seats.append(hosted(ref, bot, EXAMPLES / "highest_card_bot.py", "highest_card_bot.py",
+                            "python"))  # fmt: skip
+    records = {}
+    for way in ("forked", "own interpreter"):
+        host = host_for(ref, tmp_path, zygote=way == "forked")
+        forked = started_by(host, monkeypatch)
+        try:
+            records[way] = record_of(host, stub, ref, f"same-{way.split()[0]}", seats)
+        finally:
+            host.close()
+        assert forked == [way == "forked"] * 2
+    timeless = {"match_id", "started_at", "ended_at", "duration_ms", "times_ms", "think_ms"}
+
+    def played(record: Any) -> Any:
+        if isinstance(record, dict):
+            return {k: played(v) for k, v in record.items() if k not in timeless}
+        return [played(v) for v in record] if isinstance(record, list) else record
+
+    assert records["forked"]["faults"] == {s: CLEAN for s in seats}
+    assert played(records["forked"]) == played(records["own interpreter"])
+    assert records["forked"]["hands"], records["forked"]
+
+
+NOSY = """\
+import json, os, random, signal, sys
+import arena.sdk
+from arena.sdk import run
+# what an earlier match of this version could have left: a file, a global, a module's state
+found = {"tmp": sorted(os.listdir("/tmp")), "sdk": getattr(arena.sdk, "LEFT", None),
+         "sys": getattr(sys, "left", None)}
+mine = f"/tmp/{random.getrandbits(64):x}"
+with open(mine, "w") as f:
+    f.write("from an earlier match")
+arena.sdk.LEFT = sys.left = mine
+try:
+    os.kill(-1, signal.SIGKILL)  # every process it may signal: none but its own
+except ProcessLookupError:  # none at all
+    pass
+print("FOUND", json.dumps(found), "FIRST", random.getrandbits(64), flush=True)
+
+class Bot:
+    name = "nosy"
+    def decide(self, view):
+        return view.legal[0]
+
+run(Bot())
+"""
+
+
+@pytest.mark.hostile
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+@pytest.mark.parametrize("zygote", [True, False], ids=["forked", "own interpreter"])
+def test_a_hosted_bot_finds_nothing_of_its_other_matches_and_cannot_reach_them(
+    versions: Any, beta: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, zygote: bool
+) -> None:
+    """One version plays two matches at once, then a third: each process leaves a file, a
+    global and a module's attribute, and kills every process it may signal. None finds
+    anything of another, none is killed by another (every match clean), and each draws
+    other random numbers."""
+    ref, stub, _ = versions
+    folder = tmp_path / "nosy"
+    folder.mkdir()
+    (folder / "bot.py").write_text(NOSY)
+    register(stub, "nosy")
+    version = hosted(ref, "nosy", folder, "bot.py", "python")
+    host = host_for(ref, tmp_path, zygote=zygote)
+    forked = started_by(host, monkeypatch)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            both = [pool.submit(played, host, stub, ref, f"nosy-{n}", [version, beta])
+                    for n in (1, 2)]  # fmt: skip
+            faults = [f.result() for f in both]
+        faults.append(played(host, stub, ref, "nosy-3", [version, beta]))
+    finally:
+        host.close()
+    assert forked == [zygote and os.geteuid() == 0] * 3
+    assert faults == [{version: CLEAN, beta: CLEAN}] * 3
+    firsts = set()
+    for n in (1, 2, 3):
+        (log,) = ref.store.bot_logs(f"nosy-{n}", version)
+        words = log["log"].split("FOUND ", 1)[1].split("\n", 1)[0].rsplit(" FIRST ", 1)
+        assert json.loads(words[0]) == {"tmp": [], "sdk": None, "sys": None}, log
+        firsts.add(words[1])
+    assert len(firsts) == 3  # the zygote's random state is not handed down
