@@ -74,6 +74,7 @@ class Hub:
         self.relays: dict[tuple[str, str], Callable[[pb.ActionReply], None]] = {}
         # told when a bot's session here begins (the session) or ends (None): the node's
         self.on_presence: Callable[[str, Session | None], None] | None = None
+        self.on_load: Callable[[frozenset[str]], None] | None = None  # their matches changed
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches. Once the
@@ -326,6 +327,7 @@ class Hub:
         they held elsewhere, resumed here)."""
         held = frozenset(bots)
         self._busy.update(held)
+        self._loaded(held)
         try:
             yield
         finally:
@@ -338,7 +340,12 @@ class Hub:
 
     def _release(self, bots: frozenset[str]) -> None:
         self._busy.subtract(bots)
+        self._loaded(bots)
         self._grant()
+
+    def _loaded(self, bots: frozenset[str]) -> None:
+        if self.on_load is not None:
+            self.on_load(bots)
 
     def _grant(self) -> None:
         """Seat the waiters whose bots are all free now, in the order they came."""
@@ -347,4 +354,5 @@ class Hub:
             if self._free(bots):
                 self._waiting.remove(entry)
                 self._busy.update(bots)
+                self._loaded(bots)
                 granted.set_result(None)

@@ -350,7 +350,11 @@ async def stop(bots: list[BotProcess], own_exit_s: float = 1.0) -> None:
     """Give the bots a moment to exit by themselves, then SIGTERM, then SIGKILL."""
     running = [b.process.wait() for b in bots if b.process and b.process.returncode is None]
     if running:
-        await asyncio.wait([asyncio.ensure_future(w) for w in running], timeout=own_exit_s)
+        waits = [asyncio.ensure_future(w) for w in running]
+        _, pending = await asyncio.wait(waits, timeout=own_exit_s)
+        for waiting in pending:  # not left for the loop's end to cancel, and tell of
+            waiting.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
     for bot in bots:
         if bot.process and bot.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):

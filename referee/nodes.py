@@ -27,7 +27,7 @@ import grpc
 
 from arena.channel import open_channel
 from arena.domain.identity import HostedSeat
-from arena.domain.nodes import RENEW_S, Held, Where
+from arena.domain.nodes import LOAD_S, RENEW_S, Held, Where
 from arena.errors import ArenaError, Unavailable
 from arena.hosted.tokens import match_token
 from arena.proto.truco.v1 import arena_pb2 as api
@@ -71,7 +71,9 @@ class Node:
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._relays: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.relayed = 0  # seats carried to other nodes' matches, since it started
+        self._loads: set[str] = set()  # bots whose matches changed, their leases not yet
         hub.on_presence = self._presence
+        hub.on_load = self._loaded
 
     # ---- leases --------------------------------------------------------------------
 
@@ -85,15 +87,21 @@ class Node:
             if relayed == bot:
                 task.cancel()
 
+    def _loaded(self, bots: frozenset[str]) -> None:
+        self._loads.update(bots)
+        self._wake.set()
+
     async def run(self) -> None:
-        """Keep the leases until cancelled: each change written as it comes, every
-        lease renewed every RENEW_S. A database that fails is tried again at the next
-        renewal (meanwhile the leases may lapse: the others see this node's bots go)."""
+        """Keep the leases until cancelled: each arrival and departure written as it
+        comes, the bots' matches at most LOAD_S after they change, every lease renewed
+        every RENEW_S. A database that fails is tried again at the next renewal
+        (meanwhile the leases may lapse: the others see this node's bots go)."""
         loop = asyncio.get_running_loop()
-        renew_at = loop.time()
+        renew_at = load_at = loop.time()
         while True:
+            until = min(renew_at, load_at) if self._loads else renew_at
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, renew_at - loop.time()))
+                await asyncio.wait_for(self._wake.wait(), max(0.0, until - loop.time()))
             self._wake.clear()
             due = loop.time() >= renew_at
             if due:
@@ -101,7 +109,11 @@ class Node:
             try:
                 await self._write()
                 if due:
+                    self._loads.clear()  # the renewal writes every bot's
                     await self._renew()
+                elif self._loads and loop.time() >= load_at:
+                    load_at = loop.time() + LOAD_S
+                    await self._write_loads()
             except ArenaError as e:
                 log.warning("node %s: could not write its leases: %s", self.name, e)
 
@@ -115,6 +127,16 @@ class Node:
                 await asyncio.to_thread(self.store.arrive, self.name, held)
             if self._changed.get(bot, ...) is session:  # not changed again meanwhile
                 del self._changed[bot]
+
+    async def _write_loads(self) -> None:
+        sessions = self.hub.sessions
+        bots, self._loads = self._loads, set()
+        held = [
+            Held(b, sessions[b].concurrency, self.hub.busy(b))
+            for b in sorted(bots) if b in sessions and not sessions[b].match
+        ]  # fmt: skip
+        if held:
+            await asyncio.to_thread(self.store.load, self.name, held)
 
     async def _renew(self) -> None:
         sessions = {s.bot: s for s in self.hub.sessions.values() if not s.match}

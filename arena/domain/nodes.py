@@ -8,6 +8,10 @@ from datetime import datetime
 
 LEASE_S = 10.0  # a node or a bot not renewed this long is gone
 RENEW_S = 2.0  # how often a node renews its leases
+# how soon a change of a bot's matches reaches its lease (at most this often a node): a
+# ladder deciding whom to pair reads them, and two seconds' stale load kept it from
+# pairing bots a tournament had just let go
+LOAD_S = 0.1
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,7 @@ NAMESPACES = (
 )  # fmt: skip
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NAME = 1, 4, 15
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 24, 38
+LIBC = ctypes.CDLL(None, use_errno=True)  # setns and prctl, which os has not in 3.11
 LIMITS = {
     "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC, "cpu": resource.RLIMIT_CPU,
     "core": resource.RLIMIT_CORE, "fsize": resource.RLIMIT_FSIZE,
@@ -182,9 +183,8 @@ def _enter(spawn: Spawn, log_fd: int, status_fd: int, env_fd: int) -> None:
     for name, kind in NAMESPACES:  # every file opened before the mount namespace changes
         fd = os.open(f"/proc/{spawn.pid1}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
         joined.append((fd, kind, os.readlink(f"/proc/{spawn.pid1}/ns/{name}") != own[name]))
-    libc = ctypes.CDLL(None, use_errno=True)
     for fd, kind, differs in joined:
-        if differs and libc.setns(fd, kind) != 0:
+        if differs and LIBC.setns(fd, kind) != 0:
             raise OSError(ctypes.get_errno(), f"setns({kind:#x})")
         os.close(fd)
     os.chdir(spawn.cwd)
@@ -263,12 +263,11 @@ def _exit_code(code: object) -> int:
 
 def _name(name: bytes) -> None:
     """The process's name, as ps and /proc/PID/comm show it."""
-    ctypes.CDLL(None).prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+    LIBC.prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
 
 
 def _prctl(option: int, value: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
+    if LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option})")
 
 

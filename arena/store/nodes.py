@@ -30,6 +30,15 @@ class Nodes(Connected):
             conn.execute(Q["renew_node"], {**params, "bots": len(kept)})
         return {h.bot for h in held} - kept
 
+    def load(self, node: str, held: Sequence[Held]) -> None:
+        """The load of some of the node's bots as it changed (their leases renewed)."""
+        params = {
+            "node": node, "lease": LEASE_S, "bots": [h.bot for h in held],
+            "concurrency": [h.concurrency for h in held], "playing": [h.playing for h in held],
+        }  # fmt: skip
+        with self._statement() as conn:
+            conn.execute(Q["renew_presence"], params)
+
     def arrive(self, node: str, held: Held) -> None:
         """The bot's session is on ``node`` from now (it takes the row of any other)."""
         params = {"node": node, "bot": held.bot, "concurrency": held.concurrency}

@@ -1,13 +1,18 @@
 """How long a hosted bot takes to play: from a match's start (the worker taking it up) to
 the referee receiving the hosted bot's first action, for a process started cold and for
 one from the warm pool, in alternating rounds (``--rounds``, 30 of each); then the same
-bot's code hosted and dialing in, side by side: matches per second and CPU per match.
-Part of ``make bench``; the goal is a warm p50 under 50 ms. Needs a sandbox
-(docs/sandbox.md); says so and exits 0 where none can be made.
+bot's code three ways, side by side: hosted and forked from the zygote, hosted in an
+interpreter of its own (as before the zygote), and dialing in; matches per second and
+the machine's CPU per match, 1 and 8 matches at once, the three in turn in each round
+(``--throughput-rounds``). Part of ``make bench``; the goals: a warm p50 under 50 ms,
+and hosted against dial-in at least 0.7 of the matches per second and at most 2x the
+CPU per match (issue 33). Needs a sandbox (docs/sandbox.md); says so and exits 0 where
+none can be made.
 
 Everything is real but the worker's task: an in-process referee with the Arena API on a
 scratch database, the opponent a house random bot in a process of its own, the hosted bot
-``examples/random_bot.py`` in its sandbox through the relay (arena.hosted.host.Host).
+``examples/random_bot.py`` (willing to play 16 matches at once, as the opponent is) in
+its sandbox through the relay (arena.hosted.host.Host).
 """
 
 from __future__ import annotations
