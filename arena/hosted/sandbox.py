@@ -130,6 +130,7 @@ class Sandbox:
         self._uid: int | None = None  # as root: the sandbox's own
         self._uid_lock = -1  # holds the uid while the sandbox runs
         self._pid1, self._pid1_fd, self._pidns = 0, -1, ""  # bwrap's pid 1 inside
+        self._made: dict[str, int] = {}  # the namespaces bwrap made, their inode by kind
         self._cgroups: list[Path] = []
         self._drainer: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -221,6 +222,8 @@ class Sandbox:
                 raise Unavailable(f"the sandbox did not start: {self.log_text().strip()}")
             made = json.loads(written)
             self._pid1, self._pidns = made["child-pid"], f"pid:[{made['pid-namespace']}]"
+            kinds = [k for k in made if k.endswith("-namespace")]
+            self._made = {k.removesuffix("-namespace"): made[k] for k in kinds}
             self._pid1_fd = os.pidfd_open(self._pid1)
             assert self._process is not None
             outer = self._process.pid
@@ -262,7 +265,8 @@ class Sandbox:
             os.close(env_w)
             env_w = -1
             spawn = Spawn(
-                pid1=self._pid1, uid=self._uid, limits=self.layout.rlimits(self._uid, forked=True),
+                pid1=self._pid1, namespaces=self._made, uid=self._uid,
+                limits=self.layout.rlimits(self._uid, forked=True),
                 cgroups=[str(c) for c in self._cgroups], file=str(self.layout.file),
                 args=list(self.layout.args),
             )  # fmt: skip

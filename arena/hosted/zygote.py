@@ -61,10 +61,13 @@ LIMITS = {
 @dataclass(frozen=True, slots=True)
 class Spawn:
     """What a child needs to become a sandbox's bot, none of it secret: the sandbox's
-    pid 1 on the host, its uid, the limits (soft, hard) by :data:`LIMITS` name, the
-    cgroup folders to join, the bot's file inside the sandbox and its arguments."""
+    pid 1 on the host and the namespaces bwrap said it made (their inodes, by kind: a
+    pid 1 gone and its pid taken by another process is found out), its uid, the limits
+    (soft, hard) by :data:`LIMITS` name, the cgroup folders to join, the bot's file
+    inside the sandbox and its arguments."""
 
     pid1: int
+    namespaces: dict[str, int]
     uid: int
     limits: dict[str, tuple[int, int]]
     cgroups: list[str]
@@ -182,7 +185,10 @@ def _enter(spawn: Spawn, log_fd: int, status_fd: int, env_fd: int) -> None:
     joined = []
     for name, kind in NAMESPACES:  # every file opened before the mount namespace changes
         fd = os.open(f"/proc/{spawn.pid1}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
-        joined.append((fd, kind, os.readlink(f"/proc/{spawn.pid1}/ns/{name}") != own[name]))
+        found = os.readlink(f"/proc/self/fd/{fd}")
+        if name in spawn.namespaces and found != f"{name}:[{spawn.namespaces[name]}]":
+            raise ProcessLookupError(f"pid {spawn.pid1} is no longer the sandbox's ({found})")
+        joined.append((fd, kind, found != own[name]))
     for fd, kind, differs in joined:
         if differs and LIBC.setns(fd, kind) != 0:
             raise OSError(ctypes.get_errno(), f"setns({kind:#x})")
@@ -196,6 +202,7 @@ def _enter(spawn: Spawn, log_fd: int, status_fd: int, env_fd: int) -> None:
     os.setgroups([])
     os.setresgid(spawn.uid, spawn.uid, spawn.uid)
     os.setresuid(spawn.uid, spawn.uid, spawn.uid)  # every capability goes with root
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # again: a change of uid clears it
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     pid = os.fork()
     if pid == 0:

@@ -23,6 +23,7 @@ import textwrap
 import time
 from collections.abc import Iterator, Mapping
 from concurrent import futures
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from arena.hosted import confine
 from arena.hosted import sandbox as sandboxes
 from arena.hosted.bwrap import NODE, RUNTIMES
 from arena.hosted.sandbox import Limits, Sandbox, unavailable
-from arena.hosted.zygote import Zygote
+from arena.hosted.zygote import Spawn, Zygote
 
 WHY_NOT = unavailable()
 needs_sandbox = pytest.mark.skipif(WHY_NOT is not None, reason=f"no sandbox here: {WHY_NOT}")
@@ -625,7 +626,7 @@ def test_the_sandbox_dies_with_the_arena(tmp_path: Path, referee: Referee, start
         import json, signal, sys
         from pathlib import Path
         from arena.hosted.sandbox import Sandbox
-        from arena.hosted.zygote import Zygote
+        from arena.hosted.zygote import Spawn, Zygote
         zygote = Zygote() if {start == "zygote"} else None
         box = Sandbox(Path({str(code)!r}), "python", "bot.py", env={{}},
                       socket=Path({str(referee.path)!r}), log=Path({str(tmp_path / "log")!r}),
@@ -699,3 +700,26 @@ def test_without_bwrap_hosted_bots_are_refused(
     assert reason is not None and "no namespaces here" in reason
     with pytest.raises(Unavailable, match="no namespaces here"):
         sandbox(code).start()
+
+
+@needs_sandbox
+def test_a_zygote_child_enters_only_the_sandbox_bwrap_made(tmp_path: Path, start: str) -> None:
+    """A child told to enter namespaces other than those bwrap said it made (the sandbox's
+    pid 1 gone and its pid another process's) refuses, and the bot never runs."""
+    if start != "zygote":
+        pytest.skip("the zygote's own check")
+
+    class Elsewhere(Zygote):
+        def spawn(self, spawn: Spawn, **fds: int) -> int:
+            return super().spawn(replace(spawn, namespaces=spawn.namespaces | {"pid": 1}), **fds)
+
+    zygote = Elsewhere()
+    try:
+        code = python_bot(tmp_path, "print('ran')")
+        box = Sandbox(code, "python", "bot.py", env={}, socket=None, log=tmp_path / "log",
+                      zygote=zygote)  # fmt: skip
+        status, log = finish(box)
+    finally:
+        zygote.close()
+    assert status == 127, log
+    assert "is no longer the sandbox's" in log and "ran" not in log, log
