@@ -626,9 +626,10 @@ import json, os, random, signal, sys
 import arena.sdk
 from arena.sdk import run
 # what an earlier match of this version could have left: a file, a global, a module's state
-found = {"tmp": sorted(os.listdir("/tmp")), "sdk": getattr(arena.sdk, "LEFT", None),
-         "sys": getattr(sys, "left", None)}
-mine = f"/tmp/{random.getrandbits(64):x}"
+# (/tmp may hold the folders the runtime is bound under: the arena's, checked out in /tmp)
+found = {"tmp": sorted(f for f in os.listdir("/tmp") if f.startswith("left-")),
+         "sdk": getattr(arena.sdk, "LEFT", None), "sys": getattr(sys, "left", None)}
+mine = f"/tmp/left-{random.getrandbits(64):x}"
 with open(mine, "w") as f:
     f.write("from an earlier match")
 arena.sdk.LEFT = sys.left = mine
