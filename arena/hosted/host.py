@@ -24,6 +24,8 @@ import queue
 import secrets
 import tempfile
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +45,7 @@ from arena.settings import Settings, private_folder
 log = logging.getLogger(__name__)
 
 EXIT_GRACE_S = 2.0  # after its match, a process's time to end by itself before it is killed
-POOL = 2  # ready processes kept per version in use
+DEMAND_S = 60.0  # a version's demand: the most of its matches at once over this long
 WARM = 8  # ready processes a host keeps in all, whatever the number of versions
 KEPT_FOLDERS = 32  # unpacked folders a machine keeps, the least recently used going first
 LIVE = ("active", "candidate", "checking")  # statuses whose folders stay while nothing runs
@@ -111,11 +113,33 @@ class Process:
             self.code.release()
 
 
+class Demand:
+    """The most matches of a version a host has played at once over the last
+    :data:`DEMAND_S`: a sliding window's maximum, kept as the counts that could still be
+    it (each larger than every later one), so its size is bounded by the counts seen."""
+
+    def __init__(self, window_s: float = DEMAND_S) -> None:
+        self.window_s = window_s
+        self._peaks: deque[tuple[float, int]] = deque()  # (when, matches at once)
+
+    def saw(self, count: int, now: float) -> None:
+        while self._peaks and self._peaks[-1][1] <= count:
+            self._peaks.pop()
+        self._peaks.append((now, count))
+
+    def peak(self, now: float) -> int:
+        while self._peaks and self._peaks[0][0] < now - self.window_s:
+            self._peaks.popleft()
+        return self._peaks[0][1] if self._peaks else 0
+
+
 class Host:
     """Hosted processes for the matches a worker plays, on its store and settings: a
-    version's first match here starts its process cold; from then on ``pool`` processes
-    of it are kept ready (started, connected, holding a ticket that no match has yet),
-    and a match takes one, so a process's start costs no match any time. Ready processes
+    version's first match here starts its process cold; from then on processes of it are
+    kept ready (started, connected, holding a ticket that no match has yet), as many as
+    the most of its matches the host played at once in the last :data:`DEMAND_S`
+    (``pool``, when given, in place of that demand), and a match takes one, so a
+    process's start costs no match any time. Ready processes
     are started by a thread of the host's own, which lives as long as the worker does
     (a sandbox dies with the thread that started it).
 
@@ -129,7 +153,7 @@ class Host:
         store: Keeper,
         settings: Settings,
         limits: Limits | None = None,
-        pool: int = POOL,
+        pool: int | None = None,
         warm: int | None = None,
         zygote: bool = True,
     ) -> None:
@@ -139,6 +163,8 @@ class Host:
         self.pool = pool
         self.warm = settings.hosted_warm if warm is None else warm
         self._asked: dict[str, None] = {}  # the versions asked for, least recently first
+        self._playing: dict[str, int] = {}  # matches playing now, by version
+        self._demand: dict[str, Demand] = {}  # by version, while it has processes ready
         self._key: bytes | None = None
         self._unpacking = threading.Lock()
         self._ready: dict[str, list[Process]] = {}  # by version name
@@ -148,7 +174,7 @@ class Host:
         self._zygote: Zygote | None = None  # python's, started at its first process
         self._forks = zygote and os.geteuid() == 0  # as another user: no zygote
         self._zygote_lock = threading.Lock()
-        if pool:
+        if pool != 0:
             threading.Thread(target=self._fill, name="warm-pool", daemon=True).start()
 
     @property
@@ -171,16 +197,30 @@ class Host:
             for name in names:
                 process = self._take(name) or self._start(name, self.store.version(name), match_id)
                 playing.append(process)
-                if self.pool:
-                    with self._lock:
-                        self._asked.pop(name, None)
-                        self._asked[name] = None
+                with self._lock:
+                    count = self._playing[name] = self._playing.get(name, 0) + 1
+                    self._demand.setdefault(name, Demand()).saw(count, time.monotonic())
+                    self._asked.pop(name, None)
+                    self._asked[name] = None
+                if self.pool != 0:
                     self._wanted.put(name)
             yield {name: p.key for name, p in zip(names, playing, strict=True)}
         finally:
             for process in playing:
                 process.end(self.store, match_id)
+            with self._lock:
+                for name in names[: len(playing)]:
+                    self._playing[name] -= 1
+                    if not self._playing[name]:
+                        del self._playing[name]
             self.prune()
+
+    def wanted(self, name: str) -> int:
+        """Under the lock: how many ready processes of the version to keep."""
+        if self.pool is not None:
+            return self.pool
+        demand = self._demand.get(name)
+        return max(1, demand.peak(time.monotonic())) if demand else 1
 
     def kept(self) -> dict[str, int]:
         """The ready processes, by version (those with none left out)."""
@@ -235,19 +275,22 @@ class Host:
 
     def _fill(self) -> None:
         """The pool's thread: for each version asked for (once per match it plays), starts
-        ready processes until it has ``pool`` of them, starting at most that many."""
+        ready processes until it has as many as it wants (:meth:`wanted`), starting at
+        most that many."""
         while True:
             name = self._wanted.get()
             try:
                 version = self.store.version(name)
                 if version.status not in LIVE:  # named to play: it starts cold
                     continue
-                for _ in range(self.pool):  # a version whose processes die at once: no more
+                with self._lock:
+                    wanted = self.wanted(name)
+                for _ in range(wanted):  # a version whose processes die at once: no more
                     with self._lock:
                         ready = self._ready.setdefault(name, [])
                         dead = [p for p in ready if not p.alive()]
                         ready[:] = [p for p in ready if p not in dead]
-                        enough = len(ready) >= self.pool
+                        enough = len(ready) >= wanted
                         room, evicted = (False, None) if enough else self._room(name)
                     for p in dead + ([evicted] if evicted else []):
                         p.discard()
@@ -270,6 +313,8 @@ class Host:
         for other in [n for n in self._asked if n != name and not self._ready.get(n)]:
             del self._asked[other]
             self._ready.pop(other, None)
+            if other not in self._playing:
+                self._demand.pop(other, None)
         if sum(len(r) for r in self._ready.values()) < self.warm:
             return True, None
         for other in self._asked:

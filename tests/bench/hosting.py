@@ -209,8 +209,8 @@ def throughput(
     ids = {b.name: b.id for b in store.bots()}
     ids["mine@1"] = store.version("mine@1").id
     hosts = {
-        "forked": Host(store, settings, pool=2, zygote=True),
-        "own interpreter": Host(store, settings, pool=2, zygote=False),
+        "forked": Host(store, settings, zygote=True),
+        "own interpreter": Host(store, settings, zygote=False),
     }
     try:
         deadline = time.monotonic() + 60

@@ -172,7 +172,7 @@ def stored(ref: Any, match_id: str, seats: list[str]) -> list[str]:
 def host_for(
     ref: Any,
     tmp_path: Path,
-    pool: int = 0,
+    pool: int | None = 0,
     limits: Limits | None = None,
     warm: int | None = None,
     zygote: bool = True,
@@ -373,6 +373,33 @@ def played(host: Host, stub: Any, ref: Any, match_id: str, seats: list[str]) -> 
         request = api.RunMatchRequest(match_id=match_id, seats=seats, seed=7, hosted_keys=keys)
         reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
     return json.loads(reply.record_json)["faults"]
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_version_keeps_as_many_ready_as_it_played_at_once(
+    versions: Any, beta: str, tmp_path: Path
+) -> None:
+    """Sized by demand: one match at a time keeps one process ready; two matches of the
+    version at once, and two are kept."""
+    ref, stub, _ = versions
+    register(stub, "busy")
+    version = hosted(ref, "busy", EXAMPLES / "random_bot.py", "random_bot.py", "python")
+    host = host_for(ref, tmp_path, pool=None)
+    try:
+        assert played(host, stub, ref, "m-d0", [version, beta])[version] == CLEAN
+        assert host.wait_ready(version, 1, 60) and host.kept() == {version: 1}
+        seats = [version, beta]
+        with host.seated("m-d1", stored(ref, "m-d1", seats)) as one, \
+                host.seated("m-d2", stored(ref, "m-d2", seats)) as two:  # fmt: skip
+            for match_id, keys in (("m-d1", one), ("m-d2", two)):
+                request = api.RunMatchRequest(
+                    match_id=match_id, seats=seats, seed=7, hosted_keys=keys
+                )
+                reply = stub.RunMatch(request, metadata=ORGANIZER, timeout=120)
+                assert json.loads(reply.record_json)["faults"][version] == CLEAN
+        assert host.wait_ready(version, 2, 60) and host.kept() == {version: 2}
+    finally:
+        host.close()
 
 
 @pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
