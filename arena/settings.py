@@ -12,7 +12,8 @@ it (:func:`referee_socket`); ``ARENA_HOME`` is made readable by its owner only, 
 sockets that do not fit there go to a folder of the user's own (:func:`private_socket`).
 ``ARENA_ORGANIZER_TOKEN`` is a named organizer's own token, which the CLI then sends
 instead of the first organizer's (``ARENA_ADMIN_TOKEN``, or the one generated into
-``ARENA_HOME``); ``ARENA_TOKEN``, a bot's own token, is what the CLI's reading commands
+``ARENA_HOME`` on the embedded database; a configured one needs ``ARENA_ADMIN_TOKEN``
+set); ``ARENA_TOKEN``, a bot's own token, is what the CLI's reading commands
 send (then they show that bot's owner its own cards). Only the commands that start an
 arena (serve, worker, web, demo) generate the organizer's token into ``ARENA_HOME``
 when it is missing; the others use it when it is there. ``ARENA_CA_FILE``
@@ -144,11 +145,21 @@ class Settings:
         return path.read_text().strip() if path.exists() else None
 
     def admin_token(self) -> str:
-        """The organizer's token: ``ARENA_ADMIN_TOKEN``, else one generated once into
-        ``ARENA_HOME/admin-token`` (readable by its owner only). For the processes that
-        start an arena only: the others ask :meth:`known_admin_token`."""
+        """The organizer's token: ``ARENA_ADMIN_TOKEN``, else, on the embedded database,
+        one generated once into ``ARENA_HOME/admin-token`` (readable by its owner only).
+        On a configured database (``ARENA_DATABASE_URL``) the processes may run on several
+        machines, each with a home of its own whose tokens would disagree: there it must be
+        set, and :class:`Invalid` says how to make one. For the processes that start an
+        arena only: the others ask :meth:`known_admin_token`."""
         if self.admin_token_value:
             return self.admin_token_value
+        if self.database_url:
+            raise Invalid(
+                "ARENA_ADMIN_TOKEN is not set: on a configured database (ARENA_DATABASE_URL) "
+                "every referee, worker and web process must carry the same organizer's "
+                "token; make one with `arena organizer new-token` and set it on each "
+                "(docs/operations.md)"
+            )
         path = self.home / "admin-token"
         if not path.exists():
             make_home(self.home)

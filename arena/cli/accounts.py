@@ -11,6 +11,7 @@ from typing import Any
 
 from arena.cli.client import Arena
 from arena.cli.common import as_json, print_json
+from arena.guard import new_token
 from arena.proto.truco.v1 import arena_pb2 as api
 
 
@@ -22,6 +23,11 @@ def cmd_organizer_add(args: argparse.Namespace) -> int:
         "they set ARENA_ORGANIZER_TOKEN to it):"
     )
     print(reply.token)
+    return 0
+
+
+def cmd_new_token(args: argparse.Namespace) -> int:
+    print(new_token())
     return 0
 
 

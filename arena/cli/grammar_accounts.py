@@ -18,7 +18,7 @@ WHOSE = (
 
 
 def organizers(sub: Commands) -> None:
-    group = sub.add_parser("organizer", help="organizers: add, remove, list (organizer)")
+    group = sub.add_parser("organizer", help="organizers: add, remove, list (organizer); new-token")
     actions = group.add_subparsers(metavar="ACTION")
     p = actions.add_parser(
         "add",
@@ -36,6 +36,14 @@ def organizers(sub: Commands) -> None:
     )
     p.add_argument("name")
     p.set_defaults(run=accounts.cmd_organizer_remove)
+    p = actions.add_parser(
+        "new-token",
+        help="print a new random token, for ARENA_ADMIN_TOKEN (asks no server)",
+        description="Print a new random token (32 random bytes, URL-safe) and nothing else, "
+        "for the first organizer's ARENA_ADMIN_TOKEN: set the same one on every referee, "
+        "worker and web process of the arena (docs/operations.md). Nothing is stored.",
+    )
+    p.set_defaults(run=accounts.cmd_new_token)
     p = actions.add_parser("list", help="the organizers, removed ones too", description=WHOSE)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=accounts.cmd_organizer_list)

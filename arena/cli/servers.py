@@ -43,6 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except Invalid as e:
         print(f"arena serve: {e}", file=sys.stderr)
         return 2
+    settings.admin_token()  # refused before anything starts where it must be set
     store = open_store("serve", settings)
     local = local_socket(settings.home)
 
@@ -137,8 +138,9 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.web.server import serve
 
     settings = Settings.from_env()
+    organizer = settings.admin_token()
     store = open_store("web", settings)
-    app = create_app(store, organizer_token=settings.admin_token())
+    app = create_app(store, organizer_token=organizer)
     try:
         started = serve(app, args.host, args.port)
     finally:
@@ -149,7 +151,9 @@ def cmd_web(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers.app import configure
 
-    app = configure(Settings.from_env())
+    settings = Settings.from_env()
+    settings.admin_token()  # the referee's: refused before anything starts where it must be set
+    app = configure(settings)
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
     app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
     return 0

@@ -246,3 +246,25 @@ def test_a_new_token_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -
     drawn = iter(["-looks-like-an-option", "plain"])
     monkeypatch.setattr(arena.guard.secrets, "token_urlsafe", lambda n: next(drawn))
     assert arena.guard.new_token() == "plain"
+
+
+@pytest.mark.parametrize("command", ["serve", "worker", "web"])
+def test_a_process_on_a_configured_database_needs_the_organizers_token_set(
+    command: str, database: str, tmp_path: Path
+) -> None:
+    # each machine's home would make a token of its own, and they would disagree
+    env = organizer_env(database, tmp_path / "home")
+    del env["ARENA_ADMIN_TOKEN"]
+    done = arena(command, env=env)
+    assert done.returncode == 1, done.stderr
+    assert "ARENA_ADMIN_TOKEN is not set" in done.stderr
+    assert "arena organizer new-token" in done.stderr
+    assert not (tmp_path / "home" / "admin-token").exists()
+
+
+def test_new_token_prints_a_fresh_token_and_asks_no_server() -> None:
+    env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": "127.0.0.1:1"}  # nothing listens
+    made = [arena("organizer", "new-token", env=env) for _ in range(2)]
+    assert [done.returncode for done in made] == [0, 0]
+    first, second = (done.stdout.split() for done in made)
+    assert len(first) == 1 and len(first[0]) >= 43 and first != second
