@@ -36,3 +36,23 @@ def test_the_bot_example_decides_legally() -> None:
         action = bot.decide(seen)
         assert action in seen.legal
         match.apply(action)
+
+
+ROOT = README.parent
+
+
+def test_every_variable_the_code_reads_is_in_the_operators_table() -> None:
+    """docs/operations.md's table of settings names every ``ARENA_`` variable of the
+    arena's code, and only those."""
+    code = {
+        name
+        for folder in ("arena", "referee", "workers")
+        for path in (ROOT / folder).rglob("*.py")
+        for name in re.findall(r"\bARENA_[A-Z0-9_]+\b", path.read_text())
+    }
+    page = (ROOT / "docs" / "operations.md").read_text()
+    table = page.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines() if line.startswith("| `")]
+    listed = {name for row in rows for name in re.findall(r"ARENA_[A-Z0-9_]+", row)}
+    assert sorted(code - listed) == [], "read by the code, missing from the table"
+    assert sorted(listed - code) == [], "in the table, read by no code"
