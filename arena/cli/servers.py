@@ -161,9 +161,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     settings.admin_token()  # the referee's: refused before anything starts where it must be set
-    app = configure(settings)
     if not serve_metrics("worker", args.metrics_address):  # its threads count in this process
         return 1
+    app = configure(settings)
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
     app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
     return 0
@@ -172,9 +172,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_beat(args: argparse.Namespace) -> int:
     from workers.app import configure
 
-    app = configure(Settings.from_env())
     if not serve_metrics("beat", args.metrics_address):
         return 1
+    app = configure(Settings.from_env())
     app.start(["beat", "--loglevel", args.loglevel])
     return 0
 
