@@ -13,14 +13,20 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from prometheus_client import Counter, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
+from arena import metrics
+from arena.metrics import RefereeState
 from arena.service import free_address
 from tests.arenaproc import broker_url
 from tests.test_layers import modules, third_party
+from tests.workers.test_ladder_play import POOL, finished, ladder, opt_in, settled, wait_until
 
 MATCHES = 6
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -64,9 +70,10 @@ def addresses(n: int) -> list[str]:
 
 
 def test_each_process_counts_what_it_did(arena_factory: Any, database: str) -> None:
-    referee_at, worker_at, web_at, web_metrics_at = addresses(4)
+    referee_at, worker_at, beat_at, web_at, web_metrics_at = addresses(5)
     arena = arena_factory(broker_url("redis"), serve=("--metrics-address", referee_at))
     arena.worker("worker", "--metrics-address", worker_at)  # eight threads, one process
+    arena.processes.start("beat", "beat", "--metrics-address", beat_at)
     arena.bots(ana="house:random", bia="house:random")
     ids = arena.challenge(["ana", "bia"], MATCHES)
     arena.wait_matches(ids, MATCHES)
@@ -103,6 +110,13 @@ def test_each_process_counts_what_it_did(arena_factory: Any, database: str) -> N
     assert value(worker, "arena_worker_match_duration_seconds_count") == MATCHES
     assert value(worker, "arena_referee_matches_ended_total") == 0  # the referee's, not here
 
+    ladder = {"task": "arena.ladder"}  # the beat's look at the ladders, every few seconds
+    until(
+        lambda: scrape(f"http://{beat_at}/metrics"),
+        lambda s: value(s, "arena_tasks_sent_total", **ladder) >= 1,
+        arena.processes.log("beat"),
+    )
+
     host, port = web_at.rsplit(":", 1)
     arena.processes.start(
         "web", "web", "--host", host, "--port", port, "--metrics-address", web_metrics_at
@@ -120,6 +134,32 @@ def test_each_process_counts_what_it_did(arena_factory: Any, database: str) -> N
         assert value(web, "arena_web_requests_total", route="none", status="404") == 1
         assert value(web, "arena_web_request_duration_seconds_count", route="/bots") == 1
         assert not [k for k in web if ("route", "/no/such/page") in k[1]]  # never a raw path
+
+
+def test_the_ladders_matches_are_counted_as_made(arena_factory: Any) -> None:
+    worker_at, beat_at = addresses(2)
+    arena = arena_factory(broker_url("redis"))
+    arena.worker("worker", "--metrics-address", worker_at)
+    arena.processes.start("beat", "beat", "--metrics-address", beat_at)
+    arena.bots(ana="house:random", bia="house:random")
+    opt_in(arena, "ana", "bia")
+    ladder(arena, concurrency=2, decision_ms=100)
+    wait_until(arena, lambda: finished(arena) >= 4, "four ladder matches")
+    made = len(settled(arena))
+    pool = {"pool": POOL}
+    worker = until(
+        lambda: scrape(f"http://{worker_at}/metrics"),
+        lambda s: value(s, "arena_ladder_matches_total", **pool) >= made,
+        arena.worker_log(),
+    )
+    assert value(worker, "arena_ladder_matches_total", **pool) == made
+    looks = value(worker, "arena_worker_tasks_total", task="arena.ladder", outcome="success")
+    assert looks > 0  # the beat's, and SetLadder's own
+    until(  # its look every few seconds, once it has started
+        lambda: scrape(f"http://{beat_at}/metrics"),
+        lambda s: value(s, "arena_tasks_sent_total", task="arena.ladder") > 0,
+        arena.processes.log("beat"),
+    )
 
 
 @pytest.mark.parametrize("command", ["serve", "worker", "beat", "web"])
@@ -151,3 +191,16 @@ def test_no_hosted_process_loads_the_metrics() -> None:
     found = modules()
     for start in ("arena.hosted.zygote", *PRELOAD):
         assert "prometheus_client" not in third_party(start, found), start
+
+
+def test_every_metric_is_in_the_operators_table() -> None:
+    hub = SimpleNamespace(sessions={}, relays={}, latency_us=[0] * 10_001, playing_now=0)
+    families = [*RefereeState(hub).collect()]
+    for declared in vars(metrics).values():
+        if isinstance(declared, Counter | Histogram):
+            families += declared.describe()
+    names = [f.name + ("_total" if f.type == "counter" else "") for f in families]
+    assert len(names) >= 15
+    text = (Path(__file__).resolve().parent.parent / "docs/operations.md").read_text()
+    table = text.split("## Metrics", 1)[1].split("\n## ", 1)[0]
+    assert [n for n in names if f"| `{n}` |" not in table] == []
