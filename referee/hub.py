@@ -75,6 +75,7 @@ class Hub:
         # told when a bot's session here begins (the session) or ends (None): the node's
         self.on_presence: Callable[[str, Session | None], None] | None = None
         self.on_load: Callable[[frozenset[str]], None] | None = None  # their matches changed
+        self.on_late: Callable[[float], None] | None = None  # told each lateness (metrics)
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches. Once the
@@ -193,6 +194,8 @@ class Hub:
 
     def late(self, seconds: float) -> None:
         self.lateness.append(seconds)
+        if self.on_late is not None:
+            self.on_late(seconds)
 
     def send(self, to: str, message: Outgoing, *, asks: bool = False) -> None:
         session = self.sessions.get(to)

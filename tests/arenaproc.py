@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,15 @@ def broker_url(kind: str) -> str | None:
 class Arena:
     """`arena serve`, workers and house bots as processes, on one broker and database."""
 
-    def __init__(self, database: str, home: Path, broker: str | None, **extra: str) -> None:
+    def __init__(
+        self,
+        database: str,
+        home: Path,
+        broker: str | None,
+        serve: Sequence[str] = (),
+        **extra: str,
+    ) -> None:
+        """``serve``: more arguments of `arena serve`; ``extra``: more environment."""
         self.address = free_address()
         env = {
             "ARENA_HOME": str(home),
@@ -70,7 +78,7 @@ class Arena:
             env["ARENA_BROKER_URL"] = broker
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | env
         self.processes = Processes(self.env, home / "logs")
-        self.processes.start("serve", "serve")
+        self.processes.start("serve", "serve", *serve)
         wait_serving(self.address)
         self.organizer = Organizer(self.address, ADMIN)
         self.store = Store(database, max_size=2)
@@ -101,8 +109,8 @@ class Arena:
         sweeps of embedded arenas to RabbitMQ, where no worker listened)."""
         return embedded.broker_url(Settings.from_env(self.env))
 
-    def worker(self, name: str = "worker") -> None:
-        self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info")
+    def worker(self, name: str = "worker", *more: str) -> None:
+        self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info", *more)
 
     def challenge(self, bots: list[str], matches: int) -> list[str]:
         """Rated matches now (RequestMatch); their ids."""
@@ -167,8 +175,8 @@ def arenas(database: str, home: Path) -> Iterator[Any]:
     """A maker of Arenas on ``database`` under ``home``; all are stopped on exit."""
     made: list[Arena] = []
 
-    def make(broker: str | None, **extra: str) -> Arena:
-        made.append(Arena(database, home, broker, **extra))
+    def make(broker: str | None, serve: Sequence[str] = (), **extra: str) -> Arena:
+        made.append(Arena(database, home, broker, serve, **extra))
         return made[-1]
 
     try:

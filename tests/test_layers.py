@@ -37,6 +37,7 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
         "arena.embedded",
         "arena.native",
         "arena.service",
+        "arena.metrics",
     ),
     "domain": ("arena.domain",),
     "wire": ("arena.wire", "arena.wire_clock"),

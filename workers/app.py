@@ -12,12 +12,15 @@ behind a run's matches, which runs keep a window of (arena/usecases/runs.py)."""
 
 from __future__ import annotations
 
-from celery import Celery
+from typing import Any
+
+from celery import Celery, signals
 from celery.schedules import crontab
 from kombu.entity import Queue
 
 from arena.domain.matchmaking import TICK_S
 from arena.embedded import broker_url
+from arena.metrics import TASKS_SENT
 from arena.settings import Settings
 from workers import broker
 
@@ -72,3 +75,10 @@ def configure(settings: Settings) -> Celery:
         beat_schedule_filename=str(settings.home / "beat-schedule"),
     )
     return app
+
+
+@signals.after_task_publish.connect(weak=False, dispatch_uid="arena-tasks-sent")
+def _sent(sender: Any = None, **kwargs: Any) -> None:
+    """A task handed to the broker (by the beat, or by a worker), in this process's
+    metrics (arena/metrics.py)."""
+    TASKS_SENT.labels(sender).inc()

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from celery import signals
+
 from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version
 from arena.domain.nodes import Node
@@ -38,6 +40,7 @@ from arena.domain.placement import place
 from arena.embedded import database_url
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
+from arena.metrics import LADDER_MATCHES, MATCH_SECONDS, TASKS
 from arena.settings import Settings
 from arena.store.rows import MatchRow
 from arena.store.store import Store
@@ -221,7 +224,10 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
         log.info("match %s: played by the referee at %s", match_id, node.address)
         clock = TimeControl.from_json(match.clock)
         with host().seated(match_id, seats) as keys:
-            return node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
+            sent = time.monotonic()
+            record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
+            MATCH_SECONDS.observe(time.monotonic() - sent)
+            return record
 
     def freed(pool: str) -> None:
         ladder_step([pool], ended=match_id)
@@ -254,10 +260,13 @@ def ladder_step(pools: list[str], ended: str | None = None) -> list[str]:
         return []
     try:
         connected = presence()
-        ids = [m for p in pools for m in ladder.fill(store(), p, connected, ended=ended)]
+        made = {p: ladder.fill(store(), p, connected, ended=ended) for p in pools}
     except ArenaError as e:  # the next look will do (pairing dial-ins blind would not)
         log.warning("ladder: %s", e)
         return []
+    for pool, some in made.items():
+        LADDER_MATCHES.labels(pool).inc(len(some))
+    ids = [m for some in made.values() for m in some]
     if ids:
         log.info("ladder: %d matches started (%s)", len(ids), ", ".join(ids))
         send_matches(ids)
@@ -347,3 +356,20 @@ def dispatch(s: Store, now: datetime) -> list[int]:
         finish_run.delay(run_id)
     send_matches(due.matches)
     return due.started
+
+
+def _counter(outcome: str) -> Callable[..., None]:
+    def count(sender: Any = None, **kwargs: Any) -> None:
+        TASKS.labels(sender.name, outcome).inc()
+
+    return count
+
+
+# Every task's end, counted once where it ran (arena/metrics.py): a worker's threads share
+# its one process, and these counts.
+for _signal, _outcome in (
+    (signals.task_success, "success"),
+    (signals.task_failure, "failure"),
+    (signals.task_retry, "retry"),
+):
+    _signal.connect(_counter(_outcome), weak=False, dispatch_uid=f"arena-tasks-{_outcome}")

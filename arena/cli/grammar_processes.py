@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 from typing import TYPE_CHECKING
 
 from arena.cli import reader, servers
 from arena.cli.common import CONCURRENCY, MATCHES, PORT, count
+from arena.engine import quoted
 
 if TYPE_CHECKING:
     from arena.cli.common import Commands
@@ -37,6 +40,7 @@ def processes(sub: Commands) -> None:
         help="where the other nodes and the workers reach it ($ARENA_NODE_ADDRESS; "
         "default: --address, with the port it got)",
     )
+    metrics_option(p)
     p.set_defaults(run=servers.cmd_serve)
 
     p = sub.add_parser("nodes", help="the live referee nodes and their load (docs/cluster.md)")
@@ -46,6 +50,7 @@ def processes(sub: Commands) -> None:
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
     p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
+    metrics_option(p)
     p.set_defaults(run=servers.cmd_web)
 
     p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
@@ -56,9 +61,11 @@ def processes(sub: Commands) -> None:
         help="tasks at once (default 32); each bot's own concurrency still caps its matches",
     )
     p.add_argument("--loglevel", default="warning")
+    metrics_option(p)
     p.set_defaults(run=servers.cmd_worker)
     p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
     p.add_argument("--loglevel", default="warning")
+    metrics_option(p)
     p.set_defaults(run=servers.cmd_beat)
 
     group = sub.add_parser("db", help="the database")
@@ -86,3 +93,26 @@ def processes(sub: Commands) -> None:
         help="how long the ladder plays after the tournament, in seconds (default 60)",
     )
     p.set_defaults(run=servers.cmd_demo)
+
+
+def metrics_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--metrics-address",
+        metavar="HOST:PORT",
+        type=host_port,
+        help="serve the process's Prometheus metrics on this address (off by default; "
+        "docs/operations.md)",
+    )
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """An argparse type: ``HOST:PORT`` (``[::1]:9464`` for IPv6), the port from 1 to
+    65535; anything else is a usage error saying what to write."""
+    host, colon, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    with contextlib.suppress(argparse.ArgumentTypeError):
+        if colon and host.strip():
+            return host, PORT(port)
+    raise argparse.ArgumentTypeError(
+        f"write HOST:PORT with a port from 1 to 65535 (127.0.0.1:9464), not {quoted(text)}"
+    )

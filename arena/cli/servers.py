@@ -44,6 +44,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"arena serve: {e}", file=sys.stderr)
         return 2
     settings.admin_token()  # refused before anything starts where it must be set
+    if not serve_metrics("serve", args.metrics_address):
+        return 1
     store = open_store("serve", settings)
     local = local_socket(settings.home)
 
@@ -55,6 +57,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             )  # fmt: skip
         except RuntimeError as e:  # grpc.aio could not bind: its message names the address
             raise OSError(str(e)) from None
+        if args.metrics_address:
+            from arena.metrics import watch_referee
+
+            watch_referee(server.hub)
         await server.start()
         log.warning(
             "referee listening on %s%s, node %s (reached at %s)", address,
@@ -139,6 +145,8 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     organizer = settings.admin_token()
+    if not serve_metrics("web", args.metrics_address):  # and on its own pages' /metrics
+        return 1
     store = open_store("web", settings)
     app = create_app(store, organizer_token=organizer)
     try:
@@ -153,6 +161,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     settings.admin_token()  # the referee's: refused before anything starts where it must be set
+    if not serve_metrics("worker", args.metrics_address):  # its threads count in this process
+        return 1
     app = configure(settings)
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
     app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
@@ -162,9 +172,28 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_beat(args: argparse.Namespace) -> int:
     from workers.app import configure
 
+    if not serve_metrics("beat", args.metrics_address):
+        return 1
     app = configure(Settings.from_env())
     app.start(["beat", "--loglevel", args.loglevel])
     return 0
+
+
+def serve_metrics(command: str, address: tuple[str, int] | None) -> bool:
+    """The process's metrics served on ``address`` (:func:`arena.metrics.serve_metrics`),
+    when given; False, having said why, when they cannot be."""
+    if address is None:
+        return True
+    from arena import metrics
+
+    host, port = address
+    try:
+        metrics.serve_metrics(address)
+    except OSError as e:
+        print(f"arena {command}: cannot serve metrics on {host}:{port}: {e}", file=sys.stderr)
+        return False
+    log.warning("metrics on http://%s:%d/metrics", host, port)
+    return True
 
 
 def cmd_bot_run(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ from arena.hosted.relay import Relay
 from arena.hosted.sandbox import Limits, Sandbox
 from arena.hosted.tokens import match_token, token_key
 from arena.hosted.zygote import Zygote
+from arena.metrics import HOSTED_STARTS
 from arena.settings import Settings, private_folder
 
 log = logging.getLogger(__name__)
@@ -195,7 +196,9 @@ class Host:
         playing: list[Process] = []
         try:
             for name in names:
-                process = self._take(name) or self._start(name, self.store.version(name), match_id)
+                process = self._take(name) or self._start(
+                    name, self.store.version(name), match_id, "cold"
+                )
                 playing.append(process)
                 with self._lock:
                     count = self._playing[name] = self._playing.get(name, 0) + 1
@@ -297,7 +300,7 @@ class Host:
                     if enough or not room:
                         break
                     ticket = f"ticket-{secrets.token_hex(8)}"
-                    process = self._start(name, version, ticket)
+                    process = self._start(name, version, ticket, "warm")
                     with self._filled:
                         self._ready.setdefault(name, []).append(process)
                         self._filled.notify_all()
@@ -351,9 +354,10 @@ class Host:
     def folders(self) -> Folders:
         return Folders(private_folder(self.settings.home / "hosted"))
 
-    def _start(self, name: str, version: Version, key: str) -> Process:
-        """A process of the version started, its key ``key``. Should any step fail, what
-        the steps before made is undone, the sandbox stopped before its folder is let go."""
+    def _start(self, name: str, version: Version, key: str, kind: str) -> Process:
+        """A process of the version started, its key ``key``, for a match (``kind``
+        cold) or ready ahead of one (warm). Should any step fail, what the steps before
+        made is undone, the sandbox stopped before its folder is let go."""
         s = self.settings
         token = match_token(self.key, key, name)
         env = {"ARENA_ADDRESS": f"unix:{SOCKET}", "ARENA_TOKEN": token}
@@ -372,6 +376,7 @@ class Host:
             undo.callback(box.stop)
             box.start()
             undo.pop_all()
+        HOSTED_STARTS.labels(version.runtime, kind).inc()
         return Process(version, key, box, relay, folder, code)
 
     def code(self, version: Version) -> Lease:

@@ -60,6 +60,7 @@ from arena.store.store import Store
 from arena.web import downloads
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
+from arena.web.metering import Exposition, Metering
 
 log = logging.getLogger(__name__)
 
@@ -375,6 +376,7 @@ def create_app(
     routes: list[Any] = [
         Route("/", front),
         Route("/health", health),
+        Route("/metrics", Exposition()),  # no secret, no hidden card: docs/operations.md
         Route("/sign-in", sign_in, methods=["GET", "POST"]),
         Route("/sign-out", sign_out),
         Route("/organizer/leave", sign_out),
@@ -387,7 +389,7 @@ def create_app(
     routes += [Route(path, page(builder, "error.html")) for path, builder in downloads.ROUTES]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(Metering), Middleware(SecurityHeaders)],
         exception_handlers=dict.fromkeys(STATUS, refusal),
     )
 

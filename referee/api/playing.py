@@ -18,6 +18,7 @@ from arena.domain.identity import is_version
 from arena.domain.nodes import Where
 from arena.engine import Rules
 from arena.errors import Invalid, Unavailable
+from arena.metrics import DECISIONS, FAULT_KINDS, FAULTS, LATENESS, MATCHES_ENDED
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.wire_clock import request_clock
 from referee.callers import Callers
@@ -37,6 +38,7 @@ class Playing:
 
     def __init__(self, callers: Callers, hub: Hub, node: Node | None) -> None:
         self.callers, self.hub, self.node = callers, hub, node
+        hub.on_late = LATENESS.observe
         self._runs: dict[str, asyncio.Task[dict[str, Any]]] = {}  # RunMatch calls playing
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
@@ -86,6 +88,7 @@ class Playing:
                     stand_in=lambda: house_bot("heuristic"),
                 )  # fmt: skip
                 record = await runner.run()
+            counted(record)
             self._ended[match_id] = record
             while len(self._ended) > KEPT_RECORDS:
                 self._ended.popitem(last=False)
@@ -119,3 +122,11 @@ class Playing:
                     log.warning("match %s: %s; its seat is away", match_id, e)
             await stack.enter_async_context(self.node.relinking(match_id, remote))
             yield
+
+
+def counted(record: Mapping[str, Any]) -> None:
+    """A match ended here, in the referee's metrics (arena/metrics.py)."""
+    MATCHES_ENDED.inc()
+    DECISIONS.inc(sum(p["decisions"] for p in record["presence"].values()))
+    for kind in FAULT_KINDS:
+        FAULTS.labels(kind).inc(sum(f[kind] for f in record["faults"].values()))
