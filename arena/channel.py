@@ -76,6 +76,26 @@ def credentials(ca_file: str | None = None, tls: bool = False) -> grpc.ChannelCr
     return None
 
 
+def tls_mismatch(details: str, address: str, ca_file: str | None, tls: bool) -> str:
+    """What a failed connection's ``details`` (gRPC's words) suggest about TLS, as a
+    sentence to add to them; "" when they suggest nothing. gRPC itself only says that a
+    plaintext client's socket was closed (the server spoke TLS to it), or names the TLS
+    library's error (a plaintext server's answer is no TLS record; a certificate that the
+    CA given did not sign)."""
+    secure = bool(ca_file or tls) and not address.startswith("unix:")
+    if not secure and "Socket closed" in details:
+        return (
+            "the server may speak TLS: give its CA with --ca-file or ARENA_CA_FILE, "
+            "or set ARENA_TLS=1 to trust the system's roots"
+        )
+    if secure and "WRONG_VERSION_NUMBER" in details:
+        return "the server may not speak TLS: connect without --ca-file, ARENA_CA_FILE, ARENA_TLS"
+    if secure and "CERTIFICATE_VERIFY_FAILED" in details:
+        trusted = f"the CA file {ca_file}" if ca_file else "the system's roots"
+        return f"the server's certificate is not one {trusted} trusts (--ca-file, ARENA_CA_FILE)"
+    return ""
+
+
 def open_channel(
     address: str,
     ca_file: str | None = None,

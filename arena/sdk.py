@@ -52,7 +52,7 @@ from typing import Any, cast
 import grpc
 
 from arena.bots.base import Bot
-from arena.channel import address_from_env, addresses, open_channel, tls_from_env
+from arena.channel import address_from_env, addresses, open_channel, tls_from_env, tls_mismatch
 from arena.domain.identity import is_match_token
 from arena.engine import Action, View
 from arena.errors import Invalid
@@ -216,6 +216,8 @@ def run(
             if not reconnect:
                 raise
             why, level = f"lost ({code.name})", logging.WARNING
+            if hint := tls_mismatch(e.details() or "", address, *secure):
+                why = f"{why}: {hint}"
         wait_s = rotation.ended(time.monotonic() - welcomed_at[0] if welcomed_at else None)
         then = "retrying" if rotation.address == address else f"moving to {rotation.address}"
         if rotation.address != address:  # which node the bot moves to is worth a warning

@@ -128,10 +128,14 @@ class Arena:
         return getattr(arena_pb2_grpc.ArenaStub(channel), method)
 
     def _failed(self, error: Any) -> SystemExit:
-        """What a gRPC error says, as the command's last words."""
-        return SystemExit(
-            f"arena: {error.details()} ({error.code().name.lower()}, at {self.address})"
-        )
+        """What a gRPC error says, as the command's last words (with a word on TLS when
+        the failure suggests one: :func:`arena.channel.tls_mismatch`)."""
+        from arena.channel import tls_mismatch
+
+        said = f"arena: {error.details()} ({error.code().name.lower()}, at {self.address})"
+        settings = self._settings
+        hint = tls_mismatch(error.details() or "", self.address, settings.ca_file, settings.tls)
+        return SystemExit(f"{said}: {hint}" if hint else said)
 
 
 def own_referee(home: Path) -> str | None:

@@ -25,6 +25,8 @@ from arena.domain.pools import ABSENT_DAYS
 from arena.errors import Exists, Invalid, Unavailable
 from arena.store.sql import QUERIES as Q
 
+PING_S = 2.0  # the longest Connected.ping waits for a connection of the pool
+
 Unit = psycopg.Connection[Any]
 """A unit of work: a connection in a transaction (:meth:`Connected.unit`)."""
 
@@ -115,6 +117,13 @@ class Connected:
                 for seat, bot_id in enumerate(m.seats)
             ],
         )
+
+    def ping(self, timeout_s: float = PING_S) -> None:
+        """One round trip to the database; Unavailable when no connection is had within
+        ``timeout_s`` (the server is down, or every connection is busy) or the statement
+        fails."""
+        with _translated(), self.pool.connection(timeout=timeout_s) as conn:
+            conn.execute(Q["ping"])
 
     def deal_key(self) -> bytes:
         """The arena's secret deal key (migration 0007), read once."""

@@ -16,6 +16,10 @@ VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
         %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s)
 ON CONFLICT (id) DO NOTHING;
 
+-- name: ping
+-- A round trip, for the web's /healthz (Connected.ping).
+SELECT 1;
+
 -- name: deal_key
 SELECT deal_key FROM arena_secret;
 

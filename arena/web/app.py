@@ -358,7 +358,21 @@ def create_app(
         response.delete_cookie(OWNER_COOKIE)
         return response
 
-    async def health(request: Request) -> Response:
+    down: list[bool] = [False]  # whether the last check found the database unreachable
+
+    async def healthz(request: Request) -> Response:
+        """For a load balancer: 200 ``ok`` when the database answers, else 503 (logged
+        once as it goes down, once as it comes back)."""
+        try:
+            await asyncio.to_thread(store.ping)
+        except Unavailable as e:
+            if not down[0]:
+                log.warning("/healthz: %s", e)
+            down[0] = True
+            return PlainTextResponse("database unreachable", status_code=503)
+        if down[0]:
+            log.warning("/healthz: the database answers again")
+        down[0] = False
         return PlainTextResponse("ok")
 
     views: list[tuple[str, Builder, str]] = [
@@ -375,7 +389,7 @@ def create_app(
     ]
     routes: list[Any] = [
         Route("/", front),
-        Route("/health", health),
+        Route("/healthz", healthz),
         Route("/metrics", Exposition()),  # no secret, no hidden card: docs/operations.md
         Route("/sign-in", sign_in, methods=["GET", "POST"]),
         Route("/sign-out", sign_out),

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,12 +107,15 @@ def test_a_whole_match_over_tls_with_a_self_signed_certificate(
         # plaintext reaches nothing: not the CLI, not a raw channel
         plain = arena("bot", "list", extra=env)
         assert plain.returncode != 0 and "unavailable" in plain.stderr, plain.stderr
+        told = "the server may speak TLS: give its CA with --ca-file or ARENA_CA_FILE, or set"
+        assert f"at {address}): {told} ARENA_TLS=1" in plain.stderr, plain.stderr
         with open_channel(address) as channel, pytest.raises(grpc.RpcError) as caught:
             health(channel)
         assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
         # TLS without the CA: the system's roots do not know a self-signed certificate
         untrusting = arena("bot", "list", extra={**env, "ARENA_TLS": "1"})
         assert untrusting.returncode != 0 and "unavailable" in untrusting.stderr
+        assert "certificate is not one the system's roots trusts" in untrusting.stderr
         with open_channel(address, tls=True) as channel, pytest.raises(grpc.RpcError) as caught:
             health(channel)
         assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -121,3 +125,45 @@ def test_a_whole_match_over_tls_with_a_self_signed_certificate(
         assert processes.running["alpha"].poll() is None  # the bots still play on
         missing = arena("bot", "list", extra={**env, "ARENA_CA_FILE": str(tmp_path / "none")})
         assert missing.returncode != 0 and "cannot read the CA file" in missing.stderr
+
+
+def wait_line(processes: Processes, name: str, text: str, timeout_s: float = 60.0) -> str:
+    """Until the process's log has a line holding ``text``: that line."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for line in processes.log(name, lines=200).splitlines():
+            if text in line:
+                return line
+        assert time.monotonic() < deadline, processes.log(name)
+        time.sleep(0.05)  # polling the log file, where the process says what it did
+
+
+def test_a_client_connecting_the_wrong_way_is_told_about_tls(database: str, tmp_path: Path) -> None:
+    """A plaintext bot at a TLS referee, a TLS command at a plaintext one: each says which."""
+    cert, key = self_signed(tmp_path)
+    secure, plain = free_address(), free_address()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
+        "ARENA_HOME": str(tmp_path / "home"),
+        "ARENA_DATABASE_URL": database,
+        "ARENA_ADMIN_TOKEN": ADMIN,
+    }
+    with Processes(env, tmp_path / "logs") as processes:
+        processes.start("tls", "serve", "--address", secure, "--tls-cert", str(cert),
+                        "--tls-key", str(key))  # fmt: skip
+        wait_serving(secure, ca_file=str(cert))
+        processes.start(
+            "plain", "serve", "--address", plain, env={"ARENA_HOME": str(tmp_path / "other")}
+        )
+        wait_serving(plain)
+        bot_env = {"ARENA_ADDRESS": secure, "ARENA_TOKEN": "any"}
+        processes.start("bot", "bot", "run", "house:random", env=bot_env)
+        line = wait_line(processes, "bot", f"connection to {secure} lost (UNAVAILABLE)")
+        assert "the server may speak TLS: give its CA with --ca-file or ARENA_CA_FILE" in line
+
+        told = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "bot", "list"],
+            env={**env, "ARENA_ADDRESS": plain, "ARENA_CA_FILE": str(cert)},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert told.returncode != 0, told.stdout
+        assert f"at {plain}): the server may not speak TLS" in told.stderr, told.stderr

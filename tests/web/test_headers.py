@@ -55,7 +55,7 @@ KINDS = {
     "page": ("GET", "/bots", {}, 200),
     "json": ("GET", "/api/bots", {}, 200),
     "static": ("GET", "/static/style.css", {}, 200),
-    "health": ("GET", "/health", {}, 200),
+    "health": ("GET", "/healthz", {}, 200),
     "head": ("HEAD", "/bots", {}, 200),
     "not found page": ("GET", "/matches/m-nothing", {}, 404),
     "bad request json": ("GET", "/api/matches/m-0?hand=x", {}, 400),

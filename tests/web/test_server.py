@@ -46,7 +46,7 @@ def address(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[Address]:
 
 
 def response(conn: socket.socket) -> bytes:
-    """One whole response to a request for /health (its body is ``ok``)."""
+    """One whole response to a request for /healthz (its body is ``ok``)."""
     data = b""
     while not data.endswith(b"\r\n\r\nok"):
         chunk = conn.recv(4096)
@@ -59,7 +59,7 @@ def dribble_until_closed(conn: socket.socket) -> tuple[bytes, float]:
     """Send a request head a header line every ``LINE_S``, never ending it, until the
     server closes the connection: what the server sent meanwhile, and when it closed
     (``time.monotonic()``)."""
-    conn.sendall(b"GET /health HTTP/1.1\r\nHost: arena\r\n")
+    conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n")
     conn.settimeout(LINE_S)
     received = b""
     for line in range(int(PATIENCE_S / LINE_S)):
@@ -91,7 +91,7 @@ def test_a_request_head_sent_a_line_at_a_time_is_cut_off(address: Address) -> No
 def test_after_a_response_the_next_head_is_timed_out_too(address: Address) -> None:
     with socket.create_connection(address, timeout=PATIENCE_S) as conn:
         start = time.monotonic()  # before the server's clock starts: when it has answered
-        conn.sendall(b"GET /health HTTP/1.1\r\nHost: arena\r\n\r\n")
+        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n")
         assert response(conn).startswith(b"HTTP/1.1 200 ")
         received, closed = dribble_until_closed(conn)
     assert received == b"" and closed - start >= HEAD_S
@@ -104,7 +104,7 @@ def test_whole_requests_are_served_on_one_connection_however_slow_the_answer(
     monkeypatch.setattr(guard, "FIRST_DELAY_S", 2 * HEAD_S)  # a refusal held past the timeout
     conn = http.client.HTTPConnection(*address, timeout=PATIENCE_S)
     try:
-        conn.request("GET", "/health")
+        conn.request("GET", "/healthz")
         first = conn.getresponse()
         assert (first.status, first.read()) == (200, b"ok")
         sock = conn.sock
@@ -123,6 +123,6 @@ def test_whole_requests_are_served_on_one_connection_however_slow_the_answer(
 
 def test_a_head_in_pieces_within_the_timeout_is_served(address: Address) -> None:
     with socket.create_connection(address, timeout=PATIENCE_S) as conn:
-        for piece in (b"GET /hea", b"lth HTTP/1.1\r\n", b"Host: arena\r\n", b"\r\n"):
+        for piece in (b"GET /hea", b"lthz HTTP/1.1\r\n", b"Host: arena\r\n", b"\r\n"):
             conn.sendall(piece)
         assert response(conn).startswith(b"HTTP/1.1 200 ")
