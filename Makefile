@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test chromium bubblewrap node-example lint proto proto-check native bench faults demo clean
+.PHONY: help install test chromium bubblewrap nginx node-example lint proto proto-check native bench faults demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 # may run side by side; `make faults` stays on one process for its tallies.
 TEST_JOBS ?= 2
 
-test: lint proto-check chromium bubblewrap node-example native ## run the whole test suite (after the linters and the proto check)
+test: lint proto-check chromium bubblewrap nginx node-example native ## run the whole test suite (after the linters and the proto check)
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 # Playwright never downloads a browser here: the browser tests drive the system's Chromium,
@@ -45,6 +45,15 @@ bubblewrap: ## install bwrap (apt-get) for the hosted bots' sandbox when missing
 		echo "installing bubblewrap for the hosted bots' sandbox"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; \
+	fi
+
+# The reverse proxy's test (tests/system/test_proxy.py) runs Debian's nginx in front of the
+# arena with deploy/nginx/arena.conf (docs/operations.md); without nginx it skips.
+nginx: ## install nginx (apt-get) for the reverse proxy's test when missing and run as root
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing nginx for the reverse proxy's test"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq >/dev/null && apt-get install -y -qq nginx >/dev/null; \
 	fi
 
 # The hosted Node.js example carries its gRPC modules in its archive (docs/hosting.md):
