@@ -9,15 +9,22 @@ address is forgotten after ``FORGET_AFTER_S`` without a failure; at most ``MAX_A
 are remembered (the quietest are forgotten first). While ``MAX_WAITING`` refusals of one
 address are being held, its further attempts are refused at once (:meth:`FailedTokens.busy`).
 A good token is never delayed, whatever its address did before.
+
+Behind a reverse proxy every call comes from the proxy's address, and one guesser would
+have every bot refused: :func:`caller_address` takes the address the proxy saw instead,
+from the ``x-forwarded-for`` the proxy adds, for the proxies the operator trusts
+(``ARENA_TRUSTED_PROXIES``, docs/operations.md); from anyone else that header is ignored,
+since a client may send whatever it likes in it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 FREE_FAILURES = 3
@@ -89,6 +96,36 @@ class FailedTokens:
             if now - failures.last < FORGET_AFTER_S or failures.waiting:
                 return
             del self._by_address[address]
+
+
+def caller_address(
+    peer: str, metadata: Iterable[tuple[str, str | bytes]] | None, proxies: Collection[str]
+) -> str:
+    """The address a call came from: its gRPC ``peer``'s (:func:`peer_address`), unless
+    that is one of the trusted ``proxies``: then the last address of the call's
+    ``x-forwarded-for`` (the one the proxy appended: those before it are the client's
+    word), when it is an IP address; else the proxy's own."""
+    address = peer_address(peer)
+    if address not in proxies:
+        return address
+    forwarded = [v for k, v in metadata or () if k == "x-forwarded-for" and isinstance(v, str)]
+    last = forwarded[-1].rpartition(",")[2].strip() if forwarded else ""
+    try:
+        return str(ipaddress.ip_address(last))
+    except ValueError:
+        return address
+
+
+def trusted_proxies(text: str) -> frozenset[str]:
+    """The proxies of ``ARENA_TRUSTED_PROXIES``: IP addresses, by commas or spaces;
+    ValueError naming one that is not."""
+    found = set()
+    for item in text.replace(",", " ").split():
+        try:
+            found.add(str(ipaddress.ip_address(item)))
+        except ValueError:
+            raise ValueError(f"ARENA_TRUSTED_PROXIES: {item!r} is not an IP address") from None
+    return frozenset(found)
 
 
 def peer_address(peer: str) -> str:

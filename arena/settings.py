@@ -19,6 +19,8 @@ arena (serve, worker, web, demo) generate the organizer's token into ``ARENA_HOM
 when it is missing; the others use it when it is there. ``ARENA_CA_FILE``
 and ``ARENA_TLS`` make the clients use TLS (see :mod:`arena.channel`);
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY`` make ``arena serve`` serve it.
+``ARENA_TRUSTED_PROXIES`` lists the reverse proxies (IP addresses) in front of ``arena
+serve`` whose ``x-forwarded-for`` it believes (docs/operations.md).
 ``ARENA_HOSTED_WARM`` (default 8) is how many ready hosted processes a worker keeps in
 all (docs/hosting.md, the warm pool). ``ARENA_FIT_ABSENT_DAYS`` (default 14, the
 store's) is how long a bot may go without a rated game in a pool before it leaves the
@@ -42,7 +44,7 @@ import grpc
 from arena.channel import address_from_env, addresses, open_channel, tls_from_env
 from arena.engine import quoted
 from arena.errors import Invalid, Unavailable
-from arena.guard import new_token
+from arena.guard import new_token, trusted_proxies
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,8 @@ class Settings:
     # the address it listens on)
     run_window: int = 32  # a run's matches in flight at most (docs/events.md)
     hosted_warm: int = 8  # a worker's ready hosted processes in all (docs/hosting.md)
+    trusted_proxies: frozenset[str] = frozenset()  # arena serve: the reverse proxies
+    # whose x-forwarded-for names the caller (arena.guard.caller_address)
     fit_absent_days: int | None = None  # a bot idle this long in a pool leaves its fit's
     # anchor (docs/ratings.md); None: the store's default (ABSENT_DAYS, arena/domain/pools.py)
 
@@ -100,6 +104,7 @@ class Settings:
             node_address=env.get("ARENA_NODE_ADDRESS", ""),
             run_window=max(1, _seconds(env, "ARENA_RUN_WINDOW", 32, "matches")),
             hosted_warm=_seconds(env, "ARENA_HOSTED_WARM", 8, "processes"),
+            trusted_proxies=_proxies(env.get("ARENA_TRUSTED_PROXIES", "")),
             organizer_token_value=env.get("ARENA_ORGANIZER_TOKEN") or None,
             bot_token_value=env.get("ARENA_TOKEN") or None,
             fit_absent_days=(
@@ -168,6 +173,13 @@ class Settings:
                 f.write(new_token() + "\n")
             log.warning("generated the organizer's token into %s", path)
         return path.read_text().strip()
+
+
+def _proxies(text: str) -> frozenset[str]:
+    try:
+        return trusted_proxies(text)
+    except ValueError as e:
+        raise Invalid(str(e)) from None
 
 
 def _seconds(env: Mapping[str, str], name: str, default: int, unit: str = "seconds") -> int:

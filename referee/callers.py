@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from arena.domain.actors import FIRST, Viewer, bot_actor
 from arena.engine import quoted
 from arena.errors import Exhausted, Forbidden, Unauthenticated
-from arena.guard import FailedTokens, peer_address
+from arena.guard import FailedTokens, caller_address
 from referee.hub import Hub
 from referee.nodes import Node
 
@@ -135,10 +135,10 @@ class Callers:
     async def _guess(self, context: Any) -> None:
         """A wrong token: held the longer, the more its address has sent (Exhausted at
         once while too many of its refusals are held)."""
-        address = peer_address(context.peer())
+        address = caller_address(context.peer(), context.invocation_metadata(), self.hub.proxies)
         if self.failed.busy(address):
             raise Exhausted("too many wrong tokens from your address")
-        log.warning("a wrong organizer token from %s", context.peer())
+        log.warning("a wrong organizer token from %s", address)
         await self.failed.hold(address)
 
     async def presence(self, bots: list[str] | None = None) -> Presence:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Mapping
 
 import grpc
 
@@ -49,9 +49,13 @@ def percentile_us(counts: list[int], q: float) -> int:
 class Hub:
     """Sessions by bot, running matches by id."""
 
-    def __init__(self, tokens: TokenBook, max_concurrency: int = 64) -> None:
+    def __init__(
+        self, tokens: TokenBook, max_concurrency: int = 64, proxies: Collection[str] = ()
+    ) -> None:
         self.tokens = tokens
         self.max_concurrency = max_concurrency
+        self.proxies = frozenset(proxies)  # whose x-forwarded-for names the caller
+        # (arena.guard.caller_address)
         self.sessions: dict[str, Session] = {}
         self.matches: dict[str, Seated] = {}
         self._arrived = asyncio.Condition()

@@ -22,7 +22,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from arena.domain.identity import is_match_token
-from arena.guard import FailedTokens, peer_address
+from arena.guard import FailedTokens, caller_address
 from arena.hosted.tokens import token_key
 from arena.proto.truco.v1 import arena_pb2, bot_pb2_grpc
 from arena.proto.truco.v1 import bot_pb2 as pb
@@ -132,7 +132,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
                 return Session.open(
                     hosted, 1, context.peer(), hello.hand_results, hello.name, match_id
                 )
-        address = peer_address(context.peer())
+        address = caller_address(context.peer(), context.invocation_metadata(), self.hub.proxies)
         if self.failed.busy(address):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many bad tokens from your address"
@@ -151,7 +151,7 @@ class RefereeServicer(bot_pb2_grpc.RefereeServicer):
         None: a match token of the arena's, whose process may ask again after its match,
         from the address all of its worker's sandboxes share)."""
         level = logging.INFO if address is None else logging.WARNING
-        log.log(level, "refused a bot from %s: %s", context.peer(), why)
+        log.log(level, "refused a bot from %s: %s", address or context.peer(), why)
         if address is not None:
             await self.failed.hold(address)
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, why)

@@ -150,7 +150,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     store = open_store("web", settings)
     app = create_app(store, organizer_token=organizer)
     try:
-        started = serve(app, args.host, args.port)
+        started = serve(app, args.host, args.port, settings.trusted_proxies)
     finally:
         store.close()
     return 0 if started else 1

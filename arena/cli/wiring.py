@@ -63,4 +63,5 @@ def arena_server(
         node_address or settings.node_address,
         (settings.ca_file, settings.tls),
     )
-    return create_server(address, Hub(book), arena, credentials, local_socket, named)
+    hub = Hub(book, proxies=settings.trusted_proxies)
+    return create_server(address, hub, arena, credentials, local_socket, named)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+from collections.abc import Collection
 from typing import Any
 
 import uvicorn
@@ -70,19 +71,23 @@ class HeadTimeout(H11Protocol):
             self.transport.close()
 
 
-def web_server(app: Starlette, host: str = "127.0.0.1", port: int = 8080) -> uvicorn.Server:
+def web_server(
+    app: Starlette, host: str = "127.0.0.1", port: int = 8080, proxies: Collection[str] = ()
+) -> uvicorn.Server:
     """A uvicorn server of ``app``, not started: HTTP/1.1 with a deadline on request
-    heads, no websockets."""
+    heads, no websockets. The client's address is the one a proxy on loopback or among
+    ``proxies`` (``ARENA_TRUSTED_PROXIES``) forwarded, else the peer's."""
     config = uvicorn.Config(
-        app, host=host, port=port, http=HeadTimeout, ws="none", log_level="warning"
-    )
+        app, host=host, port=port, http=HeadTimeout, ws="none", log_level="warning",
+        forwarded_allow_ips=["127.0.0.1", "::1", *sorted(proxies)],
+    )  # fmt: skip
     return uvicorn.Server(config)
 
 
-def serve(app: Starlette, host: str, port: int) -> bool:
+def serve(app: Starlette, host: str, port: int, proxies: Collection[str] = ()) -> bool:
     """Serve ``app`` until SIGINT or SIGTERM, then finish the open requests; whether the
     server started."""
-    server = web_server(app, host, port)
+    server = web_server(app, host, port, proxies)
     log.warning("web pages on http://%s:%d/", host, port)
 
     def stopped(signum: int, frame: Any) -> None:

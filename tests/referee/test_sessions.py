@@ -317,3 +317,58 @@ def test_a_session_cut_off_with_a_status_leaves_the_hub_at_once() -> None:
     assert second.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert hub.sessions == {} and left == ["a"]
     assert not first.ended.is_set() and not second.ended.is_set()  # their streams go on
+
+
+def test_behind_a_trusted_proxy_a_bad_token_counts_against_the_address_it_forwarded(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # behind nginx every bot comes from nginx's address: one guesser would lock all out
+    forwarded = (("x-forwarded-for", "198.51.100.9, 203.0.113.7"),)  # the proxy's is last
+    for proxies, refused in ((("127.0.0.1",)), "203.0.113.7"), ((), "127.0.0.1"):
+        ref = Referee()
+        ref.hub.proxies = frozenset(proxies)
+        try:
+            with caplog.at_level("WARNING", logger="referee.server"):
+                caplog.clear()
+                client = Client(ref.server.address, forwarded)
+                client.hello("guess")
+                assert client.error().code() == grpc.StatusCode.UNAUTHENTICATED
+                client.close()
+            assert f"refused a bot from {refused}: unknown token" in caplog.text
+            good = Client(ref.server.address, forwarded)  # a good token is never held
+            good.hello(ref.token)
+            assert good.next().welcome.bot == "alpha"
+            good.close()
+        finally:
+            ref.close()
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "address"),
+    [
+        ("ipv4:10.0.0.5:4000", ["1.2.3.4"], "1.2.3.4"),  # from the proxy: what it saw
+        ("ipv4:10.0.0.5:4000", ["9.9.9.9, 1.2.3.4"], "1.2.3.4"),  # the client's own first
+        ("ipv4:10.0.0.5:4000", ["x", "1.2.3.4"], "1.2.3.4"),  # the last header
+        ("ipv4:10.0.0.5:4000", ["not-an-address"], "10.0.0.5"),
+        ("ipv4:10.0.0.5:4000", [], "10.0.0.5"),
+        ("ipv4:10.0.0.6:4000", ["1.2.3.4"], "10.0.0.6"),  # not a proxy: its word ignored
+        ("ipv6:[::1]:4000", ["2001:db8::1"], "2001:db8::1"),
+    ],
+)
+def test_the_callers_address_is_the_forwarded_one_only_from_a_trusted_proxy(
+    peer: str, forwarded: list[str], address: str
+) -> None:
+    from arena.guard import caller_address
+
+    metadata = [("x-forwarded-for", value) for value in forwarded]
+    assert caller_address(peer, metadata, {"10.0.0.5", "::1"}) == address
+
+
+def test_trusted_proxies_must_be_ip_addresses() -> None:
+    from arena.errors import Invalid
+    from arena.settings import Settings
+
+    env = {"ARENA_TRUSTED_PROXIES": "10.0.0.5, ::1"}
+    assert Settings.from_env(env).trusted_proxies == {"10.0.0.5", "::1"}
+    with pytest.raises(Invalid, match="'nginx' is not an IP address"):
+        Settings.from_env({"ARENA_TRUSTED_PROXIES": "10.0.0.5 nginx"})
