@@ -72,8 +72,9 @@ class TimedHub(Hub):
         super().route(session, reply)
 
 
-def serve(store: Store) -> tuple[Any, TimedHub]:
-    """A referee with the Arena API on a loop of its own (kept: dropped, it would stop)."""
+def serve(store: Store) -> tuple[Any, TimedHub, asyncio.AbstractEventLoop]:
+    """A referee with the Arena API on a loop of its own (kept: dropped, it would stop),
+    its hub and the loop."""
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
@@ -83,7 +84,8 @@ def serve(store: Store) -> tuple[Any, TimedHub]:
         await referee.start()
         return referee, hub
 
-    return asyncio.run_coroutine_threadsafe(start(), loop).result(30)
+    referee, hub = asyncio.run_coroutine_threadsafe(start(), loop).result(30)
+    return referee, hub, loop
 
 
 def main() -> int:
@@ -98,14 +100,15 @@ def main() -> int:
     with scratch_database(server(), "arena_bench") as url:
         migrate(url)
         store = Store(url)
+        referee, hub, loop = serve(store)
         try:
-            return measure(store, args.rounds, args.throughput_rounds)
-        finally:
+            return measure(store, referee, hub, args.rounds, args.throughput_rounds)
+        finally:  # the referee first: its node's leases are written until it stops
+            asyncio.run_coroutine_threadsafe(referee.stop(0), loop).result(30)
             store.close()
 
 
-def measure(store: Store, rounds: int, throughput_rounds: int = 5) -> int:
-    referee, hub = serve(store)
+def measure(store: Store, referee: Any, hub: TimedHub, rounds: int, throughput_rounds: int) -> int:
     address = referee.address
     store.register_bot("mine")
     _, token = store.register_bot("opponent")
