@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from arena.bots.base import Bot
 from arena.domain.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
+from arena.logs import about_match
 from arena.proto.truco.v1 import bot_pb2 as pb
 from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
 from arena.wire_clock import clock_to_pb
@@ -182,6 +183,10 @@ class MatchRunner:
     # ---- the match -----------------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
+        with about_match(self.match_id):  # on each line logged while it plays
+            return await self._play()
+
+    async def _play(self) -> dict[str, Any]:
         self._loop = loop = asyncio.get_running_loop()
         self.hub.opened(self)
         try:

@@ -110,7 +110,7 @@ class Arena:
         return embedded.broker_url(Settings.from_env(self.env))
 
     def worker(self, name: str = "worker", *more: str) -> None:
-        self.processes.start(name, "worker", "--concurrency", "8", "--loglevel", "info", *more)
+        self.processes.start(name, "worker", "--concurrency", "8", "--log-level", "info", *more)
 
     def challenge(self, bots: list[str], matches: int) -> list[str]:
         """Rated matches now (RequestMatch); their ids."""

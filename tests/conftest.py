@@ -80,9 +80,11 @@ def migrated(postgres: str) -> Iterator[str]:
 @pytest.fixture
 def database(request: pytest.FixtureRequest, postgres: str) -> Iterator[str]:
     """A fresh database; its connection string. Empty, unless the test asks for the
-    ``store`` or for arenas too: then a copy of the migrated template, with a deal key of
-    its own drawn as migration 0007 draws one (so that no two test databases deal alike)."""
-    copied = {"store", "arena_factory"} & set(request.fixturenames)
+    ``store``, for arenas, or for the template itself (``usefixtures("migrated")``: a test
+    whose processes find the schema made, as they migrate a configured database only with
+    ``--migrate``): then a copy of the migrated template, with a deal key of its own drawn
+    as migration 0007 draws one (so that no two test databases deal alike)."""
+    copied = {"store", "arena_factory", "migrated"} & set(request.fixturenames)
     template = request.getfixturevalue("migrated") if copied else None
     with scratch_database(postgres, template=template) as url:
         if template is not None:

@@ -30,6 +30,7 @@ LAYERS: dict[str, tuple[str, ...]] = {  # layer -> its packages and modules, by 
     "engine": ("arena.engine",),
     "kernel": (
         "arena.errors",
+        "arena.logs",
         "arena.proto",
         "arena.channel",
         "arena.guard",

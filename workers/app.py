@@ -33,7 +33,6 @@ app.conf.update(
     task_ignore_result=True,
     timezone="UTC",
     broker_connection_retry_on_startup=True,
-    worker_hijack_root_logger=False,
     beat_schedule={
         "dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()},
         # a look that waited longer than the next one is dropped, not piled up
@@ -44,6 +43,12 @@ app.conf.update(
         },
     },
 )
+
+
+@signals.setup_logging.connect
+def _process_logging(**kwargs: Any) -> None:
+    """Celery leaves the logging alone: its lines (and the tasks') go to the root logger
+    that the command line set up (arena/logs.py), in its format and at its level."""
 
 
 CONTROL = (

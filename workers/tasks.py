@@ -23,6 +23,7 @@ the referee is joined, not restarted.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
@@ -40,6 +41,7 @@ from arena.domain.placement import place
 from arena.embedded import database_url
 from arena.errors import ArenaError, Invalid, NotFound, Unavailable
 from arena.hosted.host import Host
+from arena.logs import about_match
 from arena.metrics import LADDER_MATCHES, MATCH_SECONDS, TASKS
 from arena.settings import Settings
 from arena.store.rows import MatchRow
@@ -190,6 +192,26 @@ def start_run(self: Any, run_id: int) -> int:
     else:
         finish_run.delay(run_id)
     return len(ids)
+
+
+_task = threading.local()  # what the task this thread runs is about
+
+
+@signals.task_prerun.connect
+def _task_begins(task: Any, args: Any = (), kwargs: Any = None, **_: Any) -> None:
+    """The lines logged while a match's task runs carry its id (arena/logs.py): the
+    task's, and Celery's own of its retry, success or failure."""
+    if task.name == play_match.name:
+        _task.about = contextlib.ExitStack()
+        _task.about.enter_context(about_match((kwargs or {}).get("match_id") or args[0]))
+
+
+@signals.task_postrun.connect
+def _task_ends(**_: Any) -> None:
+    about = getattr(_task, "about", None)
+    if about is not None:
+        _task.about = None
+        about.close()
 
 
 @app.task(name="arena.play_match", bind=True, max_retries=MAX_RETRIES)

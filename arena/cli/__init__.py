@@ -16,14 +16,14 @@ so (:func:`server_parts`) instead of failing on an import.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from arena.cli.common import READER_GONE
+from arena import logs
+from arena.cli.common import READER_GONE, logs_of
 from arena.engine import TrucoError
 from arena.errors import ArenaError
 
@@ -49,11 +49,12 @@ def _main(argv: Sequence[str] | None) -> int:
     os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     grammar = parser()
     args = grammar.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not hasattr(args, "run"):
         grammar.print_help()
         return 2
     try:
+        log_level, log_format = logs_of(args)
+        logs.configure(log_level, log_format)
         code: int = args.run(args)
     except (ArenaError, TrucoError) as e:  # the user's: the message is meant for them
         print(f"arena: {e}", file=sys.stderr)

@@ -7,6 +7,7 @@ import argparse
 import base64
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -17,9 +18,26 @@ from google.protobuf.message import Message
 from arena.domain.clock import DEFAULT_CLOCK, LIMITS_MS, TimeControl, check_ms
 from arena.engine import Rules, TrucoError, quoted
 from arena.errors import MAX_ID, Invalid
+from arena.logs import FORMATS, LEVELS, choice
 
 if TYPE_CHECKING:  # what add_subparsers gives: a parser per command (generic in typeshed only)
     Commands = argparse._SubParsersAction["Parser"]
+
+
+def logs_of(args: argparse.Namespace) -> tuple[str, str]:
+    """The level and format of the command's logs: its ``--log-level`` and
+    ``--log-format``, else ``$ARENA_LOG_LEVEL`` and ``$ARENA_LOG_FORMAT``, else INFO for
+    the commands that run a server and WARNING for the others, in text."""
+    level = getattr(args, "log_level", None) or choice(
+        "ARENA_LOG_LEVEL",
+        os.environ.get("ARENA_LOG_LEVEL") or str(getattr(args, "log_default", "warning")),
+        LEVELS,
+    )
+    form = getattr(args, "log_format", None) or choice(
+        "ARENA_LOG_FORMAT", os.environ.get("ARENA_LOG_FORMAT") or "text", FORMATS
+    )
+    return str(level), str(form)
+
 
 READER_GONE = 141  # the exit status of a command killed by SIGPIPE, as the shell reports it
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +27,6 @@ import grpc
 from arena.domain.clock import DEFAULT_CLOCK
 from arena.embedded import (
     broker_url,
-    database_url,
     embedded_postgres_running,
     embedded_redis_running,
     stop_embedded_postgres,
@@ -49,11 +48,19 @@ LADDER_CONCURRENCY = 4  # ladder matches at once
 LADDER_DRAIN_S = 120.0  # the most the demo waits for the ladder's last matches to end
 
 
-def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
-    """The demo (its parameters' defaults and help: the ``demo`` command's grammar)."""
+def run_demo(
+    matches: int,
+    web_port: int,
+    ladder_s: int,
+    logs: Mapping[str, str] = {},
+    migrate: bool = False,
+) -> int:
+    """The demo (its parameters' defaults and help: the ``demo`` command's grammar); its
+    processes' environment has ``logs`` too (their ``ARENA_LOG_LEVEL`` and
+    ``ARENA_LOG_FORMAT``), and ``migrate`` migrates a configured database first."""
     from arena.cli.client import Arena
     from arena.cli.reader import print_ratings, watch  # the tournament commands' presenters
-    from arena.store.migrate import migrate
+    from arena.cli.wiring import schema_ready
 
     settings = Settings.from_env()
     home = settings.home
@@ -62,8 +69,7 @@ def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
     ours_redis = settings.broker_url is None and not embedded_redis_running(home)
     print(f"Truco Arena demo; data in {home}")
     _step("PostgreSQL", "embedded" if settings.database_url is None else "configured")
-    url = database_url(settings)
-    migrate(url)
+    url = schema_ready("demo", settings, migrate)
     _step("broker", "embedded Redis" if settings.broker_url is None else settings.broker_url)
     broker = broker_url(settings)
     address = free_address()
@@ -74,6 +80,7 @@ def run_demo(matches: int, web_port: int, ladder_s: int) -> int:
         "ARENA_ADDRESS": address,
         "ARENA_ADMIN_TOKEN": settings.admin_token(),
         "ARENA_QUEUE": settings.queue,
+        **logs,
     }
     web = f"http://127.0.0.1:{web_port}"
     try:

@@ -1,6 +1,6 @@
 """The grammar of the commands that run a process of the arena (``serve``, ``web``,
 ``worker``, ``beat``, ``demo``) or look after one (``nodes``, ``db migrate``,
-``stop-embedded``)."""
+``db status``, ``stop-embedded``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING
 
+from arena import logs
 from arena.cli import reader, servers
 from arena.cli.common import CONCURRENCY, MATCHES, PORT, count
 from arena.engine import quoted
@@ -41,6 +42,7 @@ def processes(sub: Commands) -> None:
         "default: --address, with the port it got)",
     )
     metrics_option(p)
+    server_options(p)
     p.set_defaults(run=servers.cmd_serve)
 
     p = sub.add_parser("nodes", help="the live referee nodes and their load (docs/cluster.md)")
@@ -51,6 +53,7 @@ def processes(sub: Commands) -> None:
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
     p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
     metrics_option(p)
+    server_options(p)
     p.set_defaults(run=servers.cmd_web)
 
     p = sub.add_parser("worker", help="run a Celery worker: it plays tournament matches")
@@ -60,18 +63,23 @@ def processes(sub: Commands) -> None:
         default=32,
         help="tasks at once (default 32); each bot's own concurrency still caps its matches",
     )
-    p.add_argument("--loglevel", default="warning")
     metrics_option(p)
+    server_options(p)
     p.set_defaults(run=servers.cmd_worker)
     p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
-    p.add_argument("--loglevel", default="warning")
     metrics_option(p)
+    server_options(p)
     p.set_defaults(run=servers.cmd_beat)
 
     group = sub.add_parser("db", help="the database")
     actions = group.add_subparsers(metavar="ACTION")
     p = actions.add_parser("migrate", help="apply the migrations ($ARENA_DATABASE_URL or embedded)")
     p.set_defaults(run=servers.cmd_db_migrate)
+    p = actions.add_parser(
+        "status", help="the database's schema version, the code's, and the migrations pending"
+    )
+    p.add_argument("--json", action="store_true", help="print it as JSON")
+    p.set_defaults(run=servers.cmd_db_status)
     p = sub.add_parser(
         "stop-embedded",
         help="stop the embedded PostgreSQL and Redis of $ARENA_HOME (other commands leave "
@@ -92,6 +100,7 @@ def processes(sub: Commands) -> None:
         default=60,
         help="how long the ladder plays after the tournament, in seconds (default 60)",
     )
+    server_options(p, default=None)  # the demo's own lines: WARNING; its processes: INFO
     p.set_defaults(run=servers.cmd_demo)
 
 
@@ -116,3 +125,35 @@ def host_port(text: str) -> tuple[str, int]:
     raise argparse.ArgumentTypeError(
         f"write HOST:PORT with a port from 1 to 65535 (127.0.0.1:9464), not {quoted(text)}"
     )
+
+
+def server_options(p: argparse.ArgumentParser, default: str | None = "info") -> None:
+    """``--log-level``, ``--log-format`` and ``--migrate``, the options of every command
+    that runs a process of the arena; its logs at ``default`` unless told (None: the
+    CLI's)."""
+    levels, forms = "|".join(logs.LEVELS), "|".join(logs.FORMATS)
+    p.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=logs.LEVELS,
+        metavar="LEVEL",
+        help=f"log at {levels} and above ($ARENA_LOG_LEVEL; default {default or 'warning'})",
+    )
+    p.add_argument("--loglevel", dest="log_level", type=str.lower, choices=logs.LEVELS,
+                   help=argparse.SUPPRESS)  # fmt: skip  # its older name
+    p.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=logs.FORMATS,
+        metavar="FORMAT",
+        help=f"{forms}: json is one object a line, for log shippers ($ARENA_LOG_FORMAT; "
+        "default text)",
+    )
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="apply the database's missing migrations first (on $ARENA_DATABASE_URL only "
+        "with this; the embedded database is always migrated); see docs/operations.md",
+    )
+    if default is not None:
+        p.set_defaults(log_default=default)

@@ -14,7 +14,8 @@ import signal
 import sys
 from pathlib import Path
 
-from arena.cli.wiring import arena_server, open_store
+from arena.cli.common import logs_of
+from arena.cli.wiring import arena_server, open_store, schema_ready
 from arena.engine import quoted
 from arena.errors import ArenaError, Invalid
 from arena.settings import Settings
@@ -46,7 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings.admin_token()  # refused before anything starts where it must be set
     if not serve_metrics("serve", args.metrics_address):
         return 1
-    store = open_store("serve", settings)
+    store = open_store("serve", settings, migrate=args.migrate)
     local = local_socket(settings.home)
 
     async def serve() -> None:
@@ -62,7 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
             watch_referee(server.hub)
         await server.start()
-        log.warning(
+        log.info(
             "referee listening on %s%s, node %s (reached at %s)", address,
             " (TLS)" if credentials else "", server.node.name, server.node.address,
         )  # fmt: skip
@@ -147,7 +148,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     organizer = settings.admin_token()
     if not serve_metrics("web", args.metrics_address):  # and on its own pages' /metrics
         return 1
-    store = open_store("web", settings)
+    store = open_store("web", settings, migrate=args.migrate)
     app = create_app(store, organizer_token=organizer)
     try:
         started = serve(app, args.host, args.port, settings.trusted_proxies)
@@ -163,19 +164,21 @@ def cmd_worker(args: argparse.Namespace) -> int:
     settings.admin_token()  # the referee's: refused before anything starts where it must be set
     if not serve_metrics("worker", args.metrics_address):  # its threads count in this process
         return 1
+    schema_ready("worker", settings, args.migrate)
     app = configure(settings)
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
-    app.worker_main([*argv, "--loglevel", args.loglevel, "--without-gossip", "--without-mingle"])
+    app.start(celery_argv(args, [*argv, "--without-gossip", "--without-mingle"]))
     return 0
 
 
 def cmd_beat(args: argparse.Namespace) -> int:
     from workers.app import configure
 
+    settings = Settings.from_env()
     if not serve_metrics("beat", args.metrics_address):
         return 1
-    app = configure(Settings.from_env())
-    app.start(["beat", "--loglevel", args.loglevel])
+    schema_ready("beat", settings, args.migrate)
+    configure(settings).start(celery_argv(args, ["beat"]))
     return 0
 
 
@@ -192,8 +195,16 @@ def serve_metrics(command: str, address: tuple[str, int] | None) -> bool:
     except OSError as e:
         print(f"arena {command}: cannot serve metrics on {host}:{port}: {e}", file=sys.stderr)
         return False
-    log.warning("metrics on http://%s:%d/metrics", host, port)
+    log.info("metrics on http://%s:%d/metrics", host, port)
     return True
+
+
+def celery_argv(args: argparse.Namespace, command: list[str]) -> list[str]:
+    """Celery's arguments for ``command``: its lines go through the arena's logging
+    (workers/app.py) at the command's level; in JSON, without the banner it prints on
+    standard output."""
+    level, form = logs_of(args)
+    return [*(["--quiet"] if form == "json" else []), *command, "--loglevel", level]
 
 
 def cmd_bot_run(args: argparse.Namespace) -> int:
@@ -227,7 +238,9 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from arena.cli.demo import run_demo
 
-    return run_demo(args.matches, args.web_port, args.ladder_s)
+    told = {"ARENA_LOG_LEVEL": args.log_level, "ARENA_LOG_FORMAT": args.log_format}
+    logs = {k: v for k, told_v in told.items() if (v := told_v or os.environ.get(k))}
+    return run_demo(args.matches, args.web_port, args.ladder_s, logs=logs, migrate=args.migrate)
 
 
 def cmd_db_migrate(args: argparse.Namespace) -> int:
@@ -240,11 +253,36 @@ def cmd_db_migrate(args: argparse.Namespace) -> int:
         url = database_url(Settings.from_env())
         applied = migrate(url)
         version = schema_version(url)
-    except psycopg.Error as e:
+    except (psycopg.Error, ArenaError) as e:  # ArenaError: the database is newer than the code
         print(f"arena db migrate: {e}".strip(), file=sys.stderr)
         return 1
     names = ", ".join(f"{m.version:04d}_{m.name}" for m in applied) or "nothing to apply"
     print(f"schema version {version} ({names})")
+    return 0
+
+
+def cmd_db_status(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from arena.cli.common import print_json
+    from arena.embedded import database_url
+    from arena.store.migrate import schema
+
+    try:
+        found = schema(database_url(Settings.from_env()))
+    except psycopg.Error as e:
+        print(f"arena db status: {e}".strip(), file=sys.stderr)
+        return 1
+    if args.json:
+        print_json({
+            "database": found.database, "code": found.code, "pending": found.names(),
+            "state": found.state,
+        })  # fmt: skip
+        return 0
+    print(f"database: schema version {found.database}")
+    print(f"code:     schema version {found.code}")
+    print(f"pending:  {', '.join(found.names()) or 'none'}")
+    print(found.state)
     return 0
 
 

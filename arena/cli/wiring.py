@@ -11,20 +11,37 @@ from typing import Any
 from arena.settings import Settings
 
 
-def open_store(command: str, settings: Settings, max_size: int = 8) -> Any:
-    """The store on the settings' database, migrated; SystemExit (1) saying why not."""
+def open_store(command: str, settings: Settings, max_size: int = 8, migrate: bool = False) -> Any:
+    """The store on the settings' database (:func:`schema_ready`); SystemExit (1) saying
+    why not."""
+    from arena.store.store import Store
+
+    url = schema_ready(command, settings, migrate)
+    return Store(url, max_size=max_size, fit_absent_s=settings.fit_absent_s)
+
+
+def schema_ready(command: str, settings: Settings, migrate: bool = False) -> str:
+    """The connection string of the settings' database once its schema is this code's:
+    migrated first with ``migrate``, or on the embedded database (a configured one is
+    never migrated unasked: docs/operations.md); SystemExit (1) saying why not, naming
+    the versions where the database is behind or ahead of the code."""
     import psycopg
 
     from arena.embedded import database_url
-    from arena.store.migrate import migrate
-    from arena.store.store import Store
+    from arena.errors import NotReady
+    from arena.store import migrate as migrations
 
     try:
         url = database_url(settings)
-        migrate(url)
-        return Store(url, max_size=max_size, fit_absent_s=settings.fit_absent_s)
+        if migrate or settings.database_url is None:
+            migrations.migrate(url)
+        else:
+            migrations.ready(url)
+        return url
     except psycopg.Error as e:
         raise SystemExit(f"arena {command}: cannot use the database: {e}".strip()) from None
+    except NotReady as e:
+        raise SystemExit(f"arena {command}: {e}") from None
 
 
 def arena_server(

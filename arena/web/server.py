@@ -76,9 +76,12 @@ def web_server(
 ) -> uvicorn.Server:
     """A uvicorn server of ``app``, not started: HTTP/1.1 with a deadline on request
     heads, no websockets. The client's address is the one a proxy on loopback or among
-    ``proxies`` (``ARENA_TRUSTED_PROXIES``) forwarded, else the peer's."""
+    ``proxies`` (``ARENA_TRUSTED_PROXIES``) forwarded, else the peer's. Its lines go
+    through the process's logging (arena/logs.py), a line for each request only at DEBUG."""
+    access = logging.getLogger().isEnabledFor(logging.DEBUG)
     config = uvicorn.Config(
-        app, host=host, port=port, http=HeadTimeout, ws="none", log_level="warning",
+        app, host=host, port=port, http=HeadTimeout, ws="none", log_config=None,
+        log_level=None, access_log=access,
         forwarded_allow_ips=["127.0.0.1", "::1", *sorted(proxies)],
     )  # fmt: skip
     return uvicorn.Server(config)
@@ -88,7 +91,7 @@ def serve(app: Starlette, host: str, port: int, proxies: Collection[str] = ()) -
     """Serve ``app`` until SIGINT or SIGTERM, then finish the open requests; whether the
     server started."""
     server = web_server(app, host, port, proxies)
-    log.warning("web pages on http://%s:%d/", host, port)
+    log.info("web pages on http://%s:%d/", host, port)
 
     def stopped(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt

@@ -18,6 +18,7 @@ from arena.domain.identity import is_version
 from arena.domain.nodes import Where
 from arena.engine import Rules
 from arena.errors import Invalid, Unavailable
+from arena.logs import about_match
 from arena.metrics import DECISIONS, FAULT_KINDS, FAULTS, LATENESS, MATCHES_ENDED
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.wire_clock import request_clock
@@ -75,26 +76,27 @@ class Playing:
     ) -> dict[str, Any]:
         """RunMatch's play, once its bots have free seats (and its hosted processes have
         connected): registered while it plays, its record kept a while after."""
-        keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
-        dial_in = [b for b in dict.fromkeys(seats) if not is_version(b)]
-        remote = await self.node.elsewhere(dial_in) if self.node is not None else {}
-        try:
-            async with (
-                self.hub.expect(match_id, keys, HOSTED_START_S, frozenset(remote)),
-                self._seated(match_id, dial_in, remote),
-            ):
-                runner = MatchRunner(
-                    self.hub, match_id, rules, seats, seed=seed, clock=clock,
-                    stand_in=lambda: house_bot("heuristic"),
-                )  # fmt: skip
-                record = await runner.run()
-            counted(record)
-            self._ended[match_id] = record
-            while len(self._ended) > KEPT_RECORDS:
-                self._ended.popitem(last=False)
-            return record
-        finally:
-            del self._runs[match_id]
+        with about_match(match_id):  # on each line logged meanwhile, in the tasks it starts too
+            keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
+            dial_in = [b for b in dict.fromkeys(seats) if not is_version(b)]
+            remote = await self.node.elsewhere(dial_in) if self.node is not None else {}
+            try:
+                async with (
+                    self.hub.expect(match_id, keys, HOSTED_START_S, frozenset(remote)),
+                    self._seated(match_id, dial_in, remote),
+                ):
+                    runner = MatchRunner(
+                        self.hub, match_id, rules, seats, seed=seed, clock=clock,
+                        stand_in=lambda: house_bot("heuristic"),
+                    )  # fmt: skip
+                    record = await runner.run()
+                counted(record)
+                self._ended[match_id] = record
+                while len(self._ended) > KEPT_RECORDS:
+                    self._ended.popitem(last=False)
+                return record
+            finally:
+                del self._runs[match_id]
 
     @contextlib.asynccontextmanager
     async def _seated(

@@ -56,6 +56,7 @@ from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.service import Organizer, Processes, free_address, wait_serving
 from arena.settings import Settings
+from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.wire_clock import clock_to_pb
 from referee.runner import MatchRunner
@@ -116,7 +117,8 @@ def postgres() -> list[int]:
 @contextlib.contextmanager
 def scratch_database(home: Path) -> Iterator[str]:
     """A fresh database on ``ARENA_DATABASE_URL``'s server, else the machine's, else the
-    embedded one under ``home``; dropped (and the embedded server stopped) afterwards."""
+    embedded one under ``home``, migrated (the arena's processes migrate a configured
+    database only with --migrate); dropped (and the embedded server stopped) afterwards."""
     embedded = None
     admin = os.environ.get("ARENA_DATABASE_URL") or MACHINE_DATABASE
     try:
@@ -129,6 +131,7 @@ def scratch_database(home: Path) -> Iterator[str]:
         embedded = pgserver.get_server(home / "pgdata")
     try:
         with scratch.scratch_database(admin, "arena_bench") as url:
+            migrate(url)
             yield url
     finally:
         if embedded is not None:

@@ -4,10 +4,14 @@ real process, real files, exit codes), a record to replay, an organizer's enviro
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from arena.service import free_address, wait_serving
 
 # Dealer 1, so seat 0 leads. Vira 4D: the 5s are manilhas.
 RECORD: dict[str, Any] = {
@@ -59,3 +63,21 @@ def organizer_env(database: str, home: Path) -> dict[str, str]:
         "ARENA_DATABASE_URL": database,
         "ARENA_ADMIN_TOKEN": "organizer-secret",
     }
+
+
+def served_log(env: dict[str, str], *options: str) -> str:
+    """What `arena serve` with ``options`` wrote on its standard error (into a file, which
+    never fills as a pipe would), from its start until it stopped on SIGTERM, exit 0."""
+    address = free_address()
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address, *options]
+    with tempfile.TemporaryFile("w+") as stderr:
+        serve = subprocess.Popen(argv, env=env, stderr=stderr, text=True)
+        try:
+            wait_serving(address)
+            serve.send_signal(signal.SIGTERM)
+            assert serve.wait(timeout=20) == 0
+        finally:
+            serve.kill()
+            serve.wait()
+        stderr.seek(0)
+        return stderr.read()

@@ -22,6 +22,8 @@ import pytest
 from arena.service import free_address, wait_serving
 from tests.cli.common import UNCLEAN, arena, organizer_env
 
+pytestmark = pytest.mark.usefixtures("migrated")  # its processes do not migrate the database
+
 
 class Impostor(grpc.GenericRpcHandler):
     """Whatever listens at the default address first: it answers every call of any service

@@ -179,6 +179,7 @@ def test_a_pool_where_nothing_was_played_yet_answers_empty(arena: Any) -> None:
     assert (board.pool, list(board.standings)) == ("tradicional/2", [])  # written the usual way
 
 
+@pytest.mark.usefixtures("migrated")  # its processes do not migrate
 def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database: str) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -217,6 +218,7 @@ def test_the_cli_registers_lists_and_reads_ratings_through_arena_serve(database:
         serve.wait()
 
 
+@pytest.mark.usefixtures("migrated")  # its processes do not migrate
 @pytest.mark.parametrize("server", ["real", "embedded"])
 def test_registered_bots_play_through_arena_serve_and_are_rated(
     server: str, database: str, open_tmp: Any

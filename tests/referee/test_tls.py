@@ -56,6 +56,7 @@ def embedded_redis_stopped(env: dict[str, str]) -> Iterator[None]:
         stop_embedded_redis(Path(env["ARENA_HOME"]))
 
 
+@pytest.mark.usefixtures("migrated")  # its processes do not migrate
 def test_a_whole_match_over_tls_with_a_self_signed_certificate(
     database: str, tmp_path: Path
 ) -> None:

@@ -31,6 +31,7 @@ def wait_for_line(log: Path, text: str, timeout_s: float = 60.0) -> str:
         time.sleep(0.05)  # polling the bot's log: it has no other way to tell us
 
 
+@pytest.mark.usefixtures("migrated")  # its processes do not migrate
 @pytest.mark.parametrize("fault", ["killed", "hung"])
 def test_a_bot_moves_to_another_node_when_its_own_goes_away(
     fault: str, database: str, tmp_path: Path

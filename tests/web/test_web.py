@@ -323,6 +323,7 @@ def test_the_token_in_a_link_opens_the_organizer_view_by_cookie(
     assert wrong.status_code == 403 and wrong.json() == {"error": "not a token of this arena"}
 
 
+@pytest.mark.usefixtures("migrated")  # its processes do not migrate
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_arena_web_serves_the_store_and_stops_cleanly(
     database: str, tmp_path: Path, stop: signal.Signals
