@@ -3,11 +3,13 @@ real process, real files, exit codes), a record to replay, an organizer's enviro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,19 +67,34 @@ def organizer_env(database: str, home: Path) -> dict[str, str]:
     }
 
 
-def served_log(env: dict[str, str], *options: str) -> str:
-    """What `arena serve` with ``options`` wrote on its standard error (into a file, which
-    never fills as a pipe would), from its start until it stopped on SIGTERM, exit 0."""
+@contextlib.contextmanager
+def serving(env: dict[str, str], *options: str, log: list[str] | None = None) -> Iterator[str]:
+    """`arena serve` on a free loopback address with ``options``, once it answers; its
+    address. It must stop cleanly on SIGTERM at the end: exit 0, nothing on stderr but
+    log lines (which go into a file, that never fills as a pipe would; then onto ``log``)."""
     address = free_address()
     argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address, *options]
     with tempfile.TemporaryFile("w+") as stderr:
-        serve = subprocess.Popen(argv, env=env, stderr=stderr, text=True)
+        serve = subprocess.Popen(argv, env=env, text=True, stderr=stderr)
         try:
             wait_serving(address)
+            yield address
             serve.send_signal(signal.SIGTERM)
             assert serve.wait(timeout=20) == 0
         finally:
             serve.kill()
             serve.wait()
         stderr.seek(0)
-        return stderr.read()
+        text = stderr.read()
+    assert not [word for word in UNCLEAN if word in text], text
+    if log is not None:
+        log.append(text)
+
+
+def served_log(env: dict[str, str], *options: str) -> str:
+    """What `arena serve` with ``options`` wrote on its standard error from its start until
+    it stopped (:func:`serving`)."""
+    log: list[str] = []
+    with serving(env, *options, log=log):
+        pass
+    return log[0]

@@ -4,12 +4,8 @@ one line, and a bot connected when it stops sees its stream end."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import socket
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent import futures
@@ -19,8 +15,8 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.service import free_address, wait_serving
-from tests.cli.common import UNCLEAN, arena, organizer_env
+from arena.service import free_address
+from tests.cli.common import arena, organizer_env, serving
 
 pytestmark = pytest.mark.usefixtures("migrated")  # its processes do not migrate the database
 
@@ -66,28 +62,6 @@ def test_the_organizer_token_never_goes_to_whoever_answers_at_the_default_addres
     assert [meta for _, meta in impostor.seen if "authorization" in meta] == []
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("registered x;")  # by the Arena API served in-process
-
-
-@contextlib.contextmanager
-def serving(env: dict[str, str], *options: str) -> Iterator[str]:
-    """`arena serve` on a free loopback address with ``options``, once it answers; its
-    address. It must stop cleanly on SIGTERM at the end: exit 0, nothing on stderr but
-    log lines."""
-    address = free_address()
-    argv = [sys.executable, "-m", "arena.cli", "serve", "--address", address, *options]
-    with tempfile.TemporaryFile("w+") as stderr:
-        serve = subprocess.Popen(argv, env=env, text=True, stderr=stderr)
-        try:
-            wait_serving(address)
-            yield address
-            serve.send_signal(signal.SIGTERM)
-            assert serve.wait(timeout=20) == 0
-        finally:
-            serve.kill()
-            serve.wait()
-        stderr.seek(0)
-        log = stderr.read()
-    assert not [word for word in UNCLEAN if word in log], log
 
 
 def test_a_bot_connected_when_arena_serve_stops_sees_its_stream_end_with_ok(
