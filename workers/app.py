@@ -12,6 +12,8 @@ behind a run's matches, which runs keep a window of (arena/usecases/runs.py)."""
 
 from __future__ import annotations
 
+import os
+import secrets
 from typing import Any
 
 from celery import Celery, signals
@@ -60,6 +62,14 @@ CONTROL = (
     "arena.check_version",
 )
 """The tasks that go on the control queue."""
+
+
+def node_name() -> str:
+    """A worker's Celery node name when none is given: its pid and a random part on this
+    host (``%h``), so that any number of workers coexist on one host and broker. Two with
+    one name could not: on RabbitMQ a node's remote-control queue (``NAME.celery.pidbox``)
+    is exclusive, and the second worker died of RESOURCE_LOCKED."""
+    return f"arena-{os.getpid()}-{secrets.token_hex(3)}@%h"
 
 
 def configure(settings: Settings) -> Celery:

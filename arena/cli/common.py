@@ -80,6 +80,17 @@ def run_ref(text: str) -> int | str:
     return text
 
 
+def node(text: str) -> str:
+    """An argparse type: a Celery node name, ``NAME`` or ``NAME@HOST`` (Celery expands
+    ``%h``, ``%n`` and ``%d`` to this host's name, its first part and its domain)."""
+    name = text.partition("@")[0]
+    if not name or len(text) > 200 or not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"give a node name NAME or NAME@HOST, without spaces, not {quoted(text)}"
+        )
+    return text
+
+
 RUN_HELP = "a run's id, or a tournament's name: its latest run"
 LIMIT = count(1, 200)  # the Arena API's largest page
 PORT = count(1, 65535)

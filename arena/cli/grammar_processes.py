@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from arena import logs
 from arena.cli import reader, servers
-from arena.cli.common import CONCURRENCY, MATCHES, PORT, count
+from arena.cli.common import CONCURRENCY, MATCHES, PORT, count, node
 from arena.engine import quoted
 
 if TYPE_CHECKING:
@@ -62,6 +62,12 @@ def processes(sub: Commands) -> None:
         type=CONCURRENCY,
         default=32,
         help="tasks at once (default 32); each bot's own concurrency still caps its matches",
+    )
+    p.add_argument(
+        "--name",
+        type=node,
+        help="its Celery node name, NAME@HOST (%%h: this host's name; default: "
+        "arena-PID-RANDOM@%%h, unique for every worker)",
     )
     metrics_option(p)
     server_options(p)

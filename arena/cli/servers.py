@@ -158,7 +158,7 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from workers.app import configure
+    from workers.app import configure, node_name
 
     settings = Settings.from_env()
     settings.admin_token()  # the referee's: refused before anything starts where it must be set
@@ -167,6 +167,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     schema_ready("worker", settings, args.migrate)
     app = configure(settings)
     argv = ["worker", "--pool", "threads", "--concurrency", str(args.concurrency)]
+    argv += ["--hostname", args.name or node_name()]
     app.start(celery_argv(args, [*argv, "--without-gossip", "--without-mingle"]))
     return 0
 
