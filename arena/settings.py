@@ -24,7 +24,9 @@ serve`` whose ``x-forwarded-for`` it believes (docs/operations.md).
 ``ARENA_HOSTED_WARM`` (default 8) is how many ready hosted processes a worker keeps in
 all (docs/hosting.md, the warm pool). ``ARENA_FIT_ABSENT_DAYS`` (default 14, the
 store's) is how long a bot may go without a rated game in a pool before it leaves the
-anchor of the pool's ratings (docs/ratings.md).
+anchor of the pool's ratings (docs/ratings.md). ``ARENA_STANDBY=1`` keeps ``arena beat``
+from sending anything, and ``ARENA_DISPATCH_S`` sends its dispatch every so many seconds
+rather than every minute (docs/operations.md, the workers and the scheduler).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.channel import address_from_env, addresses, open_channel, tls_from_env
+from arena.channel import TRUE, address_from_env, addresses, open_channel, tls_from_env
 from arena.engine import quoted
 from arena.errors import Invalid, Unavailable
 from arena.guard import new_token, trusted_proxies
@@ -72,6 +74,9 @@ class Settings:
     # whose x-forwarded-for names the caller (arena.guard.caller_address)
     fit_absent_days: int | None = None  # a bot idle this long in a pool leaves its fit's
     # anchor (docs/ratings.md); None: the store's default (ABSENT_DAYS, arena/domain/pools.py)
+    dispatch_s: int | None = None  # arena beat: send the dispatch this often (None: at
+    # the start of every minute); docs/operations.md
+    standby: bool = False  # arena beat: send nothing (a restored copy of the database)
 
     @property
     def control_queue(self) -> str:
@@ -112,6 +117,8 @@ class Settings:
                 if env.get("ARENA_FIT_ABSENT_DAYS")
                 else None
             ),
+            dispatch_s=_interval(env, "ARENA_DISPATCH_S"),
+            standby=_switch(env, "ARENA_STANDBY"),
         )
 
     @property
@@ -189,6 +196,27 @@ def _seconds(env: Mapping[str, str], name: str, default: int, unit: str = "secon
     if not (text.isascii() and text.isdigit() and len(text) <= 9):
         raise Invalid(f"{name} must be a whole number of {unit}, not {quoted(text)}")
     return int(text)
+
+
+def _interval(env: Mapping[str, str], name: str) -> int | None:
+    """A whole number of seconds, at least one, from the variable ``name``; None: unset."""
+    if not env.get(name):
+        return None
+    seconds = _seconds(env, name, 0)
+    if seconds < 1:
+        raise Invalid(f"{name} must be at least 1 second")
+    return seconds
+
+
+def _switch(env: Mapping[str, str], name: str) -> bool:
+    """On or off from the variable ``name`` (unset: off); Invalid saying so when it is
+    neither, rather than taking a mistyped "on" for off."""
+    text = env.get(name, "").strip().lower()
+    if text in TRUE:
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise Invalid(f"{name} must be 1 or 0 (or true/false, yes/no, on/off), not {quoted(text)}")
 
 
 SOCKET_PATH_MAX = 100  # bytes: a unix socket's path must fit in sun_path (104 to 108)

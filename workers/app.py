@@ -12,11 +12,12 @@ behind a run's matches, which runs keep a window of (arena/usecases/runs.py)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from typing import Any
 
-from celery import Celery, signals
+from celery import Celery, beat, signals
 from celery.schedules import crontab
 from kombu.entity import Queue
 
@@ -25,6 +26,8 @@ from arena.embedded import broker_url
 from arena.metrics import TASKS_SENT
 from arena.settings import Settings
 from workers import broker
+
+log = logging.getLogger(__name__)
 
 broker.install()
 app = Celery("arena", include=["workers.tasks"])
@@ -35,15 +38,6 @@ app.conf.update(
     task_ignore_result=True,
     timezone="UTC",
     broker_connection_retry_on_startup=True,
-    beat_schedule={
-        "dispatch-due": {"task": "arena.dispatch_due", "schedule": crontab()},
-        # a look that waited longer than the next one is dropped, not piled up
-        "ladder": {
-            "task": "arena.ladder",
-            "schedule": TICK_S,
-            "options": {"expires": TICK_S},
-        },
-    },
 )
 
 
@@ -72,10 +66,32 @@ def node_name() -> str:
     return f"arena-{os.getpid()}-{secrets.token_hex(3)}@%h"
 
 
+class Standby(beat.Scheduler):  # type: ignore[misc]  # Celery has no type hints
+    """The scheduler of a beat on standby (``arena beat --standby``, ``ARENA_STANDBY``):
+    its entries fall due as usual, and each is logged and dropped, never sent."""
+
+    def setup_schedule(self) -> None:
+        super().setup_schedule()
+        log.warning("on standby: this beat sends nothing (no cron firing, sweep or ladder)")
+
+    def apply_entry(self, entry: beat.ScheduleEntry, producer: object = None) -> None:
+        log.info("on standby: %s not sent", entry.name)
+
+
 def configure(settings: Settings) -> Celery:
     """Point the app at the settings' broker (starting the embedded Redis if needed)."""
     control = settings.control_queue
+    dispatch = crontab() if settings.dispatch_s is None else settings.dispatch_s
     app.conf.update(
+        beat_schedule={
+            "dispatch-due": {"task": "arena.dispatch_due", "schedule": dispatch},
+            # a look that waited longer than the next one is dropped, not piled up
+            "ladder": {
+                "task": "arena.ladder",
+                "schedule": TICK_S,
+                "options": {"expires": TICK_S},
+            },
+        },
         broker_url=broker_url(settings),
         task_default_queue=settings.queue,
         task_queues=[Queue(control), Queue(settings.queue)],  # in the order they are asked
@@ -87,7 +103,9 @@ def configure(settings: Settings) -> Celery:
             "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 4)),
             "unacked_restore_throttle": 1,
         },
-        beat_schedule_filename=str(settings.home / "beat-schedule"),
+        # the beat keeps its schedule in memory: its entries repeat every minute or less,
+        # so there is nothing worth a file, and beats sharing an ARENA_HOME shared one
+        beat_scheduler=f"{__name__}:Standby" if settings.standby else "celery.beat:Scheduler",
     )
     return app
 

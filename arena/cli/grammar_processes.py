@@ -73,6 +73,11 @@ def processes(sub: Commands) -> None:
     server_options(p)
     p.set_defaults(run=servers.cmd_worker)
     p = sub.add_parser("beat", help="run the scheduler: it starts runs whose schedule is due")
+    p.add_argument(
+        "--standby",
+        action="store_true",
+        help="send nothing, for a restored copy of the database ($ARENA_STANDBY=1)",
+    )
     metrics_option(p)
     server_options(p)
     p.set_defaults(run=servers.cmd_beat)

@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from arena.cli.common import logs_of
@@ -179,7 +180,8 @@ def cmd_beat(args: argparse.Namespace) -> int:
     if not serve_metrics("beat", args.metrics_address):
         return 1
     schema_ready("beat", settings, args.migrate)
-    configure(settings).start(celery_argv(args, ["beat"]))
+    chosen = replace(settings, standby=True) if args.standby else settings
+    configure(chosen).start(celery_argv(args, ["beat"]))
     return 0
 
 

@@ -6,6 +6,8 @@ again."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -89,6 +91,29 @@ def test_a_due_firing_makes_one_run_however_many_schedulers_tick(store: Store) -
     second = schedule.tick(store, now)
     assert len(first.started) == 1 and first.start == first.started
     assert second.started == [] and len(store.runs()) == 1
+
+
+def test_schedulers_ticking_at_the_same_instant_make_one_run(store: Store) -> None:
+    # each tick reads the tournament's last firing before any of them writes: only the
+    # runs' unique (tournament, firing) key keeps them from making one run each
+    for bot in ("ana", "bia"):
+        store.register_bot(bot)
+    definition = Definition("minutely", bots=("ana", "bia"), schedule="* * * * *")
+    tournaments.create_tournament(store, definition)
+    now = datetime.now(UTC) + timedelta(seconds=61)
+    ticks = 6
+    together = threading.Barrier(ticks)
+    real = store.scheduled_tournaments
+
+    def read_then_wait() -> Any:
+        found = real()
+        together.wait(timeout=30)
+        return found
+
+    store.scheduled_tournaments = read_then_wait  # type: ignore[method-assign]
+    with ThreadPoolExecutor(ticks) as pool:
+        made = list(pool.map(lambda _: schedule.tick(store, now).started, range(ticks)))
+    assert sorted(map(len, made)) == [0] * (ticks - 1) + [1] and len(store.runs()) == 1
 
 
 def test_a_run_left_starting_is_started_again(store: Store) -> None:

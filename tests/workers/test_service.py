@@ -11,7 +11,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 import pytest
+import redis
 
 from tests.arenaproc import Arena, broker_url
 
@@ -66,3 +68,90 @@ def test_a_worker_name_must_be_a_node_name(bad: str, capsys: pytest.CaptureFixtu
     assert exited.value.code == 2
     assert "argument --name: give a node name NAME or NAME@HOST" in capsys.readouterr().err
     assert parser().parse_args(["worker", "--name", "w1@%h"]).name == "w1@%h"
+
+
+def due_every_minute(arena: Arena, name: str) -> Any:
+    """A tournament scheduled every minute whose last firing was long ago: a firing is
+    due at once, and every minute after."""
+    t = arena.tournament(name, ["ana", "bia"], matches=2, schedule="* * * * *")
+    with arena.store.pool.connection() as conn:
+        conn.execute(
+            "UPDATE tournaments SET fired_at = now() - interval '5 minutes' WHERE id = %s",
+            (t.id,),
+        )
+    return t
+
+
+SENT = r"Sending due task dispatch-due"
+DISPATCHED = r"Task arena\.dispatch_due\[\S+\] succeeded"
+
+
+def test_two_beats_on_one_database_start_one_run_per_tick(arena_factory: Any) -> None:
+    arena = arena_factory(broker_url("redis"), ARENA_DISPATCH_S="1")
+    arena.worker()
+    arena.bots(ana="house:random", bia="house:random")
+    t = due_every_minute(arena, "minutely")
+    for name in ("beat", "beat2"):
+        arena.processes.start(name, "beat", "--loglevel", "info")
+    wait_for("a run", lambda: bool(arena.store.runs(t.id)), arena)
+    # both beats go on sending the tick's dispatch, and the worker runs them all
+    sent = {name: len(logged(arena, name, SENT)) for name in ("beat", "beat2")}
+    wait_for(
+        "three more dispatches from each beat",
+        lambda: all(len(logged(arena, n, SENT)) >= k + 3 for n, k in sent.items()),
+        arena,
+    )
+    total = sum(len(logged(arena, n, SENT)) for n in sent)
+
+    def ran() -> bool:
+        return len(logged(arena, "worker", DISPATCHED)) >= total
+
+    wait_for("the worker ran them", ran, arena)
+    with psycopg.connect(arena.env["ARENA_DATABASE_URL"]) as conn:  # one run per tick
+        runs, ticks = conn.execute(
+            "SELECT count(*), count(DISTINCT fired_for) FROM runs WHERE tournament_id = %s",
+            (t.id,),
+        ).fetchone() or (0, 0)
+    assert runs == ticks >= 1, (runs, ticks)
+    assert arena.wait_run(arena.store.runs(t.id)[-1][0].id).status == "finished"
+
+
+def test_a_beat_on_standby_sends_nothing(arena_factory: Any) -> None:
+    arena = arena_factory(broker_url("redis"), ARENA_DISPATCH_S="1")
+    arena.bots(ana="house:random", bia="house:random")
+    t = due_every_minute(arena, "minutely")
+    arena.processes.start("standby", "beat", "--standby", "--loglevel", "info")
+    arena.processes.start("standby2", "beat", "--loglevel", "info", env={"ARENA_STANDBY": "1"})
+    for name in ("standby", "standby2"):
+        # its entries fall due, each said and dropped: where a beat would have sent them
+        wait_for(
+            f"{name} passing its dispatch by twice",
+            lambda n=name: len(logged(arena, n, "on standby: dispatch-due not sent")) >= 2,
+            arena,
+        )
+        assert logged(arena, name, "on standby: this beat sends nothing")
+        assert not logged(arena, name, SENT)
+    queued = redis.Redis.from_url(arena.broker()).keys(f"{arena.env['ARENA_QUEUE']}*")
+    assert queued == []  # not a message sent to any of the arena's queues
+    assert arena.store.runs(t.id) == []
+    # the same arena with a beat in service: the firing was due all along
+    arena.worker()
+    arena.processes.start("beat", "beat", "--loglevel", "info")
+    wait_for("a run", lambda: bool(arena.store.runs(t.id)), arena)
+
+
+def test_the_scheduler_settings_refuse_what_they_cannot_mean() -> None:
+    from arena.errors import Invalid
+    from arena.settings import Settings
+
+    assert Settings.from_env({}).standby is False and Settings.from_env({}).dispatch_s is None
+    on = Settings.from_env({"ARENA_STANDBY": "yes", "ARENA_DISPATCH_S": "5"})
+    assert on.standby is True and on.dispatch_s == 5
+    assert Settings.from_env({"ARENA_STANDBY": "0"}).standby is False
+    for env, said in [
+        ({"ARENA_STANDBY": "maybe"}, "ARENA_STANDBY must be 1 or 0"),
+        ({"ARENA_DISPATCH_S": "0"}, "ARENA_DISPATCH_S must be at least 1 second"),
+        ({"ARENA_DISPATCH_S": "1.5"}, "ARENA_DISPATCH_S must be a whole number of seconds"),
+    ]:
+        with pytest.raises(Invalid, match=said):
+            Settings.from_env(env)
