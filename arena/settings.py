@@ -26,7 +26,8 @@ all (docs/hosting.md, the warm pool). ``ARENA_FIT_ABSENT_DAYS`` (default 14, the
 store's) is how long a bot may go without a rated game in a pool before it leaves the
 anchor of the pool's ratings (docs/ratings.md). ``ARENA_STANDBY=1`` keeps ``arena beat``
 from sending anything, and ``ARENA_DISPATCH_S`` sends its dispatch every so many seconds
-rather than every minute (docs/operations.md, the workers and the scheduler).
+rather than every minute; ``ARENA_WORKER_DRAIN_S`` (default 20) is how long a stopping
+worker waits for its tasks (docs/operations.md, the workers and the scheduler; stopping).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Settings:
     dispatch_s: int | None = None  # arena beat: send the dispatch this often (None: at
     # the start of every minute); docs/operations.md
     standby: bool = False  # arena beat: send nothing (a restored copy of the database)
+    worker_drain_s: int = 20  # arena worker: how long a stop waits for its tasks in progress
 
     @property
     def control_queue(self) -> str:
@@ -119,6 +121,7 @@ class Settings:
             ),
             dispatch_s=_interval(env, "ARENA_DISPATCH_S"),
             standby=_switch(env, "ARENA_STANDBY"),
+            worker_drain_s=_seconds(env, "ARENA_WORKER_DRAIN_S", 20),
         )
 
     @property

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 from typing import Any
 
 from celery import Celery, beat, signals
@@ -78,6 +79,25 @@ class Standby(beat.Scheduler):  # type: ignore[misc]  # Celery has no type hints
         log.info("on standby: %s not sent", entry.name)
 
 
+def drain_at_most(seconds: float) -> None:
+    """Make a worker told to stop (SIGTERM: Celery's warm shutdown, which waits for every
+    task in progress) wait ``seconds`` at most: then it exits with status 1 (as Celery's
+    cold shutdown does), and the tasks it leaves, never acknowledged, are delivered again
+    (a match in play is joined at the referee, one recorded is not played twice)."""
+
+    def leave() -> None:
+        log.warning("tasks still in progress %.0f s after the stop: leaving them", seconds)
+        logging.shutdown()  # the log's last lines written
+        os._exit(1)
+
+    def stopping(**_: object) -> None:
+        timer = threading.Timer(seconds, leave)
+        timer.daemon = True
+        timer.start()
+
+    signals.worker_shutting_down.connect(stopping, weak=False, dispatch_uid="arena-drain")
+
+
 def configure(settings: Settings) -> Celery:
     """Point the app at the settings' broker (starting the embedded Redis if needed)."""
     control = settings.control_queue
@@ -107,6 +127,7 @@ def configure(settings: Settings) -> Celery:
         # so there is nothing worth a file, and beats sharing an ARENA_HOME shared one
         beat_scheduler=f"{__name__}:Standby" if settings.standby else "celery.beat:Scheduler",
     )
+    drain_at_most(settings.worker_drain_s)
     return app
 
 

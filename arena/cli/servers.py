@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -21,6 +22,7 @@ from arena.engine import quoted
 from arena.errors import ArenaError, Invalid
 from arena.settings import Settings
 
+CLOSE_WAIT_S = 2.0  # a stopping process waits this long at most for its database pool
 SAID = "%(asctime)s arena bot run: %(message)s"  # what arena bot run says of its connection
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         await server.stop()
+        store.close(CLOSE_WAIT_S)  # what still waits for a connection fails now, not in 30 s
 
     try:
         asyncio.run(serve())
@@ -152,9 +155,10 @@ def cmd_web(args: argparse.Namespace) -> int:
     store = open_store("web", settings, migrate=args.migrate)
     app = create_app(store, organizer_token=organizer)
     try:
-        started = serve(app, args.host, args.port, settings.trusted_proxies)
+        stopped = functools.partial(store.close, CLOSE_WAIT_S)
+        started = serve(app, args.host, args.port, settings.trusted_proxies, stopped)
     finally:
-        store.close()
+        store.close(CLOSE_WAIT_S)
     return 0 if started else 1
 
 

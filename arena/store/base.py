@@ -75,12 +75,17 @@ class Connected:
         )
         self._deal_key: bytes | None = None
 
-    def close(self) -> None:
-        self.pool.close()
+    def close(self, wait_s: float = 5.0) -> None:
+        """Close the pool: calls still waiting for a connection fail at once (Unavailable);
+        its threads, connecting to a server that may be gone, are waited for ``wait_s`` at
+        most."""
+        self.pool.close(timeout=wait_s)
 
     @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        with _translated(), self.pool.connection() as conn, conn.transaction():
+    def _transaction(self, wait_s: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A transaction; ``wait_s``: how long to wait for a connection (None: the pool's
+        30 s), then Unavailable."""
+        with _translated(), self.pool.connection(timeout=wait_s) as conn, conn.transaction():
             yield conn
 
     @contextmanager

@@ -12,6 +12,8 @@ from arena.domain.nodes import LEASE_S, Held, Node, Where
 from arena.store.base import Connected
 from arena.store.sql import QUERIES as Q
 
+DROP_WAIT_S = 2.0  # a stopping node waits this long at most to drop its leases
+
 
 class Nodes(Connected):
     def renew_node(
@@ -51,8 +53,9 @@ class Nodes(Connected):
             conn.execute(Q["depart"], {"node": node, "bot": bot})
 
     def drop_node(self, name: str) -> None:
-        """The node stops: its lease and its bots' go at once."""
-        with self._transaction() as conn:
+        """The node stops: its lease and its bots' go at once. A stop does not wait for a
+        database that is gone: DROP_WAIT_S at most for a connection, then Unavailable."""
+        with self._transaction(wait_s=DROP_WAIT_S) as conn:
             conn.execute(Q["drop_node"], {"name": name})
 
     def live_nodes(self) -> list[Node]:

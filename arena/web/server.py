@@ -14,7 +14,8 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Collection
+import socket
+from collections.abc import Callable, Collection
 from typing import Any
 
 import uvicorn
@@ -24,6 +25,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 HEAD_TIMEOUT_S = 10.0
+DRAIN_S = 5  # a stop waits this long for the open requests, then cuts them
 
 
 class HeadTimeout(H11Protocol):
@@ -71,32 +73,58 @@ class HeadTimeout(H11Protocol):
             self.transport.close()
 
 
+class Server(uvicorn.Server):
+    """uvicorn's server, calling ``stopped`` once its requests are done or cut at a stop:
+    before the event loop ends, which waits for the threads those requests left (one
+    waiting for a database that is gone would hold the stop for the pool's 30 s)."""
+
+    def __init__(self, config: uvicorn.Config, stopped: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.stopped = stopped
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        self.stopped()
+
+
 def web_server(
-    app: Starlette, host: str = "127.0.0.1", port: int = 8080, proxies: Collection[str] = ()
+    app: Starlette,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    proxies: Collection[str] = (),
+    stopped: Callable[[], None] = lambda: None,
 ) -> uvicorn.Server:
     """A uvicorn server of ``app``, not started: HTTP/1.1 with a deadline on request
-    heads, no websockets. The client's address is the one a proxy on loopback or among
-    ``proxies`` (``ARENA_TRUSTED_PROXIES``) forwarded, else the peer's. Its lines go
-    through the process's logging (arena/logs.py), a line for each request only at DEBUG."""
+    heads, no websockets, DRAIN_S for the open requests at a stop, then ``stopped()``.
+    The client's address is the one a proxy on loopback or among ``proxies``
+    (``ARENA_TRUSTED_PROXIES``) forwarded, else the peer's. Its lines go through the
+    process's logging (arena/logs.py), a line for each request only at DEBUG."""
     access = logging.getLogger().isEnabledFor(logging.DEBUG)
     config = uvicorn.Config(
         app, host=host, port=port, http=HeadTimeout, ws="none", log_config=None,
         log_level=None, access_log=access,
         forwarded_allow_ips=["127.0.0.1", "::1", *sorted(proxies)],
+        timeout_graceful_shutdown=DRAIN_S,
     )  # fmt: skip
-    return uvicorn.Server(config)
+    return Server(config, stopped)
 
 
-def serve(app: Starlette, host: str, port: int, proxies: Collection[str] = ()) -> bool:
-    """Serve ``app`` until SIGINT or SIGTERM, then finish the open requests; whether the
-    server started."""
-    server = web_server(app, host, port, proxies)
+def serve(
+    app: Starlette,
+    host: str,
+    port: int,
+    proxies: Collection[str] = (),
+    stopped: Callable[[], None] = lambda: None,
+) -> bool:
+    """Serve ``app`` until SIGINT or SIGTERM, then finish the open requests (for DRAIN_S
+    at most) and call ``stopped()``; whether the server started."""
+    server = web_server(app, host, port, proxies, stopped)
     log.info("web pages on http://%s:%d/", host, port)
 
-    def stopped(signum: int, frame: Any) -> None:
+    def stopped_by(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGTERM, stopped_by)
     with contextlib.suppress(KeyboardInterrupt):
         server.run()  # on SIGINT or SIGTERM it finishes open requests, then re-raises the signal
     return server.started

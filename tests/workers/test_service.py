@@ -15,22 +15,24 @@ import psycopg
 import pytest
 import redis
 
+from arena.service import Processes
 from tests.arenaproc import Arena, broker_url
 
 
-def wait_for(what: str, done: Callable[[], bool], arena: Arena, timeout_s: float = 60) -> None:
+def wait_for(
+    what: str, done: Callable[[], bool], processes: Processes, timeout_s: float = 60
+) -> None:
     """Until ``done()``, asked every 50 ms (the logs and the database have no way to tell)."""
     deadline = time.monotonic() + timeout_s
     while not done():
-        names = list(arena.processes.running)
-        logs = "\n".join(f"--- {n}\n{arena.processes.log(n)}" for n in names)
+        logs = "\n".join(f"--- {n}\n{processes.log(n)}" for n in processes.running)
         assert time.monotonic() < deadline, f"{what}: not after {timeout_s:.0f} s\n{logs}"
         time.sleep(0.05)
 
 
-def logged(arena: Arena, name: str, pattern: str) -> list[str]:
+def logged(processes: Processes, name: str, pattern: str) -> list[str]:
     """The lines of the process's log that match ``pattern``."""
-    text = arena.processes.log(name, lines=100_000)
+    text = processes.log(name, lines=100_000)
     return [line for line in text.splitlines() if re.search(pattern, line)]
 
 
@@ -38,25 +40,26 @@ def test_two_workers_on_one_host_and_rabbitmq_both_play_one_run(arena_factory: A
     # Both used to be celery@HOST: the second died of RESOURCE_LOCKED on the node's
     # exclusive remote-control queue. One takes the default name, one a name of its own.
     arena = arena_factory(broker_url("rabbitmq"))
+    p = arena.processes
     chosen = f"mine-{uuid.uuid4().hex[:8]}"
     arena.worker("worker")
-    arena.processes.start(
+    p.start(
         "worker2", "worker", "--concurrency", "8", "--loglevel", "info", "--name", f"{chosen}@%h"
     )
     arena.bots(ana="house:random", bia="house:random")
     for name in ("worker", "worker2"):
-        wait_for(f"{name} ready", lambda n=name: bool(logged(arena, n, r"@\S+ ready\.")), arena)
-    first = logged(arena, "worker", r"@\S+ ready\.")[0]
+        wait_for(f"{name} ready", lambda n=name: bool(logged(p, n, r"@\S+ ready\.")), p)
+    first = logged(p, "worker", r"@\S+ ready\.")[0]
     assert re.search(r"arena-\d+-[0-9a-f]{6}@\S+ ready\.", first), first
-    assert f"{chosen}@{socket.gethostname()} ready." in logged(arena, "worker2", "ready")[0]
+    assert f"{chosen}@{socket.gethostname()} ready." in logged(p, "worker2", "ready")[0]
 
     arena.tournament("cup", ["ana", "bia"], matches=24)
     run = arena.wait_run(arena.start("cup"))
     assert run.status == "finished" and run.finished == 24
     for name in ("worker", "worker2"):
-        assert arena.processes.running[name].poll() is None, arena.processes.log(name)
-        assert logged(arena, name, r"match \S+ recorded"), f"{name} played nothing"
-        assert not logged(arena, name, "RESOURCE_LOCKED"), arena.processes.log(name)
+        assert p.running[name].poll() is None, p.log(name)
+        assert logged(p, name, r"match \S+ recorded"), f"{name} played nothing"
+        assert not logged(p, name, "RESOURCE_LOCKED"), p.log(name)
 
 
 @pytest.mark.parametrize("bad", ["", "@host", "two words", "x" * 201])
@@ -88,25 +91,26 @@ DISPATCHED = r"Task arena\.dispatch_due\[\S+\] succeeded"
 
 def test_two_beats_on_one_database_start_one_run_per_tick(arena_factory: Any) -> None:
     arena = arena_factory(broker_url("redis"), ARENA_DISPATCH_S="1")
+    p = arena.processes
     arena.worker()
     arena.bots(ana="house:random", bia="house:random")
     t = due_every_minute(arena, "minutely")
     for name in ("beat", "beat2"):
-        arena.processes.start(name, "beat", "--loglevel", "info")
-    wait_for("a run", lambda: bool(arena.store.runs(t.id)), arena)
+        p.start(name, "beat", "--loglevel", "info")
+    wait_for("a run", lambda: bool(arena.store.runs(t.id)), p)
     # both beats go on sending the tick's dispatch, and the worker runs them all
-    sent = {name: len(logged(arena, name, SENT)) for name in ("beat", "beat2")}
+    sent = {name: len(logged(p, name, SENT)) for name in ("beat", "beat2")}
     wait_for(
         "three more dispatches from each beat",
-        lambda: all(len(logged(arena, n, SENT)) >= k + 3 for n, k in sent.items()),
-        arena,
+        lambda: all(len(logged(p, n, SENT)) >= k + 3 for n, k in sent.items()),
+        p,
     )
-    total = sum(len(logged(arena, n, SENT)) for n in sent)
+    total = sum(len(logged(p, n, SENT)) for n in sent)
 
     def ran() -> bool:
-        return len(logged(arena, "worker", DISPATCHED)) >= total
+        return len(logged(p, "worker", DISPATCHED)) >= total
 
-    wait_for("the worker ran them", ran, arena)
+    wait_for("the worker ran them", ran, p)
     with psycopg.connect(arena.env["ARENA_DATABASE_URL"]) as conn:  # one run per tick
         runs, ticks = conn.execute(
             "SELECT count(*), count(DISTINCT fired_for) FROM runs WHERE tournament_id = %s",
@@ -118,26 +122,27 @@ def test_two_beats_on_one_database_start_one_run_per_tick(arena_factory: Any) ->
 
 def test_a_beat_on_standby_sends_nothing(arena_factory: Any) -> None:
     arena = arena_factory(broker_url("redis"), ARENA_DISPATCH_S="1")
+    p = arena.processes
     arena.bots(ana="house:random", bia="house:random")
     t = due_every_minute(arena, "minutely")
-    arena.processes.start("standby", "beat", "--standby", "--loglevel", "info")
-    arena.processes.start("standby2", "beat", "--loglevel", "info", env={"ARENA_STANDBY": "1"})
+    p.start("standby", "beat", "--standby", "--loglevel", "info")
+    p.start("standby2", "beat", "--loglevel", "info", env={"ARENA_STANDBY": "1"})
     for name in ("standby", "standby2"):
         # its entries fall due, each said and dropped: where a beat would have sent them
         wait_for(
             f"{name} passing its dispatch by twice",
-            lambda n=name: len(logged(arena, n, "on standby: dispatch-due not sent")) >= 2,
-            arena,
+            lambda n=name: len(logged(p, n, "on standby: dispatch-due not sent")) >= 2,
+            p,
         )
-        assert logged(arena, name, "on standby: this beat sends nothing")
-        assert not logged(arena, name, SENT)
+        assert logged(p, name, "on standby: this beat sends nothing")
+        assert not logged(p, name, SENT)
     queued = redis.Redis.from_url(arena.broker()).keys(f"{arena.env['ARENA_QUEUE']}*")
     assert queued == []  # not a message sent to any of the arena's queues
     assert arena.store.runs(t.id) == []
     # the same arena with a beat in service: the firing was due all along
     arena.worker()
-    arena.processes.start("beat", "beat", "--loglevel", "info")
-    wait_for("a run", lambda: bool(arena.store.runs(t.id)), arena)
+    p.start("beat", "beat", "--loglevel", "info")
+    wait_for("a run", lambda: bool(arena.store.runs(t.id)), p)
 
 
 def test_the_scheduler_settings_refuse_what_they_cannot_mean() -> None:
