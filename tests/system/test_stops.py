@@ -71,8 +71,8 @@ def test_sigterm_ends_every_process_in_its_drain_time_with_a_server_gone(
     try:
         processes.start("serve", "serve")
         wait_serving(address)
-        processes.start("worker", "worker", "--concurrency", "4", "--loglevel", "info")
-        processes.start("beat", "beat", "--loglevel", "info")
+        processes.start("worker", "worker", "--concurrency", "4", "--log-level", "info")
+        processes.start("beat", "beat", "--log-level", "info")
         processes.start("web", "web", "--port", web.split(":")[1])
         page = f"http://{web}/"
         wait_for("the worker", lambda: len(logged(processes, "worker", r" ready\.")) > 0, processes)

@@ -44,7 +44,7 @@ def test_two_workers_on_one_host_and_rabbitmq_both_play_one_run(arena_factory: A
     chosen = f"mine-{uuid.uuid4().hex[:8]}"
     arena.worker("worker")
     p.start(
-        "worker2", "worker", "--concurrency", "8", "--loglevel", "info", "--name", f"{chosen}@%h"
+        "worker2", "worker", "--concurrency", "8", "--log-level", "info", "--name", f"{chosen}@%h"
     )
     arena.bots(ana="house:random", bia="house:random")
     for name in ("worker", "worker2"):
@@ -96,7 +96,7 @@ def test_two_beats_on_one_database_start_one_run_per_tick(arena_factory: Any) ->
     arena.bots(ana="house:random", bia="house:random")
     t = due_every_minute(arena, "minutely")
     for name in ("beat", "beat2"):
-        p.start(name, "beat", "--loglevel", "info")
+        p.start(name, "beat", "--log-level", "info")
     wait_for("a run", lambda: bool(arena.store.runs(t.id)), p)
     # both beats go on sending the tick's dispatch, and the worker runs them all
     sent = {name: len(logged(p, name, SENT)) for name in ("beat", "beat2")}
@@ -125,8 +125,8 @@ def test_a_beat_on_standby_sends_nothing(arena_factory: Any) -> None:
     p = arena.processes
     arena.bots(ana="house:random", bia="house:random")
     t = due_every_minute(arena, "minutely")
-    p.start("standby", "beat", "--standby", "--loglevel", "info")
-    p.start("standby2", "beat", "--loglevel", "info", env={"ARENA_STANDBY": "1"})
+    p.start("standby", "beat", "--standby", "--log-level", "info")
+    p.start("standby2", "beat", "--log-level", "info", env={"ARENA_STANDBY": "1"})
     for name in ("standby", "standby2"):
         # its entries fall due, each said and dropped: where a beat would have sent them
         wait_for(
@@ -141,7 +141,7 @@ def test_a_beat_on_standby_sends_nothing(arena_factory: Any) -> None:
     assert arena.store.runs(t.id) == []
     # the same arena with a beat in service: the firing was due all along
     arena.worker()
-    p.start("beat", "beat", "--loglevel", "info")
+    p.start("beat", "beat", "--log-level", "info")
     wait_for("a run", lambda: bool(arena.store.runs(t.id)), p)
 
 
