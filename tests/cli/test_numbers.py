@@ -77,6 +77,7 @@ def test_clocks_may_be_zero_where_zero_means_something() -> None:
     assert top.limit == 200
 
 
+@pytest.mark.usefixtures("migrated")  # the CLI migrates only the embedded database
 def test_a_tournament_created_with_zero_clocks_keeps_the_zeros(
     database: str, tmp_path: Path
 ) -> None:
@@ -98,6 +99,7 @@ def test_a_tournament_created_with_zero_clocks_keeps_the_zeros(
     assert refused.returncode == 2 and "--matches" in refused.stderr
 
 
+@pytest.mark.usefixtures("migrated")  # the CLI migrates only the embedded database
 def test_ratings_of_a_pool_that_cannot_exist_are_refused(database: str, tmp_path: Path) -> None:
     env = organizer_env(database, tmp_path / "home")  # the Arena API served in the command
     refused = arena("ratings", "--pool", "nonsense", env=env)
