@@ -159,6 +159,18 @@ class Settings:
         path = self.home / "admin-token"
         return path.read_text().strip() if path.exists() else None
 
+    def check_admin_token(self) -> None:
+        """:class:`Invalid` where :meth:`admin_token` would refuse: on a configured
+        database with ``ARENA_ADMIN_TOKEN`` unset. Makes nothing: the servers ask it before
+        anything starts."""
+        if self.database_url and not self.admin_token_value:
+            raise Invalid(
+                "ARENA_ADMIN_TOKEN is not set: on a configured database (ARENA_DATABASE_URL) "
+                "every referee, worker and web process must carry the same organizer's "
+                "token; make one with `arena organizer new-token` and set it on each "
+                "(docs/operations.md)"
+            )
+
     def admin_token(self) -> str:
         """The organizer's token: ``ARENA_ADMIN_TOKEN``, else, on the embedded database,
         one generated once into ``ARENA_HOME/admin-token`` (readable by its owner only).
@@ -166,15 +178,9 @@ class Settings:
         machines, each with a home of its own whose tokens would disagree: there it must be
         set, and :class:`Invalid` says how to make one. For the processes that start an
         arena only: the others ask :meth:`known_admin_token`."""
+        self.check_admin_token()
         if self.admin_token_value:
             return self.admin_token_value
-        if self.database_url:
-            raise Invalid(
-                "ARENA_ADMIN_TOKEN is not set: on a configured database (ARENA_DATABASE_URL) "
-                "every referee, worker and web process must carry the same organizer's "
-                "token; make one with `arena organizer new-token` and set it on each "
-                "(docs/operations.md)"
-            )
         path = self.home / "admin-token"
         if not path.exists():
             make_home(self.home)

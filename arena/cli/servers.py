@@ -47,7 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except Invalid as e:
         print(f"arena serve: {e}", file=sys.stderr)
         return 2
-    settings.admin_token()  # refused before anything starts where it must be set
+    settings.check_admin_token()  # refused before anything starts where it must be set
     if not serve_metrics("serve", args.metrics_address):
         return 1
     store = open_store("serve", settings, migrate=args.migrate)
@@ -149,11 +149,11 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.web.server import serve
 
     settings = Settings.from_env()
-    organizer = settings.admin_token()
+    settings.check_admin_token()  # refused before anything starts where it must be set
     if not serve_metrics("web", args.metrics_address):  # and on its own pages' /metrics
         return 1
     store = open_store("web", settings, migrate=args.migrate)
-    app = create_app(store, organizer_token=organizer)
+    app = create_app(store, organizer_token=settings.admin_token())
     try:
         stopped = functools.partial(store.close, CLOSE_WAIT_S)
         started = serve(app, args.host, args.port, settings.trusted_proxies, stopped)
@@ -166,7 +166,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from workers.app import configure, node_name
 
     settings = Settings.from_env()
-    settings.admin_token()  # the referee's: refused before anything starts where it must be set
+    settings.check_admin_token()  # the referee's, refused before anything starts where unset
     if not serve_metrics("worker", args.metrics_address):  # its threads count in this process
         return 1
     schema_ready("worker", settings, args.migrate)

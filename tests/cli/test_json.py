@@ -120,8 +120,11 @@ def arena_to_read(arena: Any) -> dict[str, Any]:  # noqa: F811
 def test_every_json_command_prints_the_one_convention(
     cli: Any,  # noqa: F811
     arena_to_read: dict[str, Any],
+    arena: Any,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     run, match = arena_to_read["run"], arena_to_read["match"]
+    monkeypatch.setenv("ARENA_DATABASE_URL", arena[0].store.pool.conninfo)  # arena db status
     argvs = {
         ("rules", "show"): ["rules", "show", "paulista"],
         ("match",): ["match", "--bot", "house:random", "--bot", "house:random", "--games", "2"],
@@ -137,6 +140,7 @@ def test_every_json_command_prints_the_one_convention(
         ("nodes",): ["nodes"],
         ("organizer", "list"): ["organizer", "list"],
         ("log",): ["log"],
+        ("db", "status"): ["db", "status"],
     }
     assert set(argvs) == json_commands(), "a command with --json is not checked here"
     shown = {}

@@ -54,6 +54,7 @@ def test_a_command_whose_reader_is_gone_exits_quietly_with_141(
     assert (done.returncode, done.stderr) == (141, "")
 
 
+@pytest.mark.usefixtures("migrated")  # the CLI migrates only the embedded database
 def test_arena_matches_whose_reader_is_gone_exits_quietly(database: str, tmp_path: Path) -> None:
     done = no_reader("matches", env=organizer_env(database, tmp_path / "home"))
     assert (done.returncode, done.stderr) == (141, "")

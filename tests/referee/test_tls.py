@@ -139,6 +139,7 @@ def wait_line(processes: Processes, name: str, text: str, timeout_s: float = 60.
         time.sleep(0.05)  # polling the log file, where the process says what it did
 
 
+@pytest.mark.usefixtures("migrated")  # arena serve migrates only the embedded database
 def test_a_client_connecting_the_wrong_way_is_told_about_tls(database: str, tmp_path: Path) -> None:
     """A plaintext bot at a TLS referee, a TLS command at a plaintext one: each says which."""
     cert, key = self_signed(tmp_path)

@@ -31,6 +31,7 @@ from arena.domain.clock import TimeControl
 from arena.embedded import embedded_redis, stop_embedded_redis
 from arena.engine import Rules
 from arena.service import wait_serving
+from arena.store.migrate import migrate
 from referee.hub import percentile_us
 from referee.local import bot_processes, local_arena
 from referee.runner import MatchRunner
@@ -145,6 +146,7 @@ def test_postgres_restarted_mid_run(own_postgres: Any, tmp_path: Path) -> None:
     from pgserver._commands import pg_ctl
 
     url = own_postgres.get_uri()
+    migrate(url)  # the arena's processes migrate only the embedded database
     with arenas(url, tmp_path / "home") as make:
         arena = make(None)
         run_id = start(arena)
