@@ -115,6 +115,12 @@ def arena_factory(database: str, tmp_path: Path) -> Iterator[Any]:
         yield make
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``long`` first: on the suite's processes (make test's -n, work
+    stealing) one of them started last would run on alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_runtest_logreport(report: Any) -> None:
     """Count the attacks of the tests marked ``hostile``: each one that passed was held."""
     from tests import faultlog

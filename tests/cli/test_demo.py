@@ -28,6 +28,7 @@ from arena.store.store import Store
 from arena.web import create_app
 
 
+@pytest.mark.long
 def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     open_tmp: Path, request: pytest.FixtureRequest
 ) -> None:

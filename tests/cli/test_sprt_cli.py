@@ -36,6 +36,7 @@ def test_a_stronger_bot_is_found_stronger() -> None:
     assert played == 2 * test["pairs"]  # one match at a time: none starts once decided
 
 
+@pytest.mark.long
 def test_a_bot_against_itself_is_not_found_stronger() -> None:
     done = sprt("--bot", seeded("house:random", 3), "--bot", seeded("house:random", 4),
                 "--sprt", "elo0=0,elo1=20")  # fmt: skip

@@ -97,6 +97,7 @@ def big(store: Store, database: str) -> int:
     return a_run(store, database)
 
 
+@pytest.mark.long
 def test_twenty_thousand_records_export_in_bounded_memory(store: Store, big: int) -> None:
     run_id = big
     (size, lines), used = peak(

@@ -108,6 +108,7 @@ def test_a_wrong_organizer_token_is_refused(arena: Any, run: Any) -> None:
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
+@pytest.mark.long
 def test_twenty_thousand_matches_stream_through_the_rpc_in_bounded_memory(
     arena: Any, store: Store, database: str
 ) -> None:

@@ -133,6 +133,7 @@ def test_a_bot_authors_install_plays_a_recorded_match_against_a_real_arena(
         assert row.faults["author"] == dict.fromkeys(row.faults["author"], 0), log.read_text()
 
 
+@pytest.mark.long
 def test_a_server_install_imports_every_module_of_the_arena(tmp_path: Path) -> None:
     # kombu's Redis transport imports packaging, which kombu asks for only in its redis
     # extra: a server install without it had arena worker and beat die at start

@@ -205,6 +205,7 @@ def kendall_tau(order: list[str], truth: list[str]) -> float:
     return agree / len(pairs)
 
 
+@pytest.mark.long
 def test_the_ladder_orders_six_bots_of_known_strength(arena_factory: Any) -> None:
     arena = arena_factory(broker_url("redis"))
     arena.worker()
