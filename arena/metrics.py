@@ -48,6 +48,10 @@ LATENESS = Histogram(
     "How long after a deadline passed the referee played the default action",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
 )
+LIVE_DROPPED = Counter(
+    "arena_referee_live_dropped",
+    "Live-feed events dropped: the channel was slow or gone (docs/web.md, Live)",
+)
 LATENCY_BOUNDS_US = (25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000)
 
 # ---- the workers (arena worker) ------------------------------------------------------

@@ -16,6 +16,7 @@ import logging
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Mapping
+from typing import Any
 
 import grpc
 
@@ -80,6 +81,8 @@ class Hub:
         self.on_presence: Callable[[str, Session | None], None] | None = None
         self.on_load: Callable[[frozenset[str]], None] | None = None  # their matches changed
         self.on_late: Callable[[float], None] | None = None  # told each lateness (metrics)
+        # where the matches played here tell their live events (referee/live.py); None: not
+        self.live: Callable[[dict[str, Any]], None] | None = None
 
     async def attach(self, session: Session) -> None:
         """Make ``session`` the bot's live one: greet it, resume its matches. Once the

@@ -220,10 +220,12 @@ async def play_local(
     records: Path | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
     enough: Callable[[int, int], bool] = lambda k, winner: False,
+    live: Callable[[dict[str, Any]], None] | None = None,
 ) -> Summary:
     """Play ``games`` matches between the bots (the k-th's deals are its pair's: k // 2),
     as many at once as the bots allow. ``enough(k, winning team)`` hears of each match as
-    it ends: once it says True, no match starts any more (those playing end, and count)."""
+    it ends: once it says True, no match starts any more (those playing end, and count).
+    ``live`` is told the matches' live events (arena/read/live.py)."""
     bots = bot_processes(specs)
     left: Counter[str] = Counter()  # matches each bot has yet to finish
     exited: dict[str, dict[str, Any]] = {}
@@ -271,6 +273,7 @@ async def play_local(
                     seed=seed + k // 2,
                     clock=clock,
                     stand_in=lambda: house_bot("heuristic"),
+                    live=live,
                 )
                 record = await runner.run()
             left.subtract(set(plan[k]))

@@ -75,7 +75,7 @@ def definition_of(msg: Any) -> Definition:
         tiebreaks=tuple(msg.tiebreaks),
         seed_from=msg.seed_from or None,
         **given(msg, "matches", "duplicate", "seed", "rated", "entries_close_s", "groups",
-                "rounds", "top"),
+                "rounds", "top", "live_delay_s"),
     )  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from arena.domain.clock import TimeControl
 from arena.engine import Match, Rules, TrucoError, seen_hand, to_record, view
 from arena.logs import about_match
 from arena.proto.truco.v1 import bot_pb2 as pb
+from arena.read.live import PublicLog
 from arena.wire import ViewEncoder, action_from_pb, decision_bytes, hand_to_pb, referee_bytes
 from arena.wire_clock import clock_to_pb
 from referee.alarm import Alarm
@@ -104,6 +105,7 @@ class MatchRunner:
         seed: int,
         clock: TimeControl,
         stand_in: Callable[[], Bot],
+        live: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.hub = hub
         self.match_id = match_id
@@ -130,6 +132,8 @@ class MatchRunner:
         self._last_request_id = 0
         self._announced = 0  # hands whose end was sent
         self.decisions = 0
+        # the live feed (docs/web.md, "Live"): its events go to ``live``, which never waits
+        self._live = None if live is None else (PublicLog(match_id), live)
 
     # ---- called by the hub ---------------------------------------------------------
     #
@@ -226,6 +230,10 @@ class MatchRunner:
         A seat whose bot is away past its grace is played by the stand-in at once."""
         match = self.match
         while True:
+            if self._live is not None:
+                told, tell = self._live
+                for event in told.told(match):
+                    tell(event)
             self._announce_hands()
             if match.is_over:
                 self._alarm.ring()  # the match's task sends the end

@@ -35,6 +35,7 @@ from referee.statuses import Statuses
 
 if TYPE_CHECKING:  # the Arena API needs the server parts; local matches serve without it
     from referee.api import ArenaApi
+    from referee.live import Publisher
 
 log = logging.getLogger(__name__)
 
@@ -236,6 +237,7 @@ class RefereeServer:
     health: Any
     services: list[str]
     node: Node | None = None  # with the Arena API: this referee as a node of several
+    publisher: Publisher | None = None  # with the Arena API: the live feed's (referee/live.py)
     _leases: asyncio.Task[None] | None = None
 
     @property
@@ -261,6 +263,8 @@ class RefereeServer:
                 self._leases.cancel()
             await self.node.stop()
             await self.node.close()
+        if self.publisher is not None:
+            await asyncio.to_thread(self.publisher.close)
 
 
 def create_server(
@@ -299,7 +303,7 @@ def create_server(
         server.add_insecure_port(local_socket)
     add_referee(RefereeServicer(hub), server)
     services = [SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
-    this_node = None
+    this_node = publisher = None
     if arena is not None:  # a node of the referees on its database, reached at its port
         hub.token_key = token_key(arena.store.deal_key())  # hosted bots' match tokens
         named = node or NodeName()
@@ -307,12 +311,16 @@ def create_server(
         this_node = Node(
             named.name or reached, reached, arena.store, hub, arena.admin_token, named.secure
         )
+        from referee.live import Publisher  # a server part, as the Arena API is
+
+        publisher = Publisher(arena.store.conninfo)
+        hub.live = publisher.publish
         arena.serve(server, hub, this_node)
         services.append(arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     add_reflection(services, server)
-    return RefereeServer(server, port, hub, checker, services, this_node)
+    return RefereeServer(server, port, hub, checker, services, this_node, publisher)
 
 
 def add_referee(servicer: RefereeServicer, server: grpc.aio.Server) -> None:

@@ -111,7 +111,10 @@ def run_demo(
             organizer.call("CreateTournament", api.CreateTournamentRequest(definition=definition))
             run = organizer.call("StartTournament", api.StartTournamentRequest(tournament=name))
             print(f"\nTournament {name}, run {run.id}: duplicate double round robin, paulista")
-            print(f"Follow it at {web}/runs/{run.id}\n")
+            print(f"Follow it at {web}/runs/{run.id}")
+            print(f"Watch its matches as they play at {web}/live", end="")
+            playing = _playing(organizer, run.id)
+            print(f", this one now: {web}/matches/{playing}\n" if playing else "\n")
             plain = dataclasses.replace(settings, ca_file=None, tls=False)  # its own referee
             arena = Arena(address, plain)
             code = watch(arena, run.id)
@@ -207,6 +210,20 @@ def _hosted(organizer: Organizer, timeout_s: float = 120.0) -> list[str]:
         return []
     _step("hosted bot", f"{version.name}: checked, plays sandboxed (docs/hosting.md)")
     return [HOSTED]
+
+
+def _playing(organizer: Organizer, run_id: int, timeout_s: float = 10.0) -> str | None:
+    """A match of the run that is playing now and may be shown live (its duplicate twin
+    played), if one starts within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        listed = organizer.call("ListMatches", api.ListMatchesRequest(pool=POOL, page_size=50))
+        done = {m.id for m in listed.matches if m.status == "finished"}
+        for m in listed.matches:  # the organizer sees no seal: a twin must be done
+            if m.run_id == run_id and m.status == "running" and (not m.twin or m.twin in done):
+                return str(m.id)
+        time.sleep(0.2)  # asking the referee: it tells nobody when a match starts
+    return None
 
 
 def _step(what: str, detail: str) -> None:

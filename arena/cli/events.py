@@ -51,6 +51,8 @@ def definition_of(args: argparse.Namespace, base: Any = None) -> api.TournamentD
         d.seed = given["seed"]
     if given.get("entries_close_s") is not None:
         d.entries_close_s = given["entries_close_s"]
+    if given.get("live_delay_s") is not None:
+        d.live_delay_s = given["live_delay_s"]
     clock = clock_of(args, clock_from_pb(base.clock)) if base is not None else clock_of(args)
     d.clock.CopyFrom(clock_to_pb(clock))
     return d

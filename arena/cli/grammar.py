@@ -327,6 +327,15 @@ def _definition_options(p: argparse.ArgumentParser, *, edit: bool = False) -> No
         "versions active then, and later ones play in the next run (default: those active "
         "when it starts)",
     )
+    p.add_argument(
+        "--live-delay-s",
+        dest="live_delay_s",
+        type=duration,
+        default=default(None),
+        metavar="SECONDS",
+        help="its matches' live views lag this many seconds behind play (or 5m; at most 1h; "
+        "default: 0, none)",
+    )
 
 
 def _tournaments(sub: Commands) -> None:

@@ -52,6 +52,7 @@ DEALS = {
 }
 """What deals a run's matches get (:func:`deal_mode`), in words."""
 MAX_CLOSE_S = 30 * 86400
+MAX_LIVE_DELAY_S = 3600  # a live view lags at most an hour behind play
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_TIEBREAKS = {
     "swiss": ("buchholz", "sonneborn-berger", "head-to-head"),
@@ -111,6 +112,7 @@ class Definition:
     # a tournament's name: its latest finished run), seeded in its order
     seed_from: str | None = None
     top: int | None = None  # the best ``top`` of the field by its seeding, the rest out
+    live_delay_s: int = 0  # its matches' live views lag this far behind play (docs/web.md)
 
     def __post_init__(self) -> None:
         if not NAME.match(self.name):
@@ -160,6 +162,8 @@ class Definition:
                 f"entries close 0 to {MAX_CLOSE_S // 86400} days before a run, "
                 f"not {self.entries_close_s} s"
             )
+        if not 0 <= self.live_delay_s <= MAX_LIVE_DELAY_S:
+            raise Invalid(f"a live delay is 0 to {MAX_LIVE_DELAY_S} s, not {self.live_delay_s} s")
 
     def _check_format(self) -> None:
         """What only some formats take, and its ranges."""

@@ -72,17 +72,12 @@ def replay_hand(
             given.get("dealer"),
         )
         score_before = list(match.score)
+        actions = given.get("actions", [])
         if i == number:
-            steps.append(_state(match, hand, None, seats, looking))
-        for data in given.get("actions", []):
-            action = Action.from_json(data)
-            seat = data.get("seat")
-            actor = hand.to_act if seat is None else seat
-            phase = hand.phase
-            match.apply(_as_slot(hand, action, actor), seat)
-            if i == number:
-                done = _describe(match, hand, actor, action, phase, seats, looking)
-                steps.append(_state(match, hand, done, seats, looking))
+            steps = played(match, hand, actions, seats, looking, every=True)
+        else:
+            for data in actions:
+                _apply(match, hand, data)
         result = hand.result
         summaries.append(
             {
@@ -98,6 +93,37 @@ def replay_hand(
             }
         )
     return Replay(summaries, steps)
+
+
+def played(
+    match: Match,
+    hand: Hand,
+    actions: list[dict[str, Any]],
+    seats: list[str],
+    looking: Observer,
+    *,
+    every: bool,
+) -> list[dict[str, Any]]:
+    """Play the record's ``actions`` in ``hand`` (just dealt): the table after the deal and
+    after each action (``every``), or only the last of those states (the live feed's).
+    Raises :class:`TrucoError` when an action does not apply."""
+    states = [table_state(match, hand, None, seats, looking)] if every or not actions else []
+    for i, data in enumerate(actions):
+        phase = hand.phase
+        actor, action = _apply(match, hand, data)
+        if every or i == len(actions) - 1:
+            done = told_action(match, hand, actor, action, phase, seats, looking)
+            states.append(table_state(match, hand, done, seats, looking))
+    return states
+
+
+def _apply(match: Match, hand: Hand, data: dict[str, Any]) -> tuple[int, Action]:
+    """Apply one action of a record: who took it, and what it was."""
+    action = Action.from_json(data)
+    seat = data.get("seat")
+    actor = hand.to_act if seat is None else seat
+    match.apply(_as_slot(hand, action, actor), seat)
+    return actor, action
 
 
 def _as_slot(hand: Hand, action: Action, seat: int) -> Action:
@@ -121,7 +147,7 @@ def _plays(plays: Any, hand: Hand, rules: Rules, looking: Observer) -> list[dict
     ]
 
 
-def _state(
+def table_state(
     match: Match, hand: Hand, action: dict[str, Any] | None, seats: list[str], looking: Observer
 ) -> dict[str, Any]:
     """The table as the viewer may see it now."""
@@ -164,7 +190,7 @@ def _state(
     }
 
 
-def _describe(
+def told_action(
     match: Match,
     hand: Hand,
     seat: int,

@@ -60,6 +60,7 @@ class Connected:
     ) -> None:
         # a bot with no rated game in a pool for this long leaves its fit's anchor
         # (arena/usecases/ratings.py; ARENA_FIT_ABSENT_DAYS; None: ABSENT_DAYS)
+        self.conninfo = conninfo
         self.fit_absent_s = ABSENT_DAYS * 86400.0 if fit_absent_s is None else fit_absent_s
         self.pool = ConnectionPool(
             conninfo,

@@ -34,9 +34,15 @@ WHERE m.id = %(match_id)s
 ON CONFLICT DO NOTHING;
 
 -- name: finish_match
--- The exactly-once path, in one statement (migration 0006).
-SELECT * FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s::smallint[],
-                           %(score)s::smallint[], %(points)s::smallint[], %(faults)s);
+-- The exactly-once path, in one statement (migration 0006). Once recorded, the live
+-- feed's channel (arena/store/live.py) is told, at the commit: its pages turn to the
+-- replay and redraw the run's standings and the pool's board.
+SELECT f.*,
+       CASE WHEN f.recorded THEN pg_notify('arena_live', json_build_object(
+           'recorded', %(id)s::text, 'pool', f.pool,
+           'run', (SELECT m.run_id FROM matches m WHERE m.id = %(id)s))::text) END AS told
+FROM finish_match(%(id)s, %(record)s, %(winner)s::smallint, %(forfeit)s::smallint[],
+                  %(score)s::smallint[], %(points)s::smallint[], %(faults)s) f;
 
 -- name: leaderboard
 -- Every bot rated in the pool, once: of hosted versions only each bot's active one (its

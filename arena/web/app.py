@@ -20,10 +20,11 @@ exception handler (:data:`STATUS`); anything else is a bug of ours, a 500 logged
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -55,11 +56,14 @@ from arena.errors import (
 from arena.guard import FailedTokens
 from arena.read import actions, bots, matches, ratings, sprts, tournaments
 from arena.read.exports import Export
+from arena.read.live import Followed, followed
+from arena.read.replay import teams
 from arena.store.base import token_hash
 from arena.store.store import Store
 from arena.web import downloads
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
+from arena.web.live import Feed, Stream, frame
 from arena.web.metering import Exposition, Metering
 
 log = logging.getLogger(__name__)
@@ -179,6 +183,7 @@ def create_app(
     """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
     seeds. Wrong tokens are counted, per address, in ``failed_tokens``."""
     templates = _templates()
+    feed = live_feed(store, templates)
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
     failed = failed_tokens if failed_tokens is not None else FailedTokens()
@@ -375,6 +380,70 @@ def create_app(
         down[0] = False
         return PlainTextResponse("ok")
 
+    async def live_stream(request: Request, topic: str) -> Response:
+        """A topic of the live feed as server-sent events (arena/web/live.py)."""
+        address = request.client.host if request.client else ""
+        return Stream(feed, feed.watch(topic, address), _first(feed.first(topic)))
+
+    async def match_live(request: Request) -> Response:
+        """A match's table as it plays; ``recorded`` (and the end) once it is. A sealed
+        duplicate twin is refused, as its record is."""
+        match_id = request.path_params["id"]
+        address = request.client.host if request.client else ""
+        topic = f"match:{match_id}"
+        viewer = feed.watch(topic, address)  # first: a record made meanwhile is heard
+        try:
+            info = await asyncio.to_thread(followed, store, match_id)
+            if info is None:
+                raise NotFound(f"no match {quoted(match_id)}")
+            if info.sealed:
+                raise Sealed(
+                    f"match {quoted(match_id)} is not shown live: its duplicate twin "
+                    f"{info.twin} is dealt the same cards and is not played yet"
+                )
+        except BaseException:
+            feed.leave(viewer)
+            raise
+        if info.status in ("finished", "failed", "cancelled"):
+            feed.leave(viewer)
+            return Stream(feed, None, [frame("recorded", {"match": match_id})], ends=True)
+        return Stream(feed, viewer, _first(feed.first(topic)))
+
+    async def live_page(request: Request) -> Response:
+        """The matches playing now (of ``?pool=``), as a page or its JSON twin."""
+        pool = request.query_params.get("pool") or None
+        data = {
+            "pool": pool,
+            "matches": feed.playing_rows(pool),
+            "listening": feed.listening.is_set(),
+            "events": "/live/events" + (f"?pool={quote(pool, safe='')}" if pool else ""),
+        }
+        if request.url.path.startswith("/api/"):
+            return JSONResponse(data)
+        context = {"page": data, "organizer": False, "owner": None, "json_url": "/api/live"}
+        return templates.TemplateResponse(request, "live.html", context)
+
+    async def now_events(request: Request) -> Response:
+        pool = request.query_params.get("pool")
+        return await live_stream(request, f"now:{pool}" if pool else "now")
+
+    async def run_events(request: Request) -> Response:
+        return await live_stream(request, f"run:{request.path_params['id']}")
+
+    async def pool_events(request: Request) -> Response:
+        p = request.path_params
+        return await live_stream(request, f"pool:{p['preset']}/{p['size']}")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        following = asyncio.create_task(feed.run())
+        try:
+            yield
+        finally:
+            following.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await following
+
     views: list[tuple[str, Builder, str]] = [
         ("/pools/{preset}/{size}", _leaderboard, "leaderboard.html"),
         ("/bots", _bots, "bots.html"),
@@ -395,17 +464,47 @@ def create_app(
         Route("/sign-out", sign_out),
         Route("/organizer/leave", sign_out),
         Route("/api/matches/{id}/record", page(_record, None)),
+        Route("/matches/{id}/live", match_live),
+        Route("/live", live_page),
+        Route("/api/live", live_page),
+        Route("/live/events", now_events),
+        Route("/runs/{id}/live", run_events),
+        Route("/pools/{preset}/{size}/live", pool_events),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     for path, builder, template in views:
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
     routes += [Route(path, page(builder, "error.html")) for path, builder in downloads.ROUTES]
-    return Starlette(
+    app = Starlette(
         routes=routes,
+        lifespan=lifespan,
         middleware=[Middleware(Metering), Middleware(SecurityHeaders)],
         exception_handlers=dict.fromkeys(STATUS, refusal),
     )
+    app.state.feed = feed  # for the tests and the benchmark, which watch its viewers
+    return app
+
+
+def live_feed(store: Store, templates: Jinja2Templates) -> Feed:
+    """The live feed of the pages, drawing tables and lists with their templates' macros."""
+    macros = templates.env.get_template("macros.html").module
+
+    def table(info: Followed, state: dict[str, Any]) -> str:
+        match = {"teams": teams(info.seats), "seats": info.seats, "pool": info.pool}
+        where = f"Hand {state['hand'] + 1} · live"
+        if info.delay_s:
+            where += f", {info.delay_s} s behind"
+        return str(macros.table(state, match, where))  # type: ignore[attr-defined]
+
+    def playing(rows: list[dict[str, Any]]) -> str:
+        return str(macros.playing(rows))  # type: ignore[attr-defined]
+
+    return Feed(store, table, playing)
+
+
+def _first(message: bytes | None) -> list[bytes]:
+    return [] if message is None else [message]
 
 
 def _bearer(request: Request) -> str | None:
@@ -494,6 +593,9 @@ def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     )
     last = max(len(data["steps"]) - 1, 0)
     data["step"] = min(_int(request, "step", 0), last)
+    m = data["match"]
+    waiting = m["status"] in ("scheduled", "running") and not data["sealed"]
+    data["live"] = match_url(m["id"]) + "/live" if waiting else None  # docs/web.md, "Live"
     return data
 
 

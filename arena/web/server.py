@@ -6,6 +6,11 @@ header line every few seconds holds its connection forever, and a few hundred su
 clients (slowloris) hold every connection the server can take. :class:`HeadTimeout`
 closes a connection whose request head is not complete ``HEAD_TIMEOUT_S`` after the
 connection opened or after the previous response ended.
+
+Nor does uvicorn give up on a client that stops reading a response: what is written to
+it waits in the connection's buffer, and a live stream (arena/web/live.py) would wait on
+it for ever. The protocol cuts a connection whose buffer has stayed full (writing paused)
+for ``WRITE_STALL_S``: its response ends, and its place among the live viewers is free.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 HEAD_TIMEOUT_S = 10.0
+WRITE_STALL_S = 30.0  # a client that takes nothing of a response for this long is cut
 DRAIN_S = 5  # a stop waits this long for the open requests, then cuts them
 
 
@@ -36,6 +42,7 @@ class HeadTimeout(H11Protocol):
     under way, so that the rest of an unread body counts against the next head too."""
 
     _deadline: asyncio.TimerHandle | None = None
+    _stalled: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -55,7 +62,27 @@ class HeadTimeout(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_waiting()
+        self._reading()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(WRITE_STALL_S, self._not_reading)
+
+    def resume_writing(self) -> None:
+        self._reading()
+        super().resume_writing()
+
+    def _reading(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _not_reading(self) -> None:
+        self._stalled = None
+        log.info("cut a connection from %s: it took nothing for %s s", self.client, WRITE_STALL_S)
+        self.transport.abort()
 
     def _await_head(self) -> None:
         self._stop_waiting()

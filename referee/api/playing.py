@@ -87,7 +87,7 @@ class Playing:
                 ):
                     runner = MatchRunner(
                         self.hub, match_id, rules, seats, seed=seed, clock=clock,
-                        stand_in=lambda: house_bot("heuristic"),
+                        stand_in=lambda: house_bot("heuristic"), live=self.hub.live,
                     )  # fmt: skip
                     record = await runner.run()
                 counted(record)

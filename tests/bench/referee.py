@@ -15,6 +15,9 @@ two rates is the referee's own cost. The two are measured in pairs of short slic
 right after the other, several rounds; the ratio is the median of the rounds' ratios,
 printed with their spread (lowest to highest). The goals (issue 19): a referee rate at
 least 85% of the ping-pong rate at 16 matches, 70% at 1.
+
+Last, the live feed's cost (docs/web.md, "Live"): the referee at 16 matches with every
+action told to a real PostgreSQL's channel, next to the same without, in paired rounds.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import random
 import statistics
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -159,7 +163,12 @@ async def ping_pong_rate(lanes: int, seconds: float) -> float:
 # ---- the referee ------------------------------------------------------------------------
 
 
-async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
+Live = Callable[[dict[str, Any]], None]
+
+
+async def referee_rate(
+    lanes: int, seconds: float, argv: list[str], live: Live | None = None
+) -> float:
     bots = [BotProcess(f"b{i}", "bench bot", argv) for i in range(2)]
     async with local_arena(bots, own_exit_s=0) as hub:
         a, b = (bot.name for bot in bots)  # as their Hellos named them (the SDK's do)
@@ -180,6 +189,7 @@ async def referee_rate(lanes: int, seconds: float, argv: list[str]) -> float:
                     seed=k * 1000 + game,
                     clock=CLOCK,
                     stand_in=lambda: house_bot("random"),
+                    live=live,
                 )
                 await runner.run()
                 decisions += runner.decisions
@@ -234,6 +244,28 @@ def main() -> None:
             f"referee / ping-pong at {c:>2}: {ratio:.0%}, spread {min(row):.0%}-{max(row):.0%} "
             f"over {len(row)} rounds (goal {GOALS[c]:.0%}: {verdict})"
         )
+    live_feed(args)
+
+
+def live_feed(args: argparse.Namespace) -> None:
+    """The live feed's cost to the referee: its rate with every action told to the channel
+    (a real PostgreSQL's, which nobody listens to here) next to its rate without, paired."""
+    from referee.live import Publisher
+    from tests.bench.store import server
+
+    publisher = Publisher(server())
+    pairs = []
+    for _ in range(args.rounds):
+        plain = asyncio.run(referee_rate(16, args.seconds, _client_argv()))
+        told = asyncio.run(referee_rate(16, args.seconds, _client_argv(), publisher.publish))
+        pairs.append((plain, told))
+    publisher.close()
+    row = [t / p for p, t in pairs]
+    print(
+        f"referee with the live feed / without, at 16: {statistics.median(row):.0%}, spread "
+        f"{min(row):.0%}-{max(row):.0%} over {len(row)} rounds ({publisher.sent} events sent, "
+        f"{publisher.dropped} dropped)"
+    )
 
 
 if __name__ == "__main__":

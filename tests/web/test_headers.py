@@ -138,6 +138,11 @@ def test_the_pages_satisfy_the_policy(client: TestClient, organizer: bool) -> No
         resources.feed(page.text)
         assert resources.blocked == [], url
         loaded.update(resources.loaded)
-    assert loaded == {"/static/style.css", "/static/replay.js", "/static/favicon.svg"}
+    assert loaded == {
+        "/static/style.css",
+        "/static/replay.js",
+        "/static/live.js",
+        "/static/favicon.svg",
+    }
     for url in loaded:  # the site's own ('self'), and there
         assert client.get(url).status_code == 200

@@ -644,7 +644,7 @@ class RunMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class TournamentDefinition(_message.Message):
-    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent", "rated", "entries_close_s", "groups", "rounds", "tiebreaks", "seed_from", "top")
+    __slots__ = ("name", "rules", "bots", "pool", "format", "challenger", "matches", "duplicate", "clock", "decision_ms", "time_bank_ms", "seed", "schedule", "reconnect_grace_ms", "trusted", "absent", "rated", "entries_close_s", "groups", "rounds", "tiebreaks", "seed_from", "top", "live_delay_s")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -668,6 +668,7 @@ class TournamentDefinition(_message.Message):
     TIEBREAKS_FIELD_NUMBER: _ClassVar[int]
     SEED_FROM_FIELD_NUMBER: _ClassVar[int]
     TOP_FIELD_NUMBER: _ClassVar[int]
+    LIVE_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -691,7 +692,8 @@ class TournamentDefinition(_message.Message):
     tiebreaks: _containers.RepeatedScalarFieldContainer[str]
     seed_from: str
     top: int
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ..., rated: _Optional[bool] = ..., entries_close_s: _Optional[int] = ..., groups: _Optional[int] = ..., rounds: _Optional[int] = ..., tiebreaks: _Optional[_Iterable[str]] = ..., seed_from: _Optional[str] = ..., top: _Optional[int] = ...) -> None: ...
+    live_delay_s: int
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., pool: _Optional[str] = ..., format: _Optional[str] = ..., challenger: _Optional[str] = ..., matches: _Optional[int] = ..., duplicate: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., seed: _Optional[int] = ..., schedule: _Optional[str] = ..., reconnect_grace_ms: _Optional[int] = ..., trusted: _Optional[bool] = ..., absent: _Optional[str] = ..., rated: _Optional[bool] = ..., entries_close_s: _Optional[int] = ..., groups: _Optional[int] = ..., rounds: _Optional[int] = ..., tiebreaks: _Optional[_Iterable[str]] = ..., seed_from: _Optional[str] = ..., top: _Optional[int] = ..., live_delay_s: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("id", "definition", "created_at", "runs", "last_run", "last_status", "next_firing")

@@ -1,0 +1,89 @@
+"""A small client of the live pages' server-sent events, on asyncio's streams: light
+enough for a thousand at once (tests/bench/live.py), exact about what arrives when."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from typing import Any
+
+
+class Refused(Exception):
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"{status}: {body}")
+        self.status = status
+        self.body = body
+
+
+class Events:
+    """One stream: ``await Events.open(port, path)``, then ``await next()`` for each event
+    as ``(kind, data, arrived)``: its name, its JSON data, and time.time() when read."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self._text = b""
+
+    @staticmethod
+    async def open(
+        port: int, path: str, *, receive_buffer: int | None = None, source: str = "127.0.0.1"
+    ) -> Events:
+        """Refused (with the status) for anything but a 200. ``source``: the loopback
+        address it comes from (any of 127.0.0.0/8), as another client's would."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind((source, 0))
+        if receive_buffer is not None:  # before connecting: the window it offers
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=sock)
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        events = Events(reader, writer)
+        if status != 200:
+            body = await events._rest(head)
+            writer.close()
+            raise Refused(status, body)
+        return events
+
+    async def _rest(self, head: bytes) -> str:
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return (await self.reader.readexactly(length)).decode() if length else ""
+
+    async def next(self) -> tuple[str, Any, float]:
+        """The next event (comments skipped); EOFError when the stream ends."""
+        while True:
+            end = self._text.find(b"\n\n")
+            if end >= 0:
+                block, self._text = self._text[:end], self._text[end + 2 :]
+                kind, data = "message", None
+                for line in block.decode().split("\n"):
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: "):
+                        data = json.loads(line[6:])
+                if data is not None:
+                    return kind, data, time.time()
+                continue
+            self._text += await self._chunk()
+
+    async def _chunk(self) -> bytes:
+        """One chunk of the chunked body."""
+        size_line = await self.reader.readline()
+        if not size_line:
+            raise EOFError("the stream was closed")
+        size = int(size_line.strip() or b"0", 16)
+        if size == 0:
+            raise EOFError("the stream ended")
+        data = await self.reader.readexactly(size + 2)
+        return data[:-2]
+
+    def close(self) -> None:
+        self.writer.close()

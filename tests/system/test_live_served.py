@@ -1,0 +1,77 @@
+"""A match watched live in real Chromium, on the arena's real processes: `arena serve`,
+a Celery worker, `arena web`, two bots as processes of their own (tests/fakebot.py, each
+taking its time to answer, as people watching would want). The browser finds the match
+on the "playing now" page, follows it there, sees its table change with each action
+within a bounded time of the referee's (measured on the events' own stamps), and sees
+it turn into its replay when it is recorded."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.service import free_address
+from tests.arenaproc import broker_url
+from tests.system.test_proxy import wait_answering
+
+CHROMIUM = Path("/usr/bin/chromium")
+FAKEBOT = Path(__file__).resolve().parents[1] / "fakebot.py"
+THINK_MS = 250  # each bot's time a decision: a match lasts some seconds
+LAG_BOUND_S = 10.0  # an action shows within this of the referee's applying it
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing"),
+    pytest.mark.long,
+]
+
+
+def test_a_match_plays_live_in_the_browser_and_ends_as_its_replay(arena_factory: Any) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    arena = arena_factory(broker_url("redis"))
+    for name in ("alpha", "beta"):
+        token = arena.organizer.bot_token(name)
+        env = {"ARENA_ADDRESS": arena.address, "ARENA_TOKEN": token}
+        argv = ["slow", "--delay-ms", str(THINK_MS), "--name", name]
+        arena.processes.start(name, *argv, env=env, command=[sys.executable, str(FAKEBOT)])
+    arena.organizer.wait_connected(["alpha", "beta"])
+    web = free_address()
+    arena.processes.start("web", "web", "--port", web.rsplit(":", 1)[1])
+    wait_answering(f"http://{web}/healthz", None)
+    arena.worker()
+    arena.tournament("show", ["alpha", "beta"], matches=2)
+    run_id = arena.start("show")
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://{web}/live")
+        # the list is drawn again as matches start: the first one's link appears
+        link = page.locator("table.playing a.match").first
+        expect(link).to_be_visible(timeout=60_000)
+        link.click()
+        expect(page).to_have_url(re.compile(r"/matches/[\w-]+$"))
+        match_url = page.url
+        live = page.get_by_test_id("live")
+        expect(live).to_be_visible()
+        # the table is drawn at each action: ten of them, each within the bound
+        expect(live).to_have_attribute("data-shown", re.compile(r"^[1-9][0-9]+$"), timeout=60_000)
+        seen = page.evaluate("window.arenaLive")
+        expect(live.get_by_test_id("score")).to_be_visible()
+        seqs = [s["seq"] for s in seen]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # every action, in turn
+        lags = [s["lag"] for s in seen]
+        assert max(lags) < LAG_BOUND_S, lags
+        # when the match is recorded the page is its replay
+        expect(page.locator("nav.stepper").first).to_be_attached(timeout=120_000)
+        assert page.url == match_url
+        expect(page.get_by_test_id("live")).to_have_count(0)
+        assert errors == []
+        browser.close()
+    arena.wait_run(run_id)
