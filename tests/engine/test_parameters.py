@@ -3,11 +3,17 @@ situation under two presets (or a preset and an override) gives what docs/rules.
 says for each.
 """
 
+import enum
+from pathlib import Path
+
 import pytest
 
 from arena.engine import (
     ACCEPT,
     FOLD,
+    NOTES,
+    PRESET_NAMES,
+    PRESETS,
     RAISE,
     Action,
     ActionType,
@@ -588,3 +594,44 @@ def test_stake_cap_bars_a_raise_on_your_turn_at_the_cap():
     assert "raise" not in legal(m)
     with pytest.raises(IllegalAction, match="the hand is already for 6, the cap"):
         act(m, "raise")
+
+
+# ---- docs/rules.md ---------------------------------------------------------------------
+
+
+def table_rows(text: str, header: str) -> dict[str, list[str]]:
+    """The rows of the markdown table under ``header`` (its first line), by first cell."""
+    lines = text.split(header, 1)[1].splitlines()[2:]
+    rows = {}
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_docs_rules_tables_list_every_parameter_and_preset_value():
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    params = table_rows(text, "| parameter | values | meaning |")
+    assert list(params) == list(Rules().parameters())
+    for name, (values, _meaning) in params.items():
+        kind = type(getattr(Rules(), name))
+        if issubclass(kind, enum.Enum):
+            assert [v.strip("` ") for v in values.split(",")] == [m.value for m in kind], name
+    presets = table_rows(text, "| parameter | " + " | ".join(PRESET_NAMES) + " |")
+    assert list(presets) == [p for p in Rules().parameters() if p != "score_cap"]
+    for name, cells in presets.items():
+        shown = [c.rstrip("*") for c in cells]
+        assert shown == [PRESETS[p].parameter_texts()[name] for p in PRESET_NAMES], name
+
+
+def test_every_preset_says_where_each_parameter_comes_from():
+    # what `arena rules show` prints beside each value
+    for name in PRESET_NAMES:
+        notes = NOTES[name]
+        assert set(notes) == set(Rules().parameters()), name
+        for param in ("partner_tie_lead", "covered_after_partner", "raise_answer"):
+            assert notes[param].startswith("chosen:"), (name, param)
+    for name in ("inteligente", "solver"):
+        assert "no partners in 1x1" in NOTES[name]["raise_answer"]
