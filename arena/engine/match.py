@@ -570,11 +570,10 @@ class Match:
         rule = rules.covered
         if rule is Covered.OFF or hand.blind:
             return False
-        if rules.covered_after_partner is CoveredAfterPartner.BANNED and _partner_covered(hand):
+        if not (hand.rounds if rule is Covered.FROM_ROUND2 else hand.table):
             return False
-        if rule is Covered.FROM_ROUND2:
-            return len(hand.rounds) > 0
-        return len(hand.table) > 0
+        banned = rules.covered_after_partner is CoveredAfterPartner.BANNED
+        return not (banned and _partner_covered(hand))
 
     def _cover_problem(self, hand: Hand) -> str:
         rules = self.rules
@@ -583,14 +582,14 @@ class Match:
             return "these rules have no covered cards"
         if hand.blind:
             return "no card may be covered in the blind hand"
-        if rules.covered_after_partner is CoveredAfterPartner.BANNED and _partner_covered(hand):
-            return (
-                f"seat {hand.turn}'s partner has already played a covered card in this round "
-                "(covered_after_partner banned)"
-            )
-        if rule is Covered.FROM_ROUND2:
+        if rule is Covered.FROM_ROUND2 and not hand.rounds:
             return "a card may be covered only from round 2 on"
-        return "the first card of a round cannot be covered"
+        if rule is Covered.NOT_FIRST and not hand.table:
+            return "the first card of a round cannot be covered"
+        return (
+            f"seat {hand.turn}'s partner has already played a covered card in this round "
+            "(covered_after_partner banned)"
+        )
 
     def _idle_reason(self, dealing: bool = False) -> str:
         if self.outcome is not None:
