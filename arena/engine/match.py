@@ -513,7 +513,7 @@ class Match:
     ) -> None:
         rules = self.rules
         hand.phase = Phase.OVER
-        hand.pending = 0
+        hand.pending = hand.refused = 0
         self.next_dealer = hand.dealer if redeal else (hand.dealer + 1) % self.n
         score = self.score
         for team in (0, 1):
