@@ -635,3 +635,20 @@ def test_every_preset_says_where_each_parameter_comes_from():
             assert notes[param].startswith("chosen:"), (name, param)
     for name in ("inteligente", "solver"):
         assert "no partners in 1x1" in NOTES[name]["raise_answer"]
+
+
+def test_raise_answer_any_accepts_a_record_may_give_the_answers_in_either_order():
+    for answers, stake in [
+        ([(3, "fold"), (1, "accept")], 3),  # the partner refused first
+        ([(3, "accept")], 3),  # the partner answered for both
+        ([(1, "accept")], 3),
+        ([(3, "fold"), (1, "fold")], None),  # refused by both, the hand over
+    ]:
+        m = new_match("tradicional:raise_answer=any_accepts")
+        act(m, "raise")
+        for seat, word in answers:
+            m.apply(Action.parse(word), seat=seat)
+        if stake is None:
+            assert points(m) == (1, 0)
+        else:
+            assert view(m, 0).stake == stake and m.to_act == 0
