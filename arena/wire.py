@@ -148,6 +148,7 @@ def view_to_pb(view: View, msg: pb.View | None = None) -> pb.View:
     msg.pending = view.pending
     msg.legal.extend([action_to_pb(a) for a in view.legal])
     _optionals_into(msg, view.requester, view.raised_by, view.to_act)
+    msg.refused.extend(view.refused)
     return msg
 
 
@@ -251,6 +252,8 @@ class ViewEncoder:
             part = pb.View()
             _partners_into(part, view.partners)
             parts.append(part.SerializeToString())
+        if view.refused:
+            parts.append(pb.View(refused=view.refused).SerializeToString())
         return b"".join(parts)
 
 
@@ -393,6 +396,7 @@ def view_from_pb(msg: pb.View) -> View:
         to_act=_optional(msg, "to_act"),
         legal=tuple(action_from_pb(a) for a in msg.legal),
         last_hand=hand_from_pb(msg.last_hand) if msg.HasField("last_hand") else None,
+        refused=tuple(msg.refused),
     )
 
 

@@ -32,8 +32,9 @@ from arena.engine.match import (
     Play,
     Round,
     Termination,
+    stake_cap,
 )
-from arena.engine.rules import LeadAfterTie
+from arena.engine.rules import LeadAfterTie, PartnerTieLead
 from arena.engine.view import SeenHand, SeenPlay, View
 
 __all__ = ["Determinizer", "determinize", "unseen_cards"]
@@ -112,6 +113,8 @@ class Determinizer:
         hand.pending = view.pending
         hand.requester = -1 if view.requester is None else view.requester
         hand.last_raiser = -1 if view.raised_by is None else view.raised_by
+        hand.refused = sum(1 << s for s in view.refused)
+        hand.cap = stake_cap(view.rules, view.score)
         hand.phase = view.phase
         hand.rounds = rounds
         hand.table = table
@@ -152,9 +155,12 @@ class Determinizer:
             return COVERED if play.card is None else strength[play.card.index]
 
         best = max(power(p) for p in last.plays)
-        top = next(p for p in last.plays if power(p) == best)
-        if last.winner is not None or view.rules.lead_after_tie is LeadAfterTie.TOP:
-            return top.seat
+        tops = [p.seat for p in last.plays if power(p) == best]
+        rules = view.rules
+        if last.winner is not None:  # several tops: partners, whose team took the round
+            return min(tops) if rules.partner_tie_lead is PartnerTieLead.LOWER_SEAT else tops[0]
+        if rules.lead_after_tie is LeadAfterTie.TOP:
+            return tops[0]
         return last.plays[0].seat
 
 

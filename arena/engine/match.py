@@ -35,10 +35,14 @@ from arena.engine.rules import (
     AllTied,
     BothAtSpecial,
     Covered,
+    CoveredAfterPartner,
     LeadAfterTie,
+    PartnerTieLead,
     PartnerTopTie,
+    RaiseAnswer,
     Rules,
     SpecialRaise,
+    StakeCap,
 )
 
 
@@ -90,9 +94,9 @@ class Round:
 
 
 _HAND_FIELDS = (
-    "actions", "blind", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
-    "leader", "pending", "phase", "requester", "result", "rounds", "seen", "seen_rounds",
-    "seen_table", "stake", "strength", "table", "to_act", "turn", "vira",
+    "actions", "blind", "cap", "dealer", "dealt", "deciding", "held", "kind", "last_raiser",
+    "leader", "pending", "phase", "refused", "requester", "result", "rounds", "seen",
+    "seen_rounds", "seen_table", "stake", "strength", "table", "to_act", "turn", "vira",
 )  # fmt: skip
 
 
@@ -113,8 +117,10 @@ class Hand:
         self.deciding: int | None = None  # the team at special_at in a SPECIAL hand
         self.strength: tuple[int, ...] = ()
         self.stake = 1
+        self.cap = 12  # the most a raise may ask (stake_cap)
         self.pending = 0  # the value asked by an unanswered request, else 0
         self.requester = -1
+        self.refused = 0  # a bit per seat that refused the pending request (any_accepts)
         self.last_raiser = -1  # the team that made the last raise, else -1
         self.phase = Phase.PLAY
         self.leader = (dealer + 1) % len(dealt)  # who leads the current round
@@ -250,7 +256,7 @@ class Match:
                 out.append(FOLD)
             return out
         if phase is Phase.ANSWER:
-            return [RAISE, ACCEPT, FOLD] if hand.pending < 12 else [ACCEPT, FOLD]
+            return [RAISE, ACCEPT, FOLD] if hand.pending < hand.cap else [ACCEPT, FOLD]
         return [ACCEPT, FOLD]  # Phase.DECIDE
 
     def default_action(self) -> Action:
@@ -301,6 +307,8 @@ class Match:
         kind = HandKind.BOTH if all(at) else HandKind.SPECIAL if any(at) else HandKind.NORMAL
         hand = Hand(dealer, vira, dealt, kind)
         hand.strength = strength_table(rules.deck, rules.manilha, vira)
+        if rules.stake_cap is StakeCap.TRAILING_NEEDS:
+            hand.cap = stake_cap(rules, self.score)
         if kind is HandKind.SPECIAL:
             hand.deciding = at.index(True)
             hand.phase = Phase.DECIDE
@@ -345,17 +353,24 @@ class Match:
                 raise IllegalAction("there is nothing to accept: no request is pending")
         elif phase is Phase.ANSWER:
             team = actor & 1
+            if hand.refused >> actor & 1:
+                raise IllegalAction(f"seat {actor} has already refused this request")
             if kind is ActionType.ACCEPT:
                 hand.actions.append((actor, action))
-                hand.stake, hand.pending = hand.pending, 0
+                hand.stake, hand.pending, hand.refused = hand.pending, 0, 0
                 hand.phase = Phase.PLAY
                 hand.to_act = hand.turn
             elif kind is ActionType.FOLD:
                 hand.actions.append((actor, action))
-                self._end_hand(hand, _to(1 - team, hand.stake))
+                partner = self._next_to_answer(hand, actor)
+                if partner < 0:
+                    self._end_hand(hand, _to(1 - team, hand.stake))
+                else:
+                    hand.refused |= 1 << actor
+                    hand.to_act = partner
             elif kind is ActionType.RAISE:
-                if hand.pending >= 12:
-                    raise IllegalAction("the request is already for 12: accept or fold")
+                if hand.pending >= hand.cap:
+                    raise IllegalAction(self._cap_problem(hand, hand.pending))
                 hand.actions.append((actor, action))
                 hand.stake = hand.pending
                 self._ask(hand, actor)
@@ -420,9 +435,25 @@ class Match:
     def _ask(self, hand: Hand, seat: int) -> None:
         hand.pending = LADDER[LADDER.index(hand.stake) + 1]
         hand.requester = seat
+        hand.refused = 0
         hand.last_raiser = seat & 1
         hand.phase = Phase.ANSWER
         hand.to_act = (seat + 1) % self.n
+
+    def _next_to_answer(self, hand: Hand, seat: int) -> int:
+        """Who of ``seat``'s team is asked after it refuses the pending request: with
+        raise_answer any_accepts, the next of them in play order that has not refused;
+        -1 when nobody is left (the request is refused)."""
+        rules = self.rules
+        if rules.raise_answer is RaiseAnswer.ONE_SEAT:
+            return -1
+        refused = hand.refused | 1 << seat
+        n = self.n
+        for step in range(2, n, 2):
+            partner = (seat + step) % n
+            if not refused >> partner & 1:
+                return partner
+        return -1
 
     def _raise_penalty(self, hand: Hand, team: int) -> None:
         rules = self.rules
@@ -447,12 +478,14 @@ class Match:
                 tops.append(play)
         top_team = tops[0].seat & 1
         one_team = all(p.seat & 1 == top_team for p in tops)
-        if one_team and (len(tops) == 1 or self.rules.partner_top_tie is PartnerTopTie.TEAM):
+        rules = self.rules
+        if one_team and (len(tops) == 1 or rules.partner_top_tie is PartnerTopTie.TEAM):
             winner: int | None = top_team
-            hand.leader = tops[0].seat
+            lowest = len(tops) > 1 and rules.partner_tie_lead is PartnerTieLead.LOWER_SEAT
+            hand.leader = min(p.seat for p in tops) if lowest else tops[0].seat
         else:
             winner = None
-            if self.rules.lead_after_tie is LeadAfterTie.TOP:
+            if rules.lead_after_tie is LeadAfterTie.TOP:
                 hand.leader = tops[0].seat
         hand.rounds.append(Round(tuple(hand.table), winner))
         hand.table = []
@@ -480,7 +513,7 @@ class Match:
     ) -> None:
         rules = self.rules
         hand.phase = Phase.OVER
-        hand.pending = 0
+        hand.pending = hand.refused = 0
         self.next_dealer = hand.dealer if redeal else (hand.dealer + 1) % self.n
         score = self.score
         for team in (0, 1):
@@ -506,11 +539,24 @@ class Match:
             if self.rules.special_raise is SpecialRaise.ILLEGAL:
                 return f"nobody may raise in the hand of {self.rules.special_at}"
             return None
-        if hand.stake >= 12:
-            return "the hand is already worth 12: there is nothing to raise to"
+        if hand.stake >= hand.cap:
+            return self._cap_problem(hand, hand.stake)
         if hand.last_raiser == team:
             return "seat {seat} cannot raise over {own} request"
         return None
+
+    def _cap_problem(self, hand: Hand, value: int) -> str:
+        """Why nothing may be asked over ``value`` (the stake, or a pending request)."""
+        if value >= 12:
+            if hand.pending:
+                return "the request is already for 12: accept or fold"
+            return "the hand is already worth 12: there is nothing to raise to"
+        what = "the request is" if hand.pending else "the hand is"
+        needs = self.rules.score_cap - min(self.score)
+        return (
+            f"{what} already for {value}, the cap of this hand: the trailing team needs "
+            f"{needs} points to win (stake_cap trailing_needs)"
+        )
 
     def _fold_problem(self, hand: Hand) -> str | None:
         if not self.rules.fold_hand:
@@ -520,22 +566,30 @@ class Match:
         return None
 
     def _may_cover(self, hand: Hand) -> bool:
-        rule = self.rules.covered
+        rules = self.rules
+        rule = rules.covered
         if rule is Covered.OFF or hand.blind:
             return False
-        if rule is Covered.FROM_ROUND2:
-            return len(hand.rounds) > 0
-        return len(hand.table) > 0
+        if not (hand.rounds if rule is Covered.FROM_ROUND2 else hand.table):
+            return False
+        banned = rules.covered_after_partner is CoveredAfterPartner.BANNED
+        return not (banned and _partner_covered(hand))
 
     def _cover_problem(self, hand: Hand) -> str:
-        rule = self.rules.covered
+        rules = self.rules
+        rule = rules.covered
         if rule is Covered.OFF:
             return "these rules have no covered cards"
         if hand.blind:
             return "no card may be covered in the blind hand"
-        if rule is Covered.FROM_ROUND2:
+        if rule is Covered.FROM_ROUND2 and not hand.rounds:
             return "a card may be covered only from round 2 on"
-        return "the first card of a round cannot be covered"
+        if rule is Covered.NOT_FIRST and not hand.table:
+            return "the first card of a round cannot be covered"
+        return (
+            f"seat {hand.turn}'s partner has already played a covered card in this round "
+            "(covered_after_partner banned)"
+        )
 
     def _idle_reason(self, dealing: bool = False) -> str:
         if self.outcome is not None:
@@ -565,6 +619,21 @@ def _draw(rng: random.Random, population: Sequence[Card], k: int) -> list[Card]:
         drawn.append(pool[j])
         pool[j] = pool[left - 1]
     return drawn
+
+
+def _partner_covered(hand: Hand) -> bool:
+    """Whether a partner of the seat whose turn it is has played covered in this round."""
+    team = hand.turn & 1
+    return any(p.covered and p.seat & 1 == team for p in hand.table)
+
+
+def stake_cap(rules: Rules, score: Sequence[int]) -> int:
+    """The most a raise may ask in a hand dealt at ``score``: with stake_cap
+    trailing_needs, what the trailing team needs to win, rounded up to a multiple of 3."""
+    if rules.stake_cap is StakeCap.NONE:
+        return LADDER[-1]
+    needs = rules.score_cap - min(score)
+    return -(-needs // 3) * 3
 
 
 def _hand_winner(rounds: list[Round]) -> int | None:

@@ -27,6 +27,11 @@ class PartnerTopTie(enum.StrEnum):
     TIE = "tie"  # the round is tied as if the cards were of different teams
 
 
+class PartnerTieLead(enum.StrEnum):
+    FIRST_TO_PLAY = "first_to_play"  # partners' tied top cards: the first of them leads next
+    LOWER_SEAT = "lower_seat"  # the lower-numbered of their seats leads next
+
+
 class AllTied(enum.StrEnum):
     NOBODY = "nobody"  # nobody scores; the deal passes on
     REPLAY = "replay"  # nobody scores; the same dealer deals again
@@ -41,6 +46,11 @@ class Covered(enum.StrEnum):
     NOT_FIRST = "not_first"  # any round, but never as the round's first card
 
 
+class CoveredAfterPartner(enum.StrEnum):
+    ALLOWED = "allowed"
+    BANNED = "banned"  # no covered card in a round where a partner already played covered
+
+
 class SpecialRaise(enum.StrEnum):
     ILLEGAL = "illegal"  # raising is not an action in the special hand
     FORFEIT_MATCH = "forfeit_match"  # whoever raises, the opponents win the game
@@ -51,6 +61,17 @@ class SpecialRaise(enum.StrEnum):
 class BothAtSpecial(enum.StrEnum):
     BLIND = "blind"  # nobody sees their own cards: each play chooses a slot
     OPEN = "open"
+
+
+class RaiseAnswer(enum.StrEnum):
+    ONE_SEAT = "one_seat"  # the opponent after the requester answers for the team
+    ANY_ACCEPTS = "any_accepts"  # each seat of the team is asked in turn until one accepts
+
+
+class StakeCap(enum.StrEnum):
+    NONE = "none"
+    TRAILING_NEEDS = "trailing_needs"  # no raise past what the trailing team needs to win,
+    # rounded up to a multiple of 3
 
 
 LADDER = (1, 3, 6, 9, 12)
@@ -67,14 +88,18 @@ class Rules:
     manilha: Manilha = Manilha.NOVA
     lead_after_tie: LeadAfterTie = LeadAfterTie.LEADER
     partner_top_tie: PartnerTopTie = PartnerTopTie.TEAM
+    partner_tie_lead: PartnerTieLead = PartnerTieLead.FIRST_TO_PLAY
     all_tied: AllTied = AllTied.NOBODY
     covered: Covered = Covered.FROM_ROUND2
+    covered_after_partner: CoveredAfterPartner = CoveredAfterPartner.ALLOWED
     fold_hand: bool = True
     special_at: int = 11
     special_partner_view: bool = True
     special_raise: SpecialRaise = SpecialRaise.ILLEGAL
     both_at_special: BothAtSpecial = BothAtSpecial.BLIND
     both_at_special_value: int = 1
+    raise_answer: RaiseAnswer = RaiseAnswer.ONE_SEAT
+    stake_cap: StakeCap = StakeCap.NONE
     games_per_match: int = 1
     score_cap: int = 12
     _hash: int = dataclasses.field(default=0, init=False, repr=False, compare=False)
@@ -198,14 +223,18 @@ _FIELD_TYPES: dict[str, type] = {
     "manilha": Manilha,
     "lead_after_tie": LeadAfterTie,
     "partner_top_tie": PartnerTopTie,
+    "partner_tie_lead": PartnerTieLead,
     "all_tied": AllTied,
     "covered": Covered,
+    "covered_after_partner": CoveredAfterPartner,
     "fold_hand": bool,
     "special_at": int,
     "special_partner_view": bool,
     "special_raise": SpecialRaise,
     "both_at_special": BothAtSpecial,
     "both_at_special_value": int,
+    "raise_answer": RaiseAnswer,
+    "stake_cap": StakeCap,
     "games_per_match": int,
     "score_cap": int,
 }

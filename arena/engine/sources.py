@@ -26,16 +26,30 @@ SUMMARIES = {
 _COMMON = {
     "lead_after_tie": "source: the leader of the tied round leads again",
     "score_cap": "source: the game is won at 12 and the score shows at most 12",
+    "stake_cap": "source: the ladder goes up to 12 whatever the score",
+}
+
+_ONE_ON_ONE = {  # the parameters about partners, in the presets of one player a side
+    "partner_tie_lead": "chosen: no partners in 1x1; the common default",
+    "covered_after_partner": "chosen: no partners in 1x1; the common default",
+    "raise_answer": "chosen: no partners in 1x1; the common default",
+}
+
+_PAIRS = {  # the same, where the source has partners but does not settle these
+    "partner_tie_lead": "chosen: the source is silent; the first of the partners to play leads",
+    "covered_after_partner": "chosen: the source does not forbid it; allowed",
 }
 
 NOTES: dict[str, dict[str, str]] = {
     "paulista": {
+        **_PAIRS,
         "team_size": "source: 1x1, 2x2, 3x3 or 4x4; 1 by default",
         "deck": "source: 40 cards, no 8 9 10",
         "manilha": "source: the rank after the vira",
         "partner_top_tie": "source: top cards of partners win the round for their team",
         "all_tied": "chosen: the source settles only 11x11 (nobody scores); used for all hands",
         "covered": "source: from round 2, not in the mao de ferro",
+        "raise_answer": "chosen: the source is silent; the opponent after the requester answers",
         "fold_hand": "source: on your turn, no request pending; pays the current value",
         "special_at": "source: 11",
         "special_partner_view": "source: the team at 11 sees its partners' cards all hand",
@@ -45,6 +59,7 @@ NOTES: dict[str, dict[str, str]] = {
         "games_per_match": "source: one game, no queda",
     },
     "inteligente": {
+        **_ONE_ON_ONE,
         "lead_after_tie": "chosen: the source is silent; the tied round's leader leads again",
         "team_size": "source: 1x1 app",
         "deck": "source: baralho limpo (std40) by default; sujo52 is an option",
@@ -61,6 +76,7 @@ NOTES: dict[str, dict[str, str]] = {
         "games_per_match": "source: first to 12",
     },
     "solver": {
+        **_ONE_ON_ONE,
         "team_size": "source: 1x1",
         "deck": "source: 40 cards",
         "manilha": "source: the rank after the vira",
@@ -76,6 +92,7 @@ NOTES: dict[str, dict[str, str]] = {
         "games_per_match": "source: first to 12",
     },
     "tradicional": {
+        **_PAIRS,
         "lead_after_tie": "chosen: the source is silent; the tied round's leader leads again",
         "team_size": "source: two pairs",
         "deck": "source: 40 cards; short24 (no 4 5 6 7) is an option",
@@ -83,6 +100,7 @@ NOTES: dict[str, dict[str, str]] = {
         "partner_top_tie": "chosen: the source is silent; partners' tied top cards win",
         "all_tied": "source: the team opposite the dealer takes the hand",
         "covered": "source: no covered cards",
+        "raise_answer": "chosen: the source lets either partner answer; one answer settles it",
         "fold_hand": "source: no folding of the hand",
         "special_at": "source: mao de dez at 10 points",
         "special_partner_view": "source: the pair at 10 may show each other their cards",
@@ -93,6 +111,7 @@ NOTES: dict[str, dict[str, str]] = {
         "games_per_match": "source: a queda is best of three games",
     },
     "megajogos": {
+        **_PAIRS,
         "lead_after_tie": "chosen: the source is silent; the tied round's leader leads again",
         "team_size": "source: two pairs",
         "deck": "source: 40 cards",
@@ -100,6 +119,7 @@ NOTES: dict[str, dict[str, str]] = {
         "partner_top_tie": "chosen: the source is silent; partners' tied top cards win",
         "all_tied": "source: nobody scores and a new hand is dealt",
         "covered": "chosen: the glossary has covered cards; allowed from round 2",
+        "raise_answer": "chosen: the source has the pair decide; one seat answers for it",
         "fold_hand": "source: no folding of the hand",
         "special_at": "source: 11",
         "special_partner_view": "source: no sharing of cards is mentioned",

@@ -138,6 +138,8 @@ class View:
     to_act: int | None
     legal: tuple[Action, ...]  # what this seat may do now; empty when it is not asked
     last_hand: SeenHand | None = None  # the latest finished hand of the match
+    refused: tuple[int, ...] = ()  # the asked team's seats that refused the pending
+    # request so far (raise_answer any_accepts asks each of them in turn)
 
     @property
     def team(self) -> int:
@@ -186,6 +188,7 @@ class View:
             "pending": self.pending,
             "requester": self.requester,
             "raised_by": self.raised_by,
+            "refused": list(self.refused),
             "score": list(self.score),
             "games": list(self.games),
             "to_act": self.to_act,
@@ -254,7 +257,12 @@ def view(match: Match, seat: int) -> View:
         to_act,
         tuple(match.legal_actions()) if to_act == seat else (),  # legal
         last_hand(match),
+        _refused(hand.refused, n) if hand.refused else (),
     )  # positional, in the order of View's fields: a third cheaper than by keyword
+
+
+def _refused(bits: int, n: int) -> tuple[int, ...]:
+    return tuple([s for s in range(n) if bits >> s & 1])
 
 
 def last_hand(match: Match) -> SeenHand | None:

@@ -26,6 +26,20 @@ CASES = [
     for name, rules in PRESETS.items()
     for size in (1, 2, 3, 4)
 ]
+VARIANT_CASES = [  # the parameters of issue 36 all on, for the drawn states to keep
+    pytest.param(
+        rules.replace(
+            team_size=size,
+            partner_tie_lead="lower_seat",
+            covered_after_partner="banned",
+            raise_answer="any_accepts",
+            stake_cap="trailing_needs",
+        ),
+        id=f"{name}-{size}x{size}-variants",
+    )
+    for name, rules in PRESETS.items()
+    for size in (2, 3)
+]
 STARTS = [(0, 0), (11, 5), (5, 11), (11, 11), (10, 7), (10, 10)]
 MAX_STEPS = 5_000
 
@@ -62,9 +76,10 @@ def check_engine_state(real: Match, drawn: Match) -> None:
     hand, other = real.hand, drawn.hand
     assert hand is not None and other is not None
     names = ["dealer", "vira", "kind", "blind", "stake", "pending", "last_raiser", "phase"]
+    names += ["refused"]
     names += ["leader", "turn", "strength"]
     if hand.result is None:  # once the hand is over the score no longer tells these
-        names += ["deciding", "to_act"]
+        names += ["deciding", "to_act", "cap"]
     for name in names:
         assert getattr(other, name) == getattr(hand, name), name
     if hand.pending:
@@ -120,7 +135,7 @@ def play_and_check(rules: Rules, seed: int, start: tuple[int, int]) -> Counter[s
     pytest.fail("the playout did not end")
 
 
-@pytest.mark.parametrize("rules", CASES)
+@pytest.mark.parametrize("rules", CASES + VARIANT_CASES)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32), start=st.sampled_from(STARTS))
 def test_a_drawn_state_shows_its_seat_the_same_view(

@@ -3,11 +3,17 @@ situation under two presets (or a preset and an override) gives what docs/rules.
 says for each.
 """
 
+import enum
+from pathlib import Path
+
 import pytest
 
 from arena.engine import (
     ACCEPT,
     FOLD,
+    NOTES,
+    PRESET_NAMES,
+    PRESETS,
     RAISE,
     Action,
     ActionType,
@@ -423,3 +429,226 @@ def test_single_game_match_ends_at_12(rules):
     m = new_match(rules, start_score=(9, 0))
     _score_3_for_team_0(m)
     assert m.outcome.winner == 0 and m.outcome.termination is Termination.SCORE
+
+
+# ---- partner_tie_lead ------------------------------------------------------------------
+
+# dealer 0, so seat 1 leads: seat 2's 3C is played before seat 0's 3S, the tied top cards
+TIE_HANDS = ["3S 2H 6S", "QD KH 7C", "3C AC 6D", "KS 7D QC"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "leads"),
+    [
+        ("tradicional", 2),
+        ("tradicional:partner_tie_lead=first_to_play", 2),
+        ("tradicional:partner_tie_lead=lower_seat", 0),
+        ("paulista:team_size=2,partner_tie_lead=lower_seat", 0),
+        ("paulista:team_size=2,partner_tie_lead=lower_seat,partner_top_tie=tie", 1),
+    ],
+)
+def test_partner_tie_lead(rules, leads):
+    m = new_match(rules, hands=TIE_HANDS, dealer=0)
+    act(m, "play QD", "play 3C", "play KS", "play 3S")
+    tied = Rules.parse(rules).partner_top_tie.value == "tie"
+    assert view(m, 0).rounds[0].winner == (None if tied else 0)
+    assert m.to_act == leads  # a tied round (partner_top_tie=tie): its leader leads again
+
+
+def test_partner_tie_lead_changes_nothing_without_a_partner_tie():
+    m = new_match("tradicional:partner_tie_lead=lower_seat", hands=TIE_HANDS, dealer=0)
+    act(m, "play QD", "play AC", "play KS", "play 3S")  # seat 0's 3S alone on top
+    assert m.to_act == 0
+    m = new_match("tradicional:partner_tie_lead=lower_seat", hands=TIE_HANDS, dealer=0)
+    act(m, "play QD", "play 3C", "play KS", "play 6S")  # seat 2's 3C alone on top
+    assert m.to_act == 2
+
+
+# ---- covered_after_partner --------------------------------------------------------------
+
+
+def test_covered_after_partner_banned_in_the_same_round_only():
+    m = new_match("paulista:team_size=2,covered_after_partner=banned")
+    act(m, "play 3C", "play QD", "play JS", "play KS")  # team 0 takes round 1; seat 0 leads
+    act(m, "play 6S", "play KH covered")
+    assert any(a.covered for a in m.legal_actions()), "an opponent covered, not a partner"
+    act(m, "play AC covered")
+    assert m.to_act == 3 and not any(a.covered for a in m.legal_actions())
+    with pytest.raises(IllegalAction, match="partner has already played a covered card"):
+        act(m, "play 7D covered")
+    act(m, "play 7D")  # team 1 takes round 2 (7D over 6S); seat 3 leads round 3
+    assert any(a.covered for a in m.legal_actions()), "a new round, nothing covered yet"
+    act(m, "play QC covered", "play 2H covered")
+    assert m.to_act == 1 and not any(a.covered for a in m.legal_actions())
+
+
+def test_covered_after_partner_allowed_by_default():
+    m = new_match("paulista:team_size=2")
+    act(m, "play 3C", "play QD", "play JS", "play KS", "play 2H covered", "play KH")
+    act(m, "play AC covered")
+    assert view(m, 0).table[-1].covered
+
+
+# ---- raise_answer ------------------------------------------------------------------------
+
+
+def test_raise_answer_one_seat_a_refusal_ends_the_hand():
+    m = new_match("tradicional")
+    act(m, "raise", "fold")
+    assert points(m) == (1, 0)
+
+
+def test_raise_answer_any_accepts_asks_the_partner_after_a_refusal():
+    m = new_match("tradicional:raise_answer=any_accepts")
+    act(m, "raise")
+    assert m.to_act == 1
+    act(m, "fold")
+    assert m.hand.result is None and m.to_act == 3  # seat 1 refused: its partner is asked
+    seen = view(m, 3)
+    assert (seen.phase.value, seen.pending, seen.requester, seen.refused) == ("answer", 3, 0, (1,))
+    assert legal(m) == {"raise", "accept", "fold"}
+    assert view(m, 0).refused == (1,) and view(m, 1).legal == ()
+    with pytest.raises(IllegalAction, match="seat 1 has already refused"):
+        m.apply(ACCEPT, seat=1)
+    act(m, "accept")
+    assert view(m, 0).stake == 3 and view(m, 0).refused == () and m.to_act == 0
+
+
+def test_raise_answer_any_accepts_refused_only_when_both_refuse():
+    m = new_match("tradicional:raise_answer=any_accepts")
+    act(m, "raise", "fold", "fold")
+    assert points(m) == (1, 0)
+
+
+def test_raise_answer_any_accepts_the_partner_may_raise_again():
+    m = new_match("tradicional:raise_answer=any_accepts")
+    act(m, "raise", "fold", "raise")
+    assert view(m, 0).requester == 3 and view(m, 0).pending == 6 and m.to_act == 0
+    act(m, "fold")  # seat 0 refuses six: seat 2 is asked, and refuses too
+    assert m.to_act == 2
+    act(m, "fold")
+    assert points(m) == (0, 3)
+
+
+def test_raise_answer_any_accepts_asks_every_seat_of_a_larger_team():
+    hands = ["3C 2H 6S", "QD KH 7C", "JS AC 6D", "KS 7D QC", "4C 5D 6H", "7H QH JH"]
+    m = new_match("paulista:team_size=3,raise_answer=any_accepts", hands=hands)
+    act(m, "raise")
+    asked = []
+    while m.hand.result is None:
+        asked.append(m.to_act)
+        act(m, "fold")
+    assert asked == [1, 3, 5] and points(m) == (1, 0)
+
+
+def test_raise_answer_any_accepts_in_1x1_changes_nothing():
+    m = new_match("paulista:raise_answer=any_accepts")
+    act(m, "raise", "fold")
+    assert points(m) == (1, 0)
+
+
+def test_raise_answer_any_accepts_timeout_of_the_partner_folds():
+    m = new_match("tradicional:raise_answer=any_accepts")
+    act(m, "raise", "fold")
+    assert m.default_action() == FOLD
+
+
+# ---- stake_cap ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("score", "cap"),
+    [
+        ((0, 0), 12),
+        ((6, 4), 9),
+        ((9, 3), 9),
+        ((10, 8), 6),
+        ((3, 9), 9),
+        ((10, 10), 3),
+        ((2, 10), 12),
+    ],
+)
+def test_stake_cap_trailing_needs(score, cap):
+    m = new_match("paulista:stake_cap=trailing_needs", start_score=score)
+    asked = []
+    while "raise" in legal(m):
+        act(m, "raise")
+        asked.append(m.hand.pending)
+    assert max(asked) == cap
+    with pytest.raises(IllegalAction, match="trailing team needs" if cap < 12 else "for 12"):
+        act(m, "raise")
+    assert legal(m) == {"accept", "fold"}
+
+
+def test_stake_cap_none_by_default():
+    m = new_match("paulista", start_score=(10, 8))
+    act(m, "raise", "raise", "raise", "raise")
+    assert m.hand.pending == 12
+
+
+def test_stake_cap_bars_a_raise_on_your_turn_at_the_cap():
+    m = new_match("paulista:stake_cap=trailing_needs", start_score=(10, 8))  # cap 6
+    act(m, "raise", "raise", "accept")
+    assert view(m, 0).stake == 6 and "raise" not in legal(m)
+    act(m, "play 3C")
+    assert "raise" not in legal(m)
+    with pytest.raises(IllegalAction, match="the hand is already for 6, the cap"):
+        act(m, "raise")
+
+
+# ---- docs/rules.md ---------------------------------------------------------------------
+
+
+def table_rows(text: str, header: str) -> dict[str, list[str]]:
+    """The rows of the markdown table under ``header`` (its first line), by first cell."""
+    lines = text.split(header, 1)[1].splitlines()[2:]
+    rows = {}
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_docs_rules_tables_list_every_parameter_and_preset_value():
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    params = table_rows(text, "| parameter | values | meaning |")
+    assert list(params) == list(Rules().parameters())
+    for name, (values, _meaning) in params.items():
+        kind = type(getattr(Rules(), name))
+        if issubclass(kind, enum.Enum):
+            assert [v.strip("` ") for v in values.split(",")] == [m.value for m in kind], name
+    presets = table_rows(text, "| parameter | " + " | ".join(PRESET_NAMES) + " |")
+    assert list(presets) == [p for p in Rules().parameters() if p != "score_cap"]
+    for name, cells in presets.items():
+        shown = [c.rstrip("*") for c in cells]
+        assert shown == [PRESETS[p].parameter_texts()[name] for p in PRESET_NAMES], name
+
+
+def test_every_preset_says_where_each_parameter_comes_from():
+    # what `arena rules show` prints beside each value
+    for name in PRESET_NAMES:
+        notes = NOTES[name]
+        assert set(notes) == set(Rules().parameters()), name
+        for param in ("partner_tie_lead", "covered_after_partner", "raise_answer"):
+            assert notes[param].startswith("chosen:"), (name, param)
+    for name in ("inteligente", "solver"):
+        assert "no partners in 1x1" in NOTES[name]["raise_answer"]
+
+
+def test_raise_answer_any_accepts_a_record_may_give_the_answers_in_either_order():
+    for answers, stake in [
+        ([(3, "fold"), (1, "accept")], 3),  # the partner refused first
+        ([(3, "accept")], 3),  # the partner answered for both
+        ([(1, "accept")], 3),
+        ([(3, "fold"), (1, "fold")], None),  # refused by both, the hand over
+    ]:
+        m = new_match("tradicional:raise_answer=any_accepts")
+        act(m, "raise")
+        for seat, word in answers:
+            m.apply(Action.parse(word), seat=seat)
+        if stake is None:
+            assert points(m) == (1, 0)
+        else:
+            assert view(m, 0).stake == stake and m.to_act == 0

@@ -28,6 +28,7 @@ from arena.engine import (
     PRESETS,
     Action,
     ActionType,
+    Hand,
     HandKind,
     IllegalAction,
     Match,
@@ -39,12 +40,25 @@ from arena.engine import (
     to_record,
     view,
 )
+from arena.engine.rules import CoveredAfterPartner, PartnerTieLead, RaiseAnswer, StakeCap
 from arena.read.replay import replay_hand
 
 CASES = [
     pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")
     for name, rules in PRESETS.items()
     for size in (1, 2, 3, 4)
+]
+VARIANTS = {  # every value of the rule parameters issue 36 added that is not the default
+    "partner_tie_lead": "lower_seat",
+    "covered_after_partner": "banned",
+    "raise_answer": "any_accepts",
+    "stake_cap": "trailing_needs",
+}
+VARIANT_CASES = [
+    pytest.param(rules.replace(team_size=size, **{key: value}), id=f"{name}-{size}x{size}-{value}")
+    for name, rules in PRESETS.items()
+    for key, value in VARIANTS.items()
+    for size in sorted({rules.team_size, 2, 3})
 ]
 MAX_STEPS = 20_000
 
@@ -191,7 +205,7 @@ def play_out(rules: Rules, seed: int, deep_checks: bool = False) -> Match:
         assert legal == match.legal_actions()
         assert hand.stake in LADDER and (hand.pending == 0 or hand.pending in LADDER)
         if hand.phase is Phase.ANSWER:
-            assert match.to_act == (hand.requester + 1) % match.n
+            check_asked(match)
         if deep_checks:
             check_views(match)
             check_legal_is_exact(match, legal)
@@ -203,6 +217,37 @@ def play_out(rules: Rules, seed: int, deep_checks: bool = False) -> Match:
         pytest.fail(f"no end after {MAX_STEPS} steps")
     check_finished(match, history)
     return match
+
+
+def check_asked(match: Match) -> None:
+    """The seat asked to answer is the opponent after the requester, or (any_accepts) the
+    next of its partners in play order that has not refused."""
+    hand = match.hand
+    assert hand is not None
+    n = match.n
+    answering = [(hand.requester + k) % n for k in range(1, n, 2)]
+    refused = view(match, hand.requester).refused
+    assert refused == tuple(sorted(answering[: len(refused)]))
+    assert match.to_act == answering[len(refused)]
+    if match.rules.raise_answer is RaiseAnswer.ONE_SEAT or match.rules.team_size == 1:
+        assert refused == ()
+
+
+def check_rounds(match: Match, hand: Hand) -> None:
+    """What the rule parameters of issue 36 say of each finished round."""
+    rules = match.rules
+    for before, after in itertools.pairwise([*hand.rounds, None]):
+        if rules.covered_after_partner is CoveredAfterPartner.BANNED:
+            for team in (0, 1):
+                assert sum(p.covered for p in before.plays if p.seat & 1 == team) <= 1
+        if after is not None and before.winner is not None:
+            strength = hand.strength
+            power = [-1 if p.covered else strength[p.card.index] for p in before.plays]
+            best = max(power)
+            tops = [p.seat for p, s in zip(before.plays, power, strict=True) if s == best >= 0]
+            lower = rules.partner_tie_lead is PartnerTieLead.LOWER_SEAT
+            if tops:  # the round's winner leads the next
+                assert after.plays[0].seat == (min(tops) if lower else tops[0])
 
 
 def check_finished(match: Match, history: list[tuple[tuple[int, int], tuple[int, int]]]) -> None:
@@ -228,6 +273,37 @@ def check_finished(match: Match, history: list[tuple[tuple[int, int], tuple[int,
             assert len(raisers) <= len(LADDER) - 1
         points = hand.result.points if hand.result else (0, 0)
         assert min(points) == 0, "only one team scores in a hand"
+        check_rounds(match, hand)
+        check_refusals(match, hand)
+    check_stake_caps(match)
+
+
+def check_refusals(match: Match, hand: Hand) -> None:
+    """A request is refused by one fold, or (any_accepts) by one fold per seat of the team."""
+    if hand.kind is not HandKind.NORMAL:
+        return
+    rules = match.rules
+    needed = rules.team_size if rules.raise_answer is RaiseAnswer.ANY_ACCEPTS else 1
+    kinds = [a.type for _, a in hand.actions]
+    folds = next((i for i, k in enumerate(reversed(kinds)) if k is not ActionType.FOLD), 0)
+    if folds and kinds[-folds - 1] is ActionType.RAISE:
+        assert folds == needed, kinds
+
+
+def check_stake_caps(match: Match) -> None:
+    """With stake_cap trailing_needs, no raise asks more than the trailing team needs to
+    win at the hand's start, rounded up to a multiple of 3."""
+    rules = match.rules
+    if rules.stake_cap is StakeCap.NONE:
+        return
+    score = match.start_score
+    for hand in match.hands:
+        cap = -(-(rules.score_cap - min(score)) // 3) * 3
+        raises = sum(a.type is ActionType.RAISE for _, a in hand.actions)
+        if hand.kind is HandKind.NORMAL:
+            assert LADDER[raises] <= cap, (score, raises)
+        assert hand.result is not None
+        score = (0, 0) if max(hand.result.score) == rules.score_cap else hand.result.score
 
 
 def check_replays(match: Match) -> None:
@@ -237,7 +313,7 @@ def check_replays(match: Match) -> None:
     assert to_record(again) == {k: v for k, v in record.items() if k != "seed"}
 
 
-@pytest.mark.parametrize("rules", CASES)
+@pytest.mark.parametrize("rules", CASES + VARIANT_CASES)
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32))
 def test_random_playouts_keep_the_invariants(rules: Rules, seed: int) -> None:
@@ -245,7 +321,7 @@ def test_random_playouts_keep_the_invariants(rules: Rules, seed: int) -> None:
     check_replays(match)
 
 
-@pytest.mark.parametrize("rules", CASES)
+@pytest.mark.parametrize("rules", CASES + VARIANT_CASES)
 def test_views_and_legal_actions_at_every_step(rules: Rules) -> None:
     for seed in range(3):
         played = play_out(rules, seed, deep_checks=True)

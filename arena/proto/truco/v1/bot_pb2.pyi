@@ -258,7 +258,7 @@ class SeatCards(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names", "last_hand", "manilhas")
+    __slots__ = ("seat", "rules", "hand_number", "dealer", "kind", "blind", "phase", "cards", "slots", "partners", "vira", "rounds", "table", "stake", "pending", "requester", "raised_by", "score", "games", "to_act", "legal", "seat_names", "last_hand", "manilhas", "refused")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -283,6 +283,7 @@ class View(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     MANILHAS_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: str
     hand_number: int
@@ -307,4 +308,5 @@ class View(_message.Message):
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     last_hand: HandEnded
     manilhas: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ..., manilhas: _Optional[_Iterable[str]] = ...) -> None: ...
+    refused: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[str] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., kind: _Optional[_Union[HandKind, str]] = ..., blind: _Optional[bool] = ..., phase: _Optional[_Union[Phase, str]] = ..., cards: _Optional[_Iterable[str]] = ..., slots: _Optional[_Iterable[int]] = ..., partners: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ..., vira: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., stake: _Optional[int] = ..., pending: _Optional[int] = ..., requester: _Optional[int] = ..., raised_by: _Optional[int] = ..., score: _Optional[_Iterable[int]] = ..., games: _Optional[_Iterable[int]] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., last_hand: _Optional[_Union[HandEnded, _Mapping]] = ..., manilhas: _Optional[_Iterable[str]] = ..., refused: _Optional[_Iterable[int]] = ...) -> None: ...
