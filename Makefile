@@ -79,7 +79,7 @@ proto-check: install ## fail when the committed arena/proto differs from what pr
 native: install ## compile the engine with mypyc into build/native (about 2x; used while current; plain Python where it cannot be built)
 	@$(PY) -m arena.native --quiet || echo "the engine stays plain Python (no C compiler or Python headers?)"
 
-bench: native ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm, their matches/s and CPU against dialing in, and their relay's cost per message; an SPRT on the arena against one played locally; ratings' coverage (pool fit vs online Elo), games to settle, wander, house-bot pools, fit time
+bench: native ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare SQL; tournaments vs local matches; the ladder vs a tournament, its matchmaker's time; one referee node vs two, and a relay's cost; reads at 1k vs 1M matches; hosted bots' start, cold and warm, their matches/s and CPU against dialing in, and their relay's cost per message; an SPRT on the arena against one played locally; ratings' coverage (pool fit vs online Elo), games to settle, wander, house-bot pools, fit time; live viewers of one match (memory, latency, slow ones cut) and the live feed's cost to the referee
 	$(PY) -m tests.bench.engine
 	$(PY) -m tests.bench.referee
 	$(PY) -m tests.bench.store
@@ -92,6 +92,7 @@ bench: native ## engine hands/s; referee vs gRPC ping-pong; recordings vs bare S
 	$(PY) -m tests.bench.sprt
 	$(PY) -m tests.bench.relay
 	$(PY) -m tests.bench.ratings
+	$(PY) -m tests.bench.live
 
 faults: install ## attacks (hostile bots, visitors, clocks, impostors), TLS, faults in real runs, load; ends with the tallies
 	@rm -f .faults-summary

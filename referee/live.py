@@ -2,10 +2,12 @@
 
 :class:`Publisher` takes each event of a match played here (arena/read/live.py) into a
 queue of at most :data:`QUEUE_LIMIT` and returns at once: the referee never waits on the
-feed. A thread of its own takes them out in batches, keeps of each hand of a match only
-its latest event of the batch (each event is whole: its hand's public record so far; a
-hand's last one, which holds its result, is always kept), and sends them in one round
-trip. A channel
+feed. A thread of its own takes out what came within ``FLUSH_S`` of the first, keeps of
+each hand of a match only its latest event (each event is whole: its hand's public record
+so far; a hand's last one, which holds its result, is always kept), and sends them, 64 a
+round trip. A match played at a person's pace has every action sent; one between bots
+that answer at once, a few states of each hand: the feed's cost follows what can be
+watched, not how fast bots play. A channel
 that is slow or gone makes the queue fill, and what does not fit is dropped and counted
 (``arena_referee_live_dropped_total``); a lost connection is opened again, once a second
 at most.
@@ -27,7 +29,8 @@ from arena.store.live import MAX_PAYLOAD, notify, sender
 log = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 1024  # events waiting for the channel; more are dropped
-BATCH = 64  # events taken out at once, sent in one round trip
+FLUSH_S = 0.05  # events are sent at most this long after they happen, together
+BATCH = 64  # events sent in one round trip
 RETRY_S = 1.0  # after the channel failed, the next try this long after
 
 
@@ -75,32 +78,34 @@ class Publisher:
     def _run(self) -> None:
         conn = None
         while not self._stopping.is_set():
-            batch = self._batch()
-            if not batch:
-                continue
-            try:
-                if conn is None:
-                    conn = self._connect(self.conninfo)
-                notify(conn, batch)
-                self.sent += len(batch)
-            except Exception as e:
-                self.dropped += len(batch)
-                LIVE_DROPPED.inc(len(batch))
-                log.warning("the live feed's channel failed (%s); its events are dropped", e)
-                if conn is not None:
-                    conn.close()
-                    conn = None
-                self._stopping.wait(RETRY_S)
+            payloads = self._batch()
+            for at in range(0, len(payloads), BATCH):
+                batch = payloads[at : at + BATCH]
+                try:
+                    if conn is None:
+                        conn = self._connect(self.conninfo)
+                    notify(conn, batch)
+                    self.sent += len(batch)
+                except Exception as e:
+                    self.dropped += len(batch)
+                    LIVE_DROPPED.inc(len(batch))
+                    log.warning("the live feed's channel failed (%s); its events are dropped", e)
+                    if conn is not None:
+                        conn.close()
+                        conn = None
+                    self._stopping.wait(RETRY_S)
         if conn is not None:
             conn.close()
 
     def _batch(self) -> list[str]:
-        """The next events, the latest of each match, encoded (waits for the first)."""
+        """The events queued within FLUSH_S of the next one, the latest of each hand of a
+        match, encoded, in order (waits for the first)."""
         first = self._queue.get()
         if first is None:
             return []
+        self._stopping.wait(FLUSH_S)  # what comes meanwhile goes with it
         latest = {(first["match"], first.get("hand")): first}
-        while len(latest) < BATCH:
+        while True:
             try:
                 event = self._queue.get_nowait()
             except queue.Empty:

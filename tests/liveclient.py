@@ -7,6 +7,7 @@ import asyncio
 import json
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -21,13 +22,15 @@ class Events:
     """One stream: ``await Events.open(port, path)``, then ``await next()`` for each event
     as ``(kind, data, arrived)``: its name, its JSON data, and time.time() when read."""
 
+    decode: Callable[[str], Any] = staticmethod(json.loads)  # an event's data
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self._text = b""
 
-    @staticmethod
+    @classmethod
     async def open(
-        port: int, path: str, *, receive_buffer: int | None = None, source: str = "127.0.0.1"
+        cls, port: int, path: str, *, receive_buffer: int | None = None, source: str = "127.0.0.1"
     ) -> Events:
         """Refused (with the status) for anything but a 200. ``source``: the loopback
         address it comes from (any of 127.0.0.0/8), as another client's would."""
@@ -43,7 +46,7 @@ class Events:
         )
         head = await reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
-        events = Events(reader, writer)
+        events = cls(reader, writer)
         if status != 200:
             body = await events._rest(head)
             writer.close()
@@ -68,7 +71,7 @@ class Events:
                     if line.startswith("event: "):
                         kind = line[7:]
                     elif line.startswith("data: "):
-                        data = json.loads(line[6:])
+                        data = self.decode(line[6:])
                 if data is not None:
                     return kind, data, time.time()
                 continue

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from arena.engine import PRESETS, Match, to_record
+from arena.engine import PRESETS, Match, Rules, to_record
 from arena.read.live import PublicLog, live_table
 from arena.read.replay import replay_hand
 from arena.store.live import MAX_PAYLOAD
@@ -19,6 +19,16 @@ CASES = [
     pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")
     for name, rules in PRESETS.items()
     for size in (1, 2, 3)
+] + [
+    pytest.param(
+        Rules.parse(
+            f"{name}:team_size={size},partner_tie_lead=lower_seat,covered_after_partner=banned,"
+            "raise_answer=any_accepts,stake_cap=trailing_needs"
+        ),
+        id=f"{name}-{size}x{size}-variants",
+    )
+    for name in ("paulista", "tradicional")
+    for size in (2, 3)
 ]
 
 

@@ -43,7 +43,7 @@ def play(games: int, publisher: Publisher, tmp_path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(records.glob("*.json"))]
 
 
-def test_every_action_of_a_match_is_told_to_the_channel(tmp_path):
+def test_a_matchs_events_reach_the_channel_in_order_its_last_whole(tmp_path):
     channel = Channel()
     publisher = Publisher("unused", connect=lambda conninfo: channel)
     try:
