@@ -80,7 +80,7 @@ def rollout_action(match: Match, hand: Hand, rng: random.Random) -> Action:
 def _may_raise(hand: Hand, seat: int) -> bool:
     """Whether the seat may raise now, outside the special hand (a raise there is never
     worth it)."""
-    return hand.kind is HandKind.NORMAL and hand.stake < 12 and hand.last_raiser != seat & 1
+    return hand.kind is HandKind.NORMAL and hand.stake < hand.cap and hand.last_raiser != seat & 1
 
 
 def seat_chance(match: Match, hand: Hand, seat: int) -> float:

@@ -23,7 +23,16 @@ from arena.engine.rules import BothAtSpecial
 from arena.errors import Invalid
 from tests.scripted import act, new_match
 
-VARIANTS = [*PRESETS, "inteligente:deck=sujo52,manilha=velha", "tradicional:deck=short24"]
+VARIANTS = [
+    *PRESETS,
+    "inteligente:deck=sujo52,manilha=velha",
+    "tradicional:deck=short24",
+    # the four rules other implementations play (docs/rules.md): a rollout that raised past
+    # the stake's cap once made the mc bot fail
+    "paulista:partner_tie_lead=lower_seat,covered_after_partner=banned,"
+    "raise_answer=any_accepts,stake_cap=trailing_needs",
+    "tradicional:raise_answer=any_accepts,stake_cap=trailing_needs",
+]
 STARTS = [(0, 0), (11, 4), (4, 11), (11, 11), (10, 9), (10, 10)]
 STEPS = 150  # decisions per playout in the legality test
 
