@@ -9,11 +9,12 @@ SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
 -- A match to play, of a run, a ladder or a test when it is one's, with its duplicate twin
--- when it has one and what absence does to its result (Connected.insert_matches).
+-- when it has one, what absence does to its result and who holds its human seat
+-- (Connected.insert_matches).
 INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id, twin,
-                     absent, round)
+                     absent, round, human)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
-        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s)
+        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s, %(human)s)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: ping
@@ -499,6 +500,7 @@ LEFT JOIN LATERAL (
     WHERE v.bot_id = b.id AND v.status = 'active'
 ) a ON true
 WHERE NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id)
+  AND b.token_hash IS NOT NULL  -- not the human seats' row (migration 0021)
 ORDER BY b.name;
 
 -- name: bot_faults
@@ -1277,3 +1279,34 @@ SELECT coalesce(array_agg(DISTINCT pool), '{}') AS pools FROM matches WHERE run_
 
 -- name: audit_run
 SELECT id, status, definition, participants, rounds, standings FROM runs WHERE id = %(run)s;
+
+-- name: set_bot_humans
+-- Whether people may challenge the bot from the web pages (migration 0021).
+UPDATE bots SET humans = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
+RETURNING *;
+
+-- name: make_human_row
+-- The bot row of every human seat (migration 0021), unless a bot has the name.
+INSERT INTO bots (name, owner, token_hash, state, state_reason)
+VALUES ('human', 'arena', NULL, 'retired', 'the seat of a person playing from the web pages')
+ON CONFLICT DO NOTHING;
+
+-- name: human_row
+-- The bot row of every human seat: the token-less, version-less 'human'.
+SELECT b.* FROM bots b
+WHERE b.name = 'human' AND b.token_hash IS NULL
+  AND NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id);
+
+-- name: human_opponents
+-- The bots people may challenge from the web: active, registered, and their owners said
+-- so; each with who plays for it (its active hosted version, else itself), by name.
+SELECT b.name, coalesce(vb.name, b.name) AS seat
+FROM bots b
+LEFT JOIN bots vb ON vb.id = playing_version(b.id, NULL::timestamptz)
+WHERE b.active AND b.humans AND b.token_hash IS NOT NULL
+ORDER BY b.name;
+
+-- name: human_matches_going
+-- A person's matches not over yet (few: the web lets a person have two at once).
+SELECT count(*) AS going FROM matches
+WHERE human = %(human)s AND status IN ('scheduled', 'running');

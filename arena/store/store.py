@@ -31,6 +31,7 @@ from arena.store.audit import Audits
 from arena.store.base import Unit, bot_rows, token_hash
 from arena.store.exports import Exports
 from arena.store.fits import Fits
+from arena.store.humans import Humans
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
 from arena.store.rows import BotRow, MatchRow, RatingRow
@@ -88,7 +89,7 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports):
+class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports, Humans):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
