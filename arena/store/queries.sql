@@ -564,7 +564,7 @@ SELECT m.id, m.pool, m.rules, m.status, m.rated, m.seed,
     CASE WHEN %(records)s THEN m.record END AS record,
     m.winner, m.score, m.faults, m.run_id, m.created_at, m.started_at, m.finished_at,
     m.points, m.clock, m.ladder_id, m.sprt_id, m.twin, m.absent, m.forfeit, m.fitted,
-    m.voided, m.replay_of, m.sent_at, m.round, m.listed_at,
+    m.voided, m.replay_of, m.sent_at, m.round, m.listed_at, m.human,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM chosen JOIN matches m ON m.id = chosen.id

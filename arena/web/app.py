@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -57,17 +58,18 @@ from arena.read import actions, bots, matches, ratings, sprts, tournaments
 from arena.read.exports import Export
 from arena.store.base import token_hash
 from arena.store.store import Store
-from arena.web import downloads
+from arena.web import downloads, play
 from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
+from arena.web.forms import body, same_site
 from arena.web.headers import SecurityHeaders
 from arena.web.metering import Exposition, Metering
+from arena.web.play import Playing
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
 OWNER_COOKIE = "arena_owner"  # NAME:MAC, a bot's owner signed in
-FORM_BYTES = 4096  # the most of a sign-in form's body that is read
 
 Builder = Callable[[Store, Request, Viewer], dict[str, Any] | Export]  # an Export: a download
 
@@ -174,11 +176,17 @@ def _templates() -> Jinja2Templates:
 
 
 def create_app(
-    store: Store, *, organizer_token: str, failed_tokens: FailedTokens | None = None
+    store: Store,
+    *,
+    organizer_token: str,
+    failed_tokens: FailedTokens | None = None,
+    playing: Playing | None = None,
 ) -> Starlette:
     """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
-    seeds. Wrong tokens are counted, per address, in ``failed_tokens``."""
+    seeds. Wrong tokens are counted, per address, in ``failed_tokens``. With ``playing``,
+    people play bots from its pages (arena/web/play.py)."""
     templates = _templates()
+    templates.env.globals["play"] = playing is not None
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
     failed = failed_tokens if failed_tokens is not None else FailedTokens()
@@ -316,9 +324,9 @@ def create_app(
         if request.method == "GET":
             context = {"page": {"error": None}, "organizer": False, "owner": None}
             return templates.TemplateResponse(request, "signin.html", context)
-        if not _same_site(request):
+        if not same_site(request):
             return _error(request, "error.html", 403, "sign in from this site's own form")
-        form = parse_qs((await _body(request)).decode("utf-8", "replace"))
+        form = parse_qs((await body(request)).decode("utf-8", "replace"))
         token = (form.get("token") or [""])[0].strip()
         to = (form.get("next") or [""])[0]
         if not token:
@@ -401,10 +409,33 @@ def create_app(
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
     routes += [Route(path, page(builder, "error.html")) for path, builder in downloads.ROUTES]
+    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None
+    if playing is not None:
+
+        async def viewer(request: Request) -> Viewer:
+            return await asyncio.to_thread(viewer_of, request)
+
+        def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Any:
+            """``endpoint``, after the refusal of a wrong token, as every page's."""
+
+            async def handle(request: Request) -> Response:
+                template = None if request.url.path.startswith("/api/") else "error.html"
+                refused = await wrong_token(request, template, _offered(request))
+                return refused if refused is not None else await endpoint(request)
+
+            return handle
+
+        played, seats_end = play.routes(store, playing, templates, secret, viewer)
+        routes += [Route(r.path, guarded(r.endpoint), methods=r.methods) for r in played]
+
+        def lifespan(app: Starlette) -> AbstractAsyncContextManager[None]:
+            return seats_end()  # the people's seats end as the application stops
+
     return Starlette(
         routes=routes,
         middleware=[Middleware(Metering), Middleware(SecurityHeaders)],
         exception_handlers=dict.fromkeys(STATUS, refusal),
+        lifespan=lifespan,
     )
 
 
@@ -433,27 +464,6 @@ def _own_path(to: str) -> bool:
     """Whether ``to`` is a path of this site (not ``//host``, nor ``/\\host``, which
     browsers read as another site's)."""
     return to.startswith("/") and not to.startswith("//") and "\\" not in to
-
-
-def _same_site(request: Request) -> bool:
-    """Whether a POST comes from a page of this site: the browser says so in
-    Sec-Fetch-Site, or (an older one) in Origin; a script sending neither is no page of
-    another site's (a forged form always carries one or the other)."""
-    site = request.headers.get("sec-fetch-site")
-    if site is not None:
-        return site in ("same-origin", "none")
-    origin = request.headers.get("origin")
-    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
-
-
-async def _body(request: Request) -> bytes:
-    """A form's body, at most FORM_BYTES of it (a token is 43 characters)."""
-    body = b""
-    async for part in request.stream():
-        body += part
-        if len(body) > FORM_BYTES:
-            raise Invalid(f"a sign-in form is at most {FORM_BYTES} bytes")
-    return body
 
 
 def _here(request: Request) -> str:

@@ -16,6 +16,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "script-src 'self'",  # /static/replay.js
         "style-src 'self'",  # /static/style.css
         "img-src 'self'",  # the icon
+        "connect-src 'self'",  # /static/play.js asks this site for a seat's view
         "base-uri 'none'",
         "form-action 'self'",  # the sign-in form
         "frame-ancestors 'none'",
