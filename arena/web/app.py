@@ -2,7 +2,8 @@
 
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
 renders. Nothing here changes the store: every route is a GET but the sign-in form's
-POST, which only sets a cookie. Who reads (:class:`Viewer`) shows a token in the
+POST, which only sets a cookie, and the play pages' (arena/web/play.py, where people play
+bots: each write there is a use case's). Who reads (:class:`Viewer`) shows a token in the
 ``Authorization: Bearer TOKEN`` header, or in the cookie that signing in sets (the form
 at ``/sign-in``, or any page visited with ``?token=TOKEN``): the organizer (the first
 organizer's token or a named organizer's: docs/events.md) sees the cards and the seeds

@@ -134,8 +134,8 @@ class Seat:
             await self._update(phase="playing", note="")
         elif kind == "rejected":
             rejected = message.rejected
-            if self.view is not None and self.asked is None:  # it asks again
-                deadline = loop.time() + rejected.deadline_ms / 1000
+            if self.view is not None and self.asked is None and rejected.deadline_ms:
+                deadline = loop.time() + rejected.deadline_ms / 1000  # it asks again
                 self.asked = Asked(rejected.request_id, self.view, deadline, 0)
             await self._update(note=f"the referee refused it: {rejected.reason}")
         elif kind == "hand_ended":
@@ -159,7 +159,7 @@ class Seat:
         NotReady when that decision is not open (answered, or timed out and decided for
         the seat), Invalid (or the engine's MalformedAction) for an action that is not one
         of its legal ones. Nothing changes when it is refused."""
-        asked = self.asked
+        asked = self._open()
         if asked is None or asked.request_id != request_id or self._call is None:
             raise NotReady("that decision is no longer open: look at the table again")
         action = Action.parse(text)
@@ -189,9 +189,16 @@ class Seat:
                 self.waiters -= 1
         return self.state()
 
+    def _open(self) -> Asked | None:
+        """The decision asked, while its time lasts (past it, the referee decides)."""
+        asked = self.asked
+        if asked is None or asyncio.get_running_loop().time() < asked.deadline:
+            return asked
+        return None
+
     def state(self) -> dict[str, Any]:
         """What the page shows: the seat's latest view and what it may do now."""
-        asked = self.asked
+        asked = self._open()
         now = asyncio.get_running_loop().time()
         return {
             "match_id": self.match_id,

@@ -108,6 +108,11 @@
       const left = Math.max(0, until - Date.now());
       const own = Math.ceil((left - bank) / 1000);
       out.textContent = own > 0 ? `${own} s + ${Math.round(bank / 1000)} s bank` : `${Math.ceil(left / 1000)} s of bank`;
+      if (left === 0) {  // the referee decides for the seat now; its next view will tell
+        part("actions").replaceChildren();
+        part("note").textContent = "Your time ran out: the referee decided for you.";
+        clearInterval(clock);
+      }
     };
     tick();
     clock = setInterval(tick, 1000);
