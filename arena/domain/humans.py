@@ -19,6 +19,10 @@ HUMAN_BOT = "human"  # the bot row of every human seat (migration 0021)
 # People think slower than bots: a minute a decision (the most a clock allows), five
 # minutes of bank for the long ones, and two minutes to come back after a lost connection.
 HUMAN_CLOCK = TimeControl(decision_ms=60_000, time_bank_ms=300_000, reconnect_grace_ms=120_000)
+# A person's match that plays longer than this is taken for lost and sent to be played
+# again (a match's is STALL_S, two minutes): a person at a minute a decision plays a long
+# match in a couple of hours at worst.
+HUMAN_STALL_S = 4 * 3600
 _GUEST = re.compile(r"^[0-9a-f]{16}$")
 
 

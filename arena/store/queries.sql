@@ -428,9 +428,13 @@ ORDER BY r.id;
 -- name: stalled_matches
 -- Matches outside runs (challenges) left to play with no progress since %(stall_s)s
 -- seconds before %(now)s: their task was lost, or the referee died while playing them.
+-- A person's match that is playing takes minutes, not seconds: it is taken up again only
+-- after %(human_stall_s)s (a copy sent meanwhile would hold a worker until its end).
 SELECT id FROM matches
 WHERE run_id IS NULL AND status IN ('scheduled', 'running')
   AND coalesce(started_at, created_at) < %(now)s - make_interval(secs => %(stall_s)s)
+  AND (human IS NULL OR status = 'scheduled'
+       OR started_at < %(now)s - make_interval(secs => %(human_stall_s)s))
 ORDER BY created_at;
 
 -- name: claim_match

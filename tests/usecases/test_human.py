@@ -5,16 +5,19 @@ no rating. The browser's side is tests/web/test_play.py."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from arena.domain.clock import DEFAULT_CLOCK
-from arena.domain.humans import HUMAN_BOT, HUMAN_CLOCK, Person
+from arena.domain.humans import HUMAN_BOT, HUMAN_CLOCK, HUMAN_STALL_S, Person
+from arena.domain.schedule import STALL_S
 from arena.engine import Rules
 from arena.errors import Exhausted, Forbidden, Invalid, NotFound, NotReady
 from arena.hosted.tokens import read_match_token, token_key
 from arena.store.store import Store
 from arena.usecases.human import PER_PERSON, set_bot_humans, start_human_match
-from arena.usecases.matches import challenge, play
+from arena.usecases.matches import challenge, claim, play, request
 from tests.store.test_store import count, played
 
 ANA = Person(bot="alpha")
@@ -100,3 +103,19 @@ def test_the_human_seat_is_never_scheduled(store: Store) -> None:
     assert store.playing_as([HUMAN_BOT, "alpha"]).keys() == {"alpha"}
     with pytest.raises(NotFound, match="no active bot named 'human'"):
         challenge(store, ["alpha", HUMAN_BOT], Rules(), 1, DEFAULT_CLOCK, {"alpha", HUMAN_BOT})
+
+
+def test_a_persons_match_playing_for_minutes_is_not_taken_for_stalled(store: Store) -> None:
+    """The scheduler's sweep sends a match outside runs again after STALL_S without
+    progress; a person's, while it plays, only after HUMAN_STALL_S (a copy would hold a
+    worker until the person is done)."""
+    alpha = store.register_bot("alpha")[0]
+    made = start_human_match(store, ANA, "alpha", Rules(), {"alpha"})
+    request(store, "m-bots", Rules(), [alpha.id, alpha.id])
+    soon = datetime.now(UTC) + timedelta(seconds=STALL_S + 60)
+    assert set(store.stalled_matches(soon, STALL_S)) == {made.match.id, "m-bots"}  # unsent
+    claim(store, made.match.id)
+    claim(store, "m-bots")
+    assert store.stalled_matches(soon, STALL_S) == ["m-bots"]
+    later = datetime.now(UTC) + timedelta(seconds=HUMAN_STALL_S + 60)
+    assert set(store.stalled_matches(later, STALL_S)) == {made.match.id, "m-bots"}
