@@ -26,7 +26,7 @@ from arena.engine import Action
 from arena.settings import Settings
 from arena.store.store import Store
 from arena.usecases.human import set_bot_humans
-from arena.web import create_app
+from arena.web import create_app, play
 from arena.web.play import Playing
 from tests.arenaproc import ADMIN, broker_url
 from tests.store.test_store import count
@@ -197,7 +197,7 @@ def your_turn(site: str, match_id: str, cookie: str) -> dict[str, Any]:
 
 
 def test_guests_bad_input_and_bots_that_say_no_are_refused_and_change_nothing(
-    arena_factory: Any,
+    arena_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with arena_with_web(arena_factory, guests=True) as (arena, site, store):
         closed_app = create_app(
@@ -247,6 +247,9 @@ def test_guests_bad_input_and_bots_that_say_no_are_refused_and_change_nothing(
         status, said, _ = call(url)  # nobody's cookie: another person
         assert status == 403 and "another person's" in said["error"]
         _, _, stranger = call(f"{site}/api/play", "POST", {"opponent": "house-random"})
+        monkeypatch.setattr(play, "MAX_SEATS", 2)  # this process holds two seats now
+        status, said, _ = call(f"{site}/api/play", "POST", {"opponent": "house-random"})
+        assert status == 429 and "people's matches already" in said["error"]
         status, said, _ = call(url, "POST", {"request": request, "action": state["legal"][0]},
                                stranger.split(";")[0])  # fmt: skip
         assert status == 403 and "another person's" in said["error"]
