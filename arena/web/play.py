@@ -34,10 +34,11 @@ from starlette.templating import Jinja2Templates
 from arena.channel import open_channel
 from arena.domain.actors import Viewer, bot_actor
 from arena.domain.humans import HUMAN_CLOCK, Person
+from arena.domain.identity import BotRef, is_version
 from arena.engine import PRESET_NAMES, Rules, quoted
 from arena.errors import Exhausted, Forbidden, Invalid, NotFound, Unauthenticated
 from arena.store.store import Store
-from arena.usecases.human import PER_PERSON, set_bot_humans, start_human_match
+from arena.usecases.human import PER_PERSON, PLAYABLE, set_bot_humans, start_human_match
 from arena.web.forms import fields
 from arena.web.seat import WAIT_S, Seat
 
@@ -99,7 +100,7 @@ class Seats:
             await seat.hold()
         except Exception:
             log.exception("match %s: the person's seat failed", seat.match_id)
-            await seat._end("something went wrong on our side; it is logged")
+            await seat.end("something went wrong on our side; it is logged")
 
     def of(self, match_id: str, person: Person | None) -> Seat:
         """The seat of match ``match_id`` when it is ``person``'s."""
@@ -149,13 +150,13 @@ def routes(
                 return who, Person(guest=guest)
         return who, None
 
-    def may_play(person: Person | None, guest_ok: bool) -> Person | None:
-        if person is None and not guest_ok:
+    def refuse_visitors(person: Person | None) -> None:
+        """Unauthenticated for a visitor who is no one that may play, where guests may not."""
+        if person is None and not playing.guests:
             raise Unauthenticated(
-                "to play, sign in with your bot's token at /sign-in"
-                + ("" if playing.guests else " (this arena lets no guests play)")
+                "to play, sign in with your bot's token at /sign-in (this arena lets no "
+                "guests play)"
             )
-        return person
 
     def context(request: Request, who: Viewer, page: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -172,15 +173,18 @@ def routes(
             row = store.bot(person.bot)
             allows = bool(row and row.humans)
             if row is not None and row.active:
-                own = [person.bot, *(f"{person.bot}@{v.number}" for v in store.versions(person.bot)
-                                     if v.status in ("active", "retired"))]  # fmt: skip
+                versions = store.versions(person.bot)
+                own = [
+                    person.bot,
+                    *(str(BotRef(person.bot, v.number)) for v in versions if v.status in PLAYABLE),
+                ]
         connected = store.presence(list(others) + own[:1])
         return {
             "person": None if person is None else person.words(),
             "guests": playing.guests,
             "own": own,
             "others": [
-                {"bot": b, "plays_as": seat, "connected": "@" in seat or seat in connected}
+                {"bot": b, "plays_as": seat, "connected": is_version(seat) or seat in connected}
                 for b, seat in others.items()
                 if person is None or b != person.bot
             ],
@@ -195,17 +199,17 @@ def routes(
         who, person = await person_of(request)
         api = request.url.path.startswith("/api/")
         if request.method == "GET":
-            may_play(person, playing.guests)
+            refuse_visitors(person)
             page = await asyncio.to_thread(choices, person)
             if api:
                 return JSONResponse(page)
             return templates.TemplateResponse(request, "play.html", context(request, who, page))
         form = await fields(request, "start a match")
+        refuse_visitors(person)
         new_guest = None
-        if may_play(person, playing.guests) is None:
+        if person is None:  # a guest's first match
             new_guest = secrets.token_hex(8)
             person = Person(guest=new_guest)
-        assert person is not None
         if seats.live >= MAX_SEATS:
             raise Exhausted(f"this server plays {MAX_SEATS} people's matches already: try later")
         preset = form.get("preset", "paulista")

@@ -93,14 +93,14 @@ class Seat:
                 if e.code() == grpc.StatusCode.UNAUTHENTICATED:  # the token opens nothing now
                     status = await self._status()
                     if status in ("finished", "failed"):
-                        await self._end(f"the match is {status}; your seat was not connected")
+                        await self.end(f"the match is {status}; your seat was not connected")
                         return
                 log.info("match %s: the seat's stream ended: %s", self.match_id, e.details())
                 await self._update(note="the connection to the referee broke; reconnecting")
                 continue
             if self.over:
                 return
-        await self._end("the referee could not be reached: the match goes on without you")
+        await self.end("the referee could not be reached: the match goes on without you")
 
     async def _stream(self) -> None:
         hello = pb.Hello(
@@ -152,7 +152,7 @@ class Seat:
                 "score": list(ended.score), "termination": ended.termination,
             }  # fmt: skip
             won = self.result["winner"] == self.seat % 2
-            await self._end("you won" if won else "you lost")
+            await self.end("you won" if won else "you lost")
 
     async def act(self, request_id: int, text: str) -> None:
         """Answer the decision asked with the action ``text`` (``play 4C``, ``raise``...):
@@ -226,6 +226,7 @@ class Seat:
             self.version += 1
             self._changed.notify_all()
 
-    async def _end(self, note: str) -> None:
+    async def end(self, note: str) -> None:
+        """The seat is done with, ``note`` saying why."""
         self.asked = None
         await self._update(phase="over", note=note)
