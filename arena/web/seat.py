@@ -139,14 +139,12 @@ class Seat:
                 self.asked = Asked(rejected.request_id, self.view, deadline, 0)
             await self._update(note=f"the referee refused it: {rejected.reason}")
         elif kind == "hand_ended":
-            hand = hand_from_pb(message.hand_ended)
-            self.last_hand = {
-                "number": hand.number, "points": list(hand.points), "score": list(hand.score),
-                "reason": hand.reason,
-            }  # fmt: skip
+            self.last_hand = hand_from_pb(message.hand_ended).to_json()
             await self._update()
         elif kind == "match_ended":
             ended = message.match_ended
+            if ended.HasField("last_hand"):
+                self.last_hand = hand_from_pb(ended.last_hand).to_json()
             self.result = {
                 "winner": ended.winner if ended.HasField("winner") else None,
                 "score": list(ended.score), "termination": ended.termination,

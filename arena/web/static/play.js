@@ -65,14 +65,22 @@
     pending.hidden = !(v && v.pending) || s.phase === "over";
     if (v && v.pending) pending.textContent = `${name(s, v.requester)} asks ${v.pending}`;
     part("vira").replaceChildren(v && v.vira ? card(v.vira, false, true) : el("span", "muted", "none"));
-    const rounds = (v ? v.rounds : []).map((r, i) => {
+    const round = (r, label) => {
       const row = el("div", "round");
-      row.append(el("span", "label", `Round ${i + 1}`));
+      row.append(el("span", "label", label));
       r.plays.forEach((p) => { const c = el("span", "play"); c.append(card(p.card, p.covered, true)); row.append(c); });
       row.append(el("span", "muted", r.winner === null ? "tie" : name(s, r.winner)));
       return row;
-    });
-    part("rounds").replaceChildren(...rounds);
+    };
+    part("rounds").replaceChildren(...(v ? v.rounds : []).map((r, i) => round(r, `Round ${i + 1}`)));
+    const last = s.last_hand;  // how the latest hand ended, as the seat was told
+    const box = part("last-hand");
+    box.hidden = !last;
+    if (last) {
+      const won = last.points[0] === last.points[1] ? "no points" : `${name(s, last.points[0] > last.points[1] ? 0 : 1)} +${Math.max(...last.points)}`;
+      box.replaceChildren(el("span", "label", `Hand ${last.number + 1}: ${won}${last.reason ? ` (${last.reason})` : ""}`),
+        ...last.rounds.map((r, i) => round(r, `${i + 1}`)));
+    }
     const table = (v ? v.table : []).map((p) => {
       const f = el("figure", "play");
       f.append(card(p.card, p.covered), el("figcaption", `team${p.seat % 2}`, name(s, p.seat)));
@@ -92,9 +100,8 @@
       const score = r ? ` ${r.score[0]}–${r.score[1]}` : "";
       return `The match is over: ${s.note}${score}. Its replay is on its match page.`;
     }
-    const last = s.last_hand ? `Hand ${s.last_hand.number + 1} ended ${s.last_hand.points[0]}–${s.last_hand.points[1]}. ` : "";
-    if (s.your_turn) return `${last}Your turn.${s.note ? " " + s.note : ""}`;
-    if (s.phase === "playing") return `${last}${s.sent ? `You: ${s.sent}. ` : ""}Waiting for ${s.opponent}…${s.note ? " " + s.note : ""}`;
+    if (s.your_turn) return `Your turn.${s.note ? " " + s.note : ""}`;
+    if (s.phase === "playing") return `${s.sent ? `You: ${s.sent}. ` : ""}Waiting for ${s.opponent}…${s.note ? " " + s.note : ""}`;
     return s.note;
   }
 
