@@ -23,6 +23,7 @@ import pytest
 
 from arena.domain.humans import HUMAN_BOT
 from arena.engine import Action
+from arena.service import free_address
 from arena.settings import Settings
 from arena.store.store import Store
 from arena.usecases.human import set_bot_humans
@@ -265,3 +266,32 @@ def test_guests_bad_input_and_bots_that_say_no_are_refused_and_change_nothing(
 
 def count_matches(arena: Any) -> int:
     return count(arena.env["ARENA_DATABASE_URL"], "SELECT count(*) FROM matches")
+
+
+def test_arena_web_guests_holds_a_seat_on_the_arenas_referee(arena_factory: Any) -> None:
+    """`arena web --guests` itself, as an operator starts it: its seats dial the arena's
+    referee and its matches reach the workers, from the settings alone."""
+    arena = arena_factory(broker_url("redis"))
+    arena.worker()
+    arena.bots(**{"house-random": "house:random"})
+    set_bot_humans(arena.store, "house-random", True, actor="bot house-random")
+    present(arena.store, {"house-random"})
+    port = free_address().rsplit(":", 1)[1]
+    arena.processes.start("web", "web", "--guests", "--port", port)
+    site = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:  # polling the port until the server answers
+        try:
+            status, made, guest = call(f"{site}/api/play", "POST", {"opponent": "house-random"})
+            break
+        except OSError:
+            assert time.monotonic() < deadline, arena.processes.log("web")
+            time.sleep(0.1)
+    assert status == 200, made
+    cookie = guest.split(";")[0]
+    state = your_turn(site, made["match_id"], cookie)
+    status, moved, _ = call(
+        f"{site}/api/play/{made['match_id']}", "POST",
+        {"request": str(state["request_id"]), "action": state["legal"][0]}, cookie,
+    )  # fmt: skip
+    assert status == 200 and moved["sent"] == state["legal"][0]
