@@ -1,9 +1,9 @@
 """The web pages: thin Starlette handlers over the read model (:mod:`arena.read`).
 
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
-renders. Nothing here changes the store: every route is a GET but the sign-in form's
-POST, which only sets a cookie, and the play pages' (arena/web/play.py, where people play
-bots: each write there is a use case's). Who reads (:class:`Viewer`) shows a token in the
+renders. Every route is a GET but the sign-in form's POST, which only sets a cookie, and
+the play pages' (arena/web/play.py, where people play bots: each of their writes is a use
+case's); nothing else changes the store. Who reads (:class:`Viewer`) shows a token in the
 ``Authorization: Bearer TOKEN`` header, or in the cookie that signing in sets (the form
 at ``/sign-in``, or any page visited with ``?token=TOKEN``): the organizer (the first
 organizer's token or a named organizer's: docs/events.md) sees the cards and the seeds
@@ -417,12 +417,21 @@ def create_app(
             return await asyncio.to_thread(viewer_of, request)
 
         def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Any:
-            """``endpoint``, after the refusal of a wrong token, as every page's."""
+            """``endpoint``, after the refusal of a wrong token, its bugs a 500 logged
+            once, as every page's."""
 
             async def handle(request: Request) -> Response:
                 template = None if request.url.path.startswith("/api/") else "error.html"
                 refused = await wrong_token(request, template, _offered(request))
-                return refused if refused is not None else await endpoint(request)
+                if refused is not None:
+                    return refused
+                try:
+                    return await endpoint(request)
+                except tuple(STATUS):
+                    raise  # the visitor's: the exception handler's
+                except Exception:
+                    log.exception("%s failed", request.url.path)
+                    return _error(request, template, 500, BUG)
 
             return handle
 
