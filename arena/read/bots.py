@@ -95,6 +95,7 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
         "ladder_pools": {},  # its choices for single pools' ladders
         "ladder_matches": [],
         "version_of": BotRef.parse(name).bot if is_version(name) else None,
+        "humans": row.humans,  # its owner lets people challenge it (docs/web.md)
     }
     recent, out["next_page"] = rows_page(store, RECENT, after, bot=name, pool=pool)
     out["recent_matches"] = told(store, name, recent)

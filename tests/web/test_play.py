@@ -156,9 +156,19 @@ def test_a_person_plays_a_whole_match_against_house_random_and_it_replays(
             first = shown_step.get_by_test_id("action").inner_text()
             shown_step.locator("a.next").click()
             expect(shown_step.get_by_test_id("action")).not_to_have_text(first)
+            page.goto(f"{site}/bots/house-random")  # its page says people may play it
+            expect(page.get_by_test_id("humans")).to_contain_text("People may challenge")
+            page.goto(f"{site}/bots/alpha")
+            expect(page.get_by_test_id("humans")).to_contain_text("Only its owner plays")
+            assert store.bot("alpha").humans is False  # type: ignore[union-attr]
+
+            page.goto(f"{site}/play")  # the owner lets people challenge alpha
+            page.get_by_test_id("humans").locator("button").click()
+            expect(page.get_by_test_id("humans")).to_contain_text("People may challenge alpha")
+            assert store.bot("alpha").humans is True  # type: ignore[union-attr]
+            assert store.actions(subject="bot alpha")[0].actor == "bot alpha"
             browser.close()
         assert errors == []
-        assert store.bot("alpha").humans is False  # type: ignore[union-attr]
 
 
 def as_recorded(click: str, played: tuple[str, list[str]]) -> str:
