@@ -209,6 +209,7 @@ class BotLine(TypedDict):
     state_reason: str
     hosted: bool  # it has an active hosted version: the arena starts it for its matches
     ladder_pools: dict[str, bool]  # its choices for single pools' ladders, over ``ladder``
+    humans: bool  # people may challenge it from the web pages (docs/web.md)
 
 
 def bot_line(row: BotRow, choices: tuple[bool, dict[str, bool]] = (False, {})) -> BotLine:
@@ -225,6 +226,7 @@ def bot_line(row: BotRow, choices: tuple[bool, dict[str, bool]] = (False, {})) -
         state_reason=row.state_reason,
         hosted=hosted,
         ladder_pools=pools,
+        humans=row.humans,
     )
 
 
