@@ -392,7 +392,8 @@ def create_app(
     async def live_stream(request: Request, topic: str) -> Response:
         """A topic of the live feed as server-sent events (arena/web/live.py)."""
         address = request.client.host if request.client else ""
-        return Stream(feed, feed.watch(topic, address), _first(feed.first(topic)))
+        viewer = feed.watch(topic, address)
+        return Stream(feed, viewer, feed.greet(viewer))
 
     async def match_live(request: Request) -> Response:
         """A match's table as it plays; ``recorded`` (and the end) once it is. A sealed
@@ -416,7 +417,7 @@ def create_app(
         if info.status in ("finished", "failed", "cancelled"):
             feed.leave(viewer)
             return Stream(feed, None, [frame("recorded", {"match": match_id})], ends=True)
-        return Stream(feed, viewer, _first(feed.first(topic)))
+        return Stream(feed, viewer, feed.greet(viewer))
 
     async def live_page(request: Request) -> Response:
         """The matches playing now (of ``?pool=``), as a page or its JSON twin."""
@@ -545,10 +546,6 @@ def live_feed(store: Store, templates: Jinja2Templates) -> Feed:
         return str(macros.playing(rows))  # type: ignore[attr-defined]
 
     return Feed(store, table, playing)
-
-
-def _first(message: bytes | None) -> list[bytes]:
-    return [] if message is None else [message]
 
 
 def _bearer(request: Request) -> str | None:
