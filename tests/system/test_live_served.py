@@ -1,15 +1,14 @@
 """A match watched live in real Chromium, on the arena's real processes: `arena serve`,
-a Celery worker, `arena web`, two bots as processes of their own (tests/fakebot.py, each
-taking its time to answer, as people watching would want). The browser finds the match
-on the "playing now" page, follows it there, sees its table change with each action
-within a bounded time of the referee's (measured on the events' own stamps), and sees
-it turn into its replay when it is recorded; the run's page, open all along, draws its
-table again as the match ends, without loading again."""
+a Celery worker, `arena web`, two house bots as processes of their own (`arena bot run
+house:mc`, thinking a quarter of a second a decision, as people watching would want).
+The browser finds the match on the "playing now" page, follows it there, sees its table
+change with each action within a bounded time of the referee's (measured on the events'
+own stamps), and sees it turn into its replay when it is recorded; the run's page, open
+all along, draws its table again as the match ends, without loading again."""
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from tests.arenaproc import broker_url
 from tests.system.test_proxy import wait_answering
 
 CHROMIUM = Path("/usr/bin/chromium")
-FAKEBOT = Path(__file__).resolve().parents[1] / "fakebot.py"
 THINK_MS = 250  # each bot's time a decision: a match lasts some seconds
 LAG_BOUND_S = 10.0  # an action shows within this of the referee's applying it
 
@@ -37,8 +35,8 @@ def test_a_match_plays_live_in_the_browser_and_ends_as_its_replay(arena_factory:
     for name in ("alpha", "beta"):
         token = arena.organizer.bot_token(name)
         env = {"ARENA_ADDRESS": arena.address, "ARENA_TOKEN": token}
-        argv = ["slow", "--delay-ms", str(THINK_MS), "--name", name]
-        arena.processes.start(name, *argv, env=env, command=[sys.executable, str(FAKEBOT)])
+        argv = ["bot", "run", "house:mc", "--budget-ms", str(THINK_MS)]
+        arena.processes.start(name, *argv, env=env)
     arena.organizer.wait_connected(["alpha", "beta"])
     web = free_address()
     arena.processes.start("web", "web", "--port", web.rsplit(":", 1)[1])
