@@ -28,14 +28,13 @@ from arena.engine import (
     Card,
     Hand,
     HandKind,
-    Manilha,
     Match,
     Observer,
     Phase,
+    Rank,
     Rules,
     TrucoError,
 )
-from arena.engine.cards import VELHA_MANILHAS, manilha_rank
 
 STAKE_NAMES = {1: "", 3: "truco", 6: "seis", 9: "nove", 10: "dez", 12: "doze"}
 
@@ -181,17 +180,19 @@ def _plays(plays: Any, hand: Hand, rules: Rules, looking: Observer) -> list[dict
                 "seat": p.seat,
                 "card": card,
                 "covered": p.covered,
-                "manilha": card is not None and not p.covered and _manilha(p.card, hand, rules),
+                "manilha": card is not None and not p.covered and _manilha(p.card, hand),
             }
         )
     return out
 
 
-def _manilha(card: Card, hand: Hand, rules: Rules) -> bool:
-    """Whether ``card`` is a manilha in ``hand`` (the vira decides, per the rules' kind)."""
-    if rules.manilha is Manilha.VELHA:
-        return card in VELHA_MANILHAS
-    return hand.vira is not None and card.rank is manilha_rank(hand.vira, rules.deck)
+_TOP_PLAIN = max(Rank)  # a plain card's strength is its rank; a manilha's is above all
+
+
+def _manilha(card: Card, hand: Hand) -> bool:
+    """Whether ``card`` is a manilha in ``hand`` (as its strength table says: the vira
+    decides, or the fixed four of manilha velha)."""
+    return hand.strength[card.index] > _TOP_PLAIN
 
 
 def _round(r: Any, hand: Hand, rules: Rules, looking: Observer) -> dict[str, Any]:
@@ -240,7 +241,7 @@ def table_state(
                 "team": s % 2,
                 "dealer": s == hand.dealer,
                 "held": [str(c) if sees else None for c in hand.unplayed(s)],
-                "manilhas": [sees and _manilha(c, hand, rules) for c in hand.unplayed(s)],
+                "manilhas": [sees and _manilha(c, hand) for c in hand.unplayed(s)],
             }
             for s, name in enumerate(seats)
             for sees in [looking.sees_held(s, hand, rules)]
