@@ -24,19 +24,21 @@ DECIDED = [
     {"seat": 1, "type": "play", "card": "AS", "covered": True},
     {"seat": 0, "type": "play", "card": "3D"},
 ]
-RECORD: dict[str, Any] = {
-    "format": "truco-match/1",
-    "rules": "paulista",
-    "seats": ["alpha", "beta"],
-    "hands": [
-        {
-            "dealer": 1,
-            "vira": "4D",
-            "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]],
-            "actions": DECIDED,
-        }
-    ],
-}
+
+
+def scripted(actions: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    """A paulista record of one hand, dealt as the docs' example is, with ``actions``."""
+    hand = {"dealer": 1, "vira": "4D", "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]]}
+    return {
+        "format": "truco-match/1",
+        "rules": "paulista",
+        "seats": ["alpha", "beta"],
+        **more,
+        "hands": [{**hand, "actions": actions}],
+    }
+
+
+RECORD = scripted(DECIDED)
 
 
 def bare(record: dict[str, Any]) -> dict[str, Any]:
@@ -145,35 +147,12 @@ def test_the_stakes_history_tells_each_raise_and_its_answer() -> None:
 
 
 def test_a_refusal_and_the_choice_of_the_hand_of_eleven_are_in_the_stakes_history() -> None:
-    record = {
-        "rules": "paulista",
-        "seats": ["alpha", "beta"],
-        "start_score": [11, 4],
-        "hands": [
-            {
-                "dealer": 1,
-                "vira": "4D",
-                "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]],
-                "actions": [
-                    {"seat": 0, "type": "accept"},  # team 0 at 11 plays the hand
-                    {"seat": 0, "type": "play", "card": "QS"},
-                ],
-            }
-        ],
-    }
-    steps = replay_hand(record, 0, organizer=False).steps
+    eleven = [
+        {"seat": 0, "type": "accept"},  # team 0 at 11 plays the hand
+        {"seat": 0, "type": "play", "card": "QS"},
+    ]
+    steps = replay_hand(scripted(eleven, start_score=[11, 4]), 0, organizer=False).steps
     assert [s["text"] for s in steps[-1]["stakes"]] == ["plays the hand of 11"]
-    refused = {
-        "rules": "paulista",
-        "seats": ["alpha", "beta"],
-        "hands": [
-            {
-                "dealer": 1,
-                "vira": "4D",
-                "cards": [["5C", "3D", "QS"], ["7H", "AS", "2D"]],
-                "actions": [{"seat": 0, "type": "raise"}, {"seat": 1, "type": "fold"}],
-            }
-        ],
-    }
+    refused = scripted([{"seat": 0, "type": "raise"}, {"seat": 1, "type": "fold"}])
     (_, refusal) = replay_hand(refused, 0, organizer=False).steps[-1]["stakes"]
     assert (refusal["bot"], refusal["text"], refusal["stake"]) == ("beta", "refuses", 1)
