@@ -164,7 +164,7 @@ class MatchRunner:
             )
             self._reject(bot, request_id, reason, None)
             self._advance()
-        elif self._accept(request, bot, request_id, action, now):
+        elif self._accept(request, bot, request_id, action, now, error=bool(error)):
             self._settle(request, now)
             self._advance()
 
@@ -233,11 +233,13 @@ class MatchRunner:
             hands[h]["actions"][a].update(note)
         return record
 
-    def _note(self, request: _Request | None, now: float, by: str = "") -> None:
+    def _note(
+        self, request: _Request | None, now: float, by: str = "", *, error: bool = False
+    ) -> None:
         """What the record tells of the action about to be applied (docs/rules.md): how
         long its decision took (``ms``) of the ``deadline_ms`` it had, the seat's actions
-        refused before it, and ``by`` when the bot did not choose it. A refused action's
-        note is replaced by the next one's."""
+        refused before it, ``by`` when the bot did not choose it, ``error`` when it was
+        the bot's fallback. A refused action's note is replaced by the next one's."""
         note: dict[str, Any] = {}
         if request is not None:
             note["ms"] = round((now - request.opened) * 1000)
@@ -246,6 +248,8 @@ class MatchRunner:
                 note["rejected"] = request.rejected
         if by:
             note["by"] = by
+        if error:
+            note["error"] = True
         match = self.match
         hand = match.hand
         assert hand is not None  # a request is open: a hand is being played
@@ -331,9 +335,17 @@ class MatchRunner:
             self._bank[request.seat] = max(0.0, self._bank[request.seat] - overrun)
 
     def _accept(
-        self, request: _Request, bot: str, request_id: int, payload: pb.Action, now: float
+        self,
+        request: _Request,
+        bot: str,
+        request_id: int,
+        payload: pb.Action,
+        now: float,
+        *,
+        error: bool,
     ) -> bool:
-        """Apply the bot's action if it answers the open request legally."""
+        """Apply the bot's action if it answers the open request legally (``error``: the
+        bot said it is its fallback, its own code having failed)."""
         if bot != self.seat_bots[request.seat] or request_id != request.request_id:
             reason = (
                 f"request {request_id} is not open for you; the open request is "
@@ -341,7 +353,7 @@ class MatchRunner:
             )
         else:
             try:
-                self._note(request, now)
+                self._note(request, now, error=error)
                 self.match.apply(action_from_pb(payload), request.seat)
                 self._played(bot, away=False)
                 return True

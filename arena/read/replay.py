@@ -105,7 +105,7 @@ def replay_hand(
     return Replay(summaries, steps, decisions(hands[index].get("actions", [])))
 
 
-DECISION_FIELDS = ("ms", "deadline_ms", "by", "rejected")
+DECISION_FIELDS = ("ms", "deadline_ms", "by", "rejected", "error")
 """What the referee may write beside an action of its record (docs/rules.md)."""
 
 

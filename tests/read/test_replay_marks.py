@@ -1,7 +1,7 @@
 """The replay explains itself: each step marks the card that won each round and the
 manilhas whose face the viewer sees, tells the stake's history so far, and carries what
 the referee wrote of its action (its time against its deadline, a timeout, a stand-in,
-the actions refused before it). A record without those fields replays the same."""
+the actions refused before it, a bot's fallback). A record without those fields replays the same."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ DECIDED = [
     {"seat": 0, "type": "raise", "ms": 40, "deadline_ms": 10000},
     {"seat": 1, "type": "accept", "ms": 900, "deadline_ms": 10000, "rejected": 2},
     {"seat": 0, "type": "play", "card": "5C", "by": "stand_in"},
-    {"seat": 1, "type": "play", "card": "7H", "ms": 3, "deadline_ms": 10000},
+    {"seat": 1, "type": "play", "card": "7H", "ms": 3, "deadline_ms": 10000, "error": True},
     {"seat": 0, "type": "play", "card": "QS", "ms": 10000, "deadline_ms": 10000, "by": "timeout"},
     {"seat": 1, "type": "play", "card": "2D"},
     {"seat": 1, "type": "play", "card": "AS", "covered": True},
@@ -59,7 +59,7 @@ def test_each_step_carries_what_the_referee_wrote_of_its_action() -> None:
         {"ms": 40, "deadline_ms": 10000},
         {"ms": 900, "deadline_ms": 10000, "rejected": 2},
         {"by": "stand_in"},
-        {"ms": 3, "deadline_ms": 10000},
+        {"ms": 3, "deadline_ms": 10000, "error": True},
         {"ms": 10000, "deadline_ms": 10000, "by": "timeout"},
         None,
         None,

@@ -95,6 +95,8 @@ def test_the_replay_marks_winners_manilhas_decisions_and_the_stakes(
         timeline.nth(3).click()
         expect(action.locator("[data-fault=stand_in]")).to_have_text("stand-in")
         expect(shown.get_by_test_id("table").locator(".card[data-manilha]")).to_have_count(1)
+        timeline.nth(4).click()
+        expect(action.locator("[data-fault=error]")).to_have_text("error")
         timeline.nth(5).click()
         expect(action.locator("[data-fault=timeout]")).to_have_text("timeout")
         expect(action.locator(".time.slow")).to_have_text("10000/10000 ms")
