@@ -8,8 +8,10 @@ that arrives after it is refused as late, whether or not the alarm has rung yet:
 referee's clock decides, never the order in which the event loop gets round to things.
 A bot whose stream drops keeps its seats for ``reconnect_grace_ms`` (its clock still
 running); then a house bot decides for it until it comes back. Every fault is counted in
-the record, and how late each deadline was acted on is told to the hub. The runner meets
-the hub only through :class:`Table`.
+the record, and each action of the record tells how long its decision took against its
+deadline and what went wrong on the way (docs/rules.md, "Match records"); how late each
+deadline was acted on is told to the hub. The runner meets the hub only through
+:class:`Table`.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class _Request:
     request_id: int
     deadline: float  # loop time
     opened: float  # loop time
+    rejected: int = 0  # the seat's bot's actions refused while it was open
 
 
 @lru_cache(maxsize=64)
@@ -131,6 +134,8 @@ class MatchRunner:
         self._request: _Request | None = None
         self._last_request_id = 0
         self._announced = 0  # hands whose end was sent
+        # (hand, action) -> what the record adds to that action: one per action played
+        self._notes: dict[tuple[int, int], dict[str, Any]] = {}
         self.decisions = 0
         # the live feed (docs/web.md, "Live"): its events go to ``live``, which never waits
         self._live = None if live is None else (PublicLog(match_id), live)
@@ -159,7 +164,7 @@ class MatchRunner:
             )
             self._reject(bot, request_id, reason, None)
             self._advance()
-        elif self._accept(request, bot, request_id, action):
+        elif self._accept(request, bot, request_id, action, now, error=bool(error)):
             self._settle(request, now)
             self._advance()
 
@@ -223,7 +228,32 @@ class MatchRunner:
             bot: {"decisions": made, "away": away}
             for bot, (made, away) in sorted(self.presence.items())
         }
+        hands = record["hands"]
+        for (h, a), note in self._notes.items():
+            hands[h]["actions"][a].update(note)
         return record
+
+    def _note(
+        self, request: _Request | None, now: float, by: str = "", *, error: bool = False
+    ) -> None:
+        """What the record tells of the action about to be applied (docs/rules.md): how
+        long its decision took (``ms``) of the ``deadline_ms`` it had, the seat's actions
+        refused before it, ``by`` when the bot did not choose it, ``error`` when it was
+        the bot's fallback. A refused action's note is replaced by the next one's."""
+        note: dict[str, Any] = {}
+        if request is not None:
+            note["ms"] = round((now - request.opened) * 1000)
+            note["deadline_ms"] = round((request.deadline - request.opened) * 1000)
+            if request.rejected:
+                note["rejected"] = request.rejected
+        if by:
+            note["by"] = by
+        if error:
+            note["error"] = True
+        match = self.match
+        hand = match.hand
+        assert hand is not None  # a request is open: a hand is being played
+        self._notes[len(match.hands) - 1, len(hand.actions)] = note
 
     def _advance(self) -> None:
         """After an action: the finished hands' news, then the next request (or the end).
@@ -272,7 +302,7 @@ class MatchRunner:
         left_at = self._away.get(bot)
         if left_at is not None and now >= left_at + self._grace[bot]:
             self._settle(request, now)
-            self._substitute(seat, bot)
+            self._substitute(seat, bot, request, now)
         elif now >= request.deadline:
             self._time_out(request)
         else:
@@ -288,6 +318,7 @@ class MatchRunner:
         bot = self.seat_bots[request.seat]
         self.faults[bot].timeouts += 1
         self._played(bot, away=bot in self._away)
+        self._note(request, now, "timeout")
         self.match.apply(self.match.default_action(), request.seat)
 
     def _played(self, bot: str, *, away: bool) -> None:
@@ -303,8 +334,18 @@ class MatchRunner:
         if overrun > 0:
             self._bank[request.seat] = max(0.0, self._bank[request.seat] - overrun)
 
-    def _accept(self, request: _Request, bot: str, request_id: int, payload: pb.Action) -> bool:
-        """Apply the bot's action if it answers the open request legally."""
+    def _accept(
+        self,
+        request: _Request,
+        bot: str,
+        request_id: int,
+        payload: pb.Action,
+        now: float,
+        *,
+        error: bool,
+    ) -> bool:
+        """Apply the bot's action if it answers the open request legally (``error``: the
+        bot said it is its fallback, its own code having failed)."""
         if bot != self.seat_bots[request.seat] or request_id != request.request_id:
             reason = (
                 f"request {request_id} is not open for you; the open request is "
@@ -312,6 +353,7 @@ class MatchRunner:
             )
         else:
             try:
+                self._note(request, now, error=error)
                 self.match.apply(action_from_pb(payload), request.seat)
                 self._played(bot, away=False)
                 return True
@@ -324,6 +366,7 @@ class MatchRunner:
         self.faults[bot].rejected += 1
         left = 0  # a reply to no open request of this bot has no deadline to report
         if request is not None and bot == self.seat_bots[request.seat]:
+            request.rejected += 1
             left = max(0, int((request.deadline - self._running().time()) * 1000))
         self.hub.send(
             self._to[bot],
@@ -335,13 +378,18 @@ class MatchRunner:
             asks=True,
         )
 
-    def _substitute(self, seat: int, bot: str) -> None:
+    def _substitute(
+        self, seat: int, bot: str, request: _Request | None = None, now: float = 0.0
+    ) -> None:
+        """The house bot plays for ``bot`` (away past its grace; ``request``: the one it
+        left open, if any)."""
         stand_in = self._stand_ins.get(bot)
         if stand_in is None:
             log.info("match %s: a house bot stands in for %s", self.match_id, bot)
             stand_in = self._stand_ins[bot] = self._stand_in()
         self.faults[bot].substituted += 1
         self._played(bot, away=True)
+        self._note(request, now, "stand_in")
         self.match.apply(stand_in.decide(view(self.match, seat)), seat)
 
     def _running(self) -> asyncio.AbstractEventLoop:

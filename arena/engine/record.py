@@ -185,12 +185,14 @@ def disagreements(record: dict[str, Any], match: Match) -> list[str]:
 
 
 def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
-    """The record as ``arena replay`` prints it: recomputed, unknown fields kept, and
-    ``next`` when the match is unfinished."""
+    """The record as ``arena replay`` prints it: recomputed, unknown fields kept (also an
+    action's, such as the referee's ``ms``), and ``next`` when the match is unfinished."""
     ours = to_record(match)
     out = {**record, **ours}
     out["hands"] = [
-        {**given, **hand} if isinstance(given, dict) else hand
+        {**given, **hand, "actions": _kept(given.get("actions"), hand["actions"])}
+        if isinstance(given, dict)
+        else hand
         for given, hand in zip(record.get("hands", []), ours["hands"], strict=True)
     ]
     step = next_step(match)
@@ -199,6 +201,17 @@ def replayed_record(record: dict[str, Any], match: Match) -> dict[str, Any]:
     else:
         out["next"] = step
     return out
+
+
+def _kept(given: Any, ours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recomputed actions, each with the fields its given action adds to the action
+    notation (a ``slot`` becomes the card it chose)."""
+    if not isinstance(given, list):
+        return ours
+    return [
+        {**{k: v for k, v in g.items() if k != "slot"}, **a} if isinstance(g, dict) else a
+        for g, a in zip(given, ours, strict=True)
+    ]
 
 
 def public_record(record: dict[str, Any], seats: Iterable[int] = ()) -> dict[str, Any]:

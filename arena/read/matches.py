@@ -127,9 +127,10 @@ def result_from(summary: MatchSummary, team: int) -> str | None:
 
 
 def match(
-    store: Store, match_id: str, hand: int = 0, *, organizer: bool, owner: str | None = None
+    store: Store, match_id: str, hand: int = 1, *, organizer: bool, owner: str | None = None
 ) -> dict[str, Any]:
-    """A match and the replay of one of its hands, step by step. Only the organizer sees
+    """A match and the replay of its hand number ``hand`` (from 1), step by step, each
+    step with what the referee wrote of its action (``decision``). Only the organizer sees
     every card in hand and the faces of covered cards; the owner of bot ``owner`` (signed
     in with its token) sees those its seats saw (``seats``: where its bot played, its
     versions included), never an opponent's hidden card, and nothing of a sealed match."""
@@ -156,16 +157,19 @@ def match(
     record = row.record
     if record is None or shown["sealed"]:
         return out
-    if not 0 <= hand < len(record.get("hands", [])):
+    if not 1 <= hand <= len(record.get("hands", [])):
         raise NotFound(f"match {match_id} has no hand {hand}")
     try:
-        played = replay_hand(record, hand, organizer=organizer, own=seats)
+        played = replay_hand(record, hand - 1, organizer=organizer, own=seats)
     except (TrucoError, KeyError, TypeError, ValueError) as e:
         out["error"] = f"the record does not replay: {e}"
         return out
     out["hand"] = hand
     out["hands"] = played.hands
-    out["steps"] = played.steps
+    out["steps"] = [
+        {**step, "decision": told}
+        for step, told in zip(played.steps, played.decisions, strict=True)
+    ]
     return out
 
 

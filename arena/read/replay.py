@@ -6,6 +6,13 @@ or the owner of the bot at some seats): for the public, cards in hand are backs 
 covered card has no face, so a state never holds a card that was not played face up by
 then; the owner sees also what its seats saw (their hands, their own covered cards'
 faces), never an opponent's hidden card; the organizer sees everything.
+
+A state marks what explains the play: the card that won each round, the manilhas among
+the cards whose face the viewer sees, and the stake's history so far (each raise and its
+answer). What the referee wrote beside each action (the time it took against its
+deadline, a default played at the deadline, a stand-in's action, the actions refused
+before it) is each step's ``decision`` (:func:`decisions`), apart from the table, which
+the live feed draws from the public actions alone.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from arena.engine import (
     Match,
     Observer,
     Phase,
+    Rank,
     Rules,
     TrucoError,
 )
@@ -35,6 +43,7 @@ STAKE_NAMES = {1: "", 3: "truco", 6: "seis", 9: "nove", 10: "dez", 12: "doze"}
 class Replay:
     hands: list[dict[str, Any]]  # every hand's summary: dealer, vira, points, score after
     steps: list[dict[str, Any]]  # the states of the chosen hand: its deal, then each action
+    decisions: list[dict[str, Any] | None]  # per step, what the referee wrote of its action
 
 
 def teams(seats: list[str]) -> list[str]:
@@ -43,16 +52,17 @@ def teams(seats: list[str]) -> list[str]:
 
 
 def replay_hand(
-    record: dict[str, Any], number: int, *, organizer: bool, own: tuple[int, ...] = ()
+    record: dict[str, Any], index: int, *, organizer: bool, own: tuple[int, ...] = ()
 ) -> Replay:
-    """The summaries of every hand and the steps of hand ``number``, as the organizer
-    sees them, or the owner of the bot at seats ``own``, or (neither) anyone.
+    """The summaries of every hand and the steps of hand ``index`` (from 0; a summary's
+    ``number`` counts from 1, as a person does), as the organizer sees them, or the owner
+    of the bot at seats ``own``, or (neither) anyone.
 
     Raises :class:`TrucoError` when the record does not replay, and IndexError when it
-    has no hand ``number``."""
+    has no hand ``index``."""
     hands = record.get("hands", [])
-    if not 0 <= number < len(hands):
-        raise IndexError(f"the match has no hand {number}")
+    if not 0 <= index < len(hands):
+        raise IndexError(f"the match has no hand {index + 1}")
     looking = ORGANIZER if organizer else Observer(frozenset(own)) if own else PUBLIC
     rules = Rules.from_json(record.get("rules", "paulista"))
     seats = record["seats"]
@@ -73,7 +83,7 @@ def replay_hand(
         )
         score_before = list(match.score)
         actions = given.get("actions", [])
-        if i == number:
+        if i == index:
             steps = played(match, hand, actions, seats, looking, every=True)
         else:
             for data in actions:
@@ -81,7 +91,7 @@ def replay_hand(
         result = hand.result
         summaries.append(
             {
-                "number": i,
+                "number": i + 1,
                 "dealer": hand.dealer,
                 "vira": vira,
                 "kind": str(hand.kind),
@@ -92,7 +102,21 @@ def replay_hand(
                 "actions": len(given.get("actions", [])),
             }
         )
-    return Replay(summaries, steps)
+    return Replay(summaries, steps, decisions(hands[index].get("actions", [])))
+
+
+DECISION_FIELDS = ("ms", "deadline_ms", "by", "rejected", "error")
+"""What the referee may write beside an action of its record (docs/rules.md)."""
+
+
+def decisions(actions: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+    """Per step of a hand (the deal, then each action): what the referee wrote of the
+    action (:data:`DECISION_FIELDS`), or None (the deal, a record without them)."""
+    out: list[dict[str, Any] | None] = [None]
+    for data in actions:
+        told = {k: data[k] for k in DECISION_FIELDS if k in data}
+        out.append(told or None)
+    return out
 
 
 def played(
@@ -108,12 +132,19 @@ def played(
     after each action (``every``), or only the last of those states (the live feed's).
     Raises :class:`TrucoError` when an action does not apply."""
     states = [table_state(match, hand, None, seats, looking)] if every or not actions else []
+    stakes: list[dict[str, Any]] = []
     for i, data in enumerate(actions):
         phase = hand.phase
         actor, action = _apply(match, hand, data)
+        told = None
+        if action.type is not ActionType.PLAY and (
+            phase is not Phase.PLAY or action.type is ActionType.RAISE
+        ):  # a raise, an answer, or the choice of the hand of 11: the stake's history
+            told = told_action(match, hand, actor, action, phase, seats, looking)
+            stakes = [*stakes, {**told, "step": i + 1, "stake": hand.stake}]
         if every or i == len(actions) - 1:
-            done = told_action(match, hand, actor, action, phase, seats, looking)
-            states.append(table_state(match, hand, done, seats, looking))
+            done = told or told_action(match, hand, actor, action, phase, seats, looking)
+            states.append(table_state(match, hand, done, seats, looking, stakes))
     return states
 
 
@@ -141,17 +172,53 @@ def _card(play: Any, hand: Hand, rules: Rules, looking: Observer) -> str | None:
 
 
 def _plays(plays: Any, hand: Hand, rules: Rules, looking: Observer) -> list[dict[str, Any]]:
-    return [
-        {"seat": p.seat, "card": _card(p, hand, rules, looking), "covered": p.covered}
-        for p in plays
-    ]
+    out = []
+    for p in plays:
+        card = _card(p, hand, rules, looking)
+        out.append(
+            {
+                "seat": p.seat,
+                "card": card,
+                "covered": p.covered,
+                "manilha": card is not None and not p.covered and _manilha(p.card, hand),
+            }
+        )
+    return out
+
+
+_TOP_PLAIN = max(Rank)  # a plain card's strength is its rank; a manilha's is above all
+
+
+def _manilha(card: Card, hand: Hand) -> bool:
+    """Whether ``card`` is a manilha in ``hand`` (as its strength table says: the vira
+    decides, or the fixed four of manilha velha)."""
+    return hand.strength[card.index] > _TOP_PLAIN
+
+
+def _round(r: Any, hand: Hand, rules: Rules, looking: Observer) -> dict[str, Any]:
+    """A finished round: its plays, the winning team, and ``won`` on the card (or the
+    partners' equal cards) that won it."""
+    strength = hand.strength
+    ours = [p for p in r.plays if p.seat % 2 == r.winner and not p.covered]
+    top = max((strength[p.card.index] for p in ours), default=None)
+    plays = _plays(r.plays, hand, rules, looking)
+    for shown, p in zip(plays, r.plays, strict=True):
+        shown["won"] = p in ours and strength[p.card.index] == top
+    return {"plays": plays, "winner": r.winner}
 
 
 def table_state(
-    match: Match, hand: Hand, action: dict[str, Any] | None, seats: list[str], looking: Observer
+    match: Match,
+    hand: Hand,
+    action: dict[str, Any] | None,
+    seats: list[str],
+    looking: Observer,
+    stakes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The table as the viewer may see it now."""
+    """The table as the viewer may see it now (``stakes``: the hand's raises and answers
+    so far, as :func:`played` tells them)."""
     over = hand.result is not None
+    rules = match.rules
     score = list(hand.result.score) if hand.result is not None else list(match.score)
     return {
         "action": action,
@@ -163,6 +230,7 @@ def table_state(
         "stake_name": STAKE_NAMES.get(hand.stake, ""),
         "pending": hand.pending,
         "requester": hand.requester if hand.pending else None,
+        "stakes": stakes or [],
         "to_act": None if over else hand.to_act,
         "score": score,
         "games": list(match.games),
@@ -172,18 +240,14 @@ def table_state(
                 "bot": name,
                 "team": s % 2,
                 "dealer": s == hand.dealer,
-                "held": [
-                    str(c) if looking.sees_held(s, hand, match.rules) else None
-                    for c in hand.unplayed(s)
-                ],
+                "held": [str(c) if sees else None for c in hand.unplayed(s)],
+                "manilhas": [sees and _manilha(c, hand) for c in hand.unplayed(s)],
             }
             for s, name in enumerate(seats)
+            for sees in [looking.sees_held(s, hand, rules)]
         ],
-        "rounds": [
-            {"plays": _plays(r.plays, hand, match.rules, looking), "winner": r.winner}
-            for r in hand.rounds
-        ],
-        "table": _plays(hand.table, hand, match.rules, looking),
+        "rounds": [_round(r, hand, rules, looking) for r in hand.rounds],
+        "table": _plays(hand.table, hand, rules, looking),
         "result": None
         if hand.result is None
         else {"points": list(hand.result.points), "reason": hand.result.reason},

@@ -607,7 +607,7 @@ def _bot(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
 
 
 def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
-    hand = _int(request, "hand", 0)
+    hand = max(_int(request, "hand", 1), 1)  # hands count from 1; ?hand=0 was the first
     data = matches.match(
         store, request.path_params["id"], hand, organizer=viewer.organizer, owner=viewer.bot
     )

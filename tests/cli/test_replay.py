@@ -31,6 +31,18 @@ def test_replay_prints_the_recomputed_record_and_who_acts_next(tmp_path: Path) -
     assert out["next"] == {"deal": True, "dealer": 0}
 
 
+def test_replay_keeps_what_the_referee_wrote_beside_each_action() -> None:
+    record = json.loads(json.dumps(RECORD))
+    actions = record["hands"][0]["actions"]
+    actions[0] |= {"ms": 12, "deadline_ms": 10000}
+    actions[1] |= {"by": "timeout", "ms": 10000, "deadline_ms": 10000, "rejected": 1}
+    done = arena("replay", "-", stdin=json.dumps(record))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["hands"][0]["actions"] == actions
+    bare = arena("replay", "-", stdin=json.dumps(RECORD))  # and replays without them
+    assert json.loads(bare.stdout)["hands"][0]["actions"] == RECORD["hands"][0]["actions"]
+
+
 def test_replay_reads_standard_input_and_lists_every_legal_action() -> None:
     record = json.loads(json.dumps(RECORD))
     hand = record["hands"][0]

@@ -636,7 +636,7 @@ def test_a_hosted_bot_plays_the_same_match_forked_or_in_its_own_interpreter(
         finally:
             host.close()
         assert forked == [way == "forked"] * 2
-    timeless = {"match_id", "started_at", "ended_at", "duration_ms", "times_ms", "think_ms"}
+    timeless = {"match_id", "started_at", "ended_at", "duration_ms", "times_ms", "think_ms", "ms"}
 
     def played(record: Any) -> Any:
         if isinstance(record, dict):

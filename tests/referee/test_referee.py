@@ -392,6 +392,10 @@ def test_a_bot_whose_own_code_fails_is_counted_errors_not_silence(tmp_path: Path
     assert summary.faults["broken"] == CLEAN | {"errors": (made + 1) // 2}
     assert record["presence"]["broken"] == {"decisions": made, "away": 0}
     assert summary.faults["random"] == CLEAN
+    # and the record says which actions were its fallbacks (docs/rules.md)
+    seat = record["seats"].index("broken")
+    own = [a for h in record["hands"] for a in h["actions"] if a["seat"] == seat]
+    assert [a.get("error", False) for a in own] == [k % 2 == 0 for k in range(made)]
 
 
 PORTED = """\

@@ -117,7 +117,7 @@ def test_a_signed_in_owner_sees_its_own_cards_and_no_opponents_hidden_one(
             record = arena.store.match(match_id)[0].record  # the organizer's, whole
             own = record["seats"].index(OWNER)
             for number in range(len(record["hands"])):
-                page.goto(f"{site}/matches/{match_id}?hand={number}")
+                page.goto(f"{site}/matches/{match_id}?hand={number + 1}")
                 expect(page.get_by_test_id("owner-view")).to_contain_text(f"seat {own}")
                 drawn = page.eval_on_selector_all("section.step", STEPS_JS)
                 assert drawn == seen_steps(record, number, own), (match_id, number)

@@ -206,9 +206,11 @@ def test_the_match_replay_steps_through_every_action(client: TestClient, arena: 
     data = client.get("/api/matches/m-0").json()
     assert data["match"]["seats"] == ["alpha", "beta"]
     assert len(data["hands"]) == len(record["hands"])
-    assert data["hand"] == 0 and data["step"] == 0
+    assert data["hand"] == 1 and data["step"] == 0  # hands count from 1, as the page does
+    assert client.get("/api/matches/m-0", params={"hand": 0}).json()["hand"] == 1  # old links
     for h, hand in enumerate(record["hands"]):
-        data = client.get("/api/matches/m-0", params={"hand": h}).json()
+        data = client.get("/api/matches/m-0", params={"hand": h + 1}).json()
+        assert data["hand"] == data["hands"][h]["number"] == h + 1
         steps = steps_of(data)
         assert len(steps) == len(hand["actions"]) + 1
         assert steps[0]["action"] is None
@@ -222,17 +224,18 @@ def test_the_match_replay_steps_through_every_action(client: TestClient, arena: 
     assert steps[-1]["score"] == record["result"]["score"]
     # the stake grows with an accepted raise
     stakes = {s["stake"] for h in range(len(record["hands"])) for s in steps_of(
-        client.get("/api/matches/m-0", params={"hand": h}).json()
+        client.get("/api/matches/m-0", params={"hand": h + 1}).json()
     )}  # fmt: skip
     assert 3 in stakes or not any(
         a["type"] == "accept" for hand in record["hands"] for a in hand["actions"]
     )
 
-    page = client.get("/matches/m-0", params={"hand": 1, "step": 2}).text
+    page = client.get("/matches/m-0", params={"hand": 2, "step": 2}).text
     assert page.count('<section class="step"') == len(record["hands"][1]["actions"]) + 1
     assert page.count(" hidden>") == len(record["hands"][1]["actions"])  # one step shows
-    assert 'href="/matches/m-0?hand=1&amp;step=3"' in page
-    assert 'href="/matches/m-0?hand=0"' in page and 'href="/bots/alpha?pool=paulista%2F1"' in page
+    assert f"Hand 2/{len(record['hands'])} · step 2/" in page  # the link's count, the label's
+    assert 'href="/matches/m-0?hand=2&amp;step=3"' in page
+    assert 'href="/matches/m-0?hand=1"' in page and 'href="/bots/alpha?pool=paulista%2F1"' in page
     assert '<script src="/static/replay.js"' in page
     assert client.get("/static/replay.js").status_code == 200
 
@@ -272,8 +275,8 @@ def test_hidden_cards_never_reach_a_visitor(client: TestClient, arena: Arena) ->
         dealt = {c for cards in hand["cards"] for c in cards}
         face_up = {a["card"] for a in hand["actions"] if "card" in a and not a.get("covered")}
         secret = dealt - face_up
-        twin = client.get("/api/matches/m-0", params={"hand": h})
-        page = client.get("/matches/m-0", params={"hand": h})
+        twin = client.get("/api/matches/m-0", params={"hand": h + 1})
+        page = client.get("/matches/m-0", params={"hand": h + 1})
         assert card_faces(twin.text) <= face_up | viras, f"hand {h}"
         assert card_faces(page.text) <= face_up | viras, f"hand {h}"
         steps = json.dumps(twin.json()["steps"], ensure_ascii=False)
@@ -291,7 +294,7 @@ def test_the_organizer_sees_every_card(store: Store, arena: Arena) -> None:
     client = organizer_client(store)
     assert client.get("/api/matches/m-0/record").json() == record
     for h, hand in enumerate(record["hands"]):
-        response = client.get("/api/matches/m-0", params={"hand": h})
+        response = client.get("/api/matches/m-0", params={"hand": h + 1})
         assert response.headers["cache-control"] == "private, no-store"
         data = response.json()
         assert data["organizer"] is True
