@@ -10,6 +10,8 @@
   knockout or a Swiss paired and sent, else the final standings written, once.
 - ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
+- ``arena.analyse``: the pending analyses of a finished match at a budget
+  (arena/usecases/analyses.py), on a queue asked after the matches' (workers/app.py).
 - ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
   ladder match is recorded): fill the ladders' free slots (arena/usecases/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
@@ -34,6 +36,7 @@ from typing import Any, TypeVar
 
 from celery import signals
 
+from arena.bots.analysis import analysed
 from arena.domain.clock import TimeControl
 from arena.domain.identity import is_version
 from arena.domain.nodes import Node
@@ -46,7 +49,7 @@ from arena.metrics import LADDER_MATCHES, MATCH_SECONDS, TASKS
 from arena.settings import Settings
 from arena.store.rows import MatchRow
 from arena.store.store import Store
-from arena.usecases import checks, ladder, matches, runs, schedule, sprts
+from arena.usecases import analyses, checks, ladder, matches, runs, schedule, sprts
 from workers.app import app
 from workers.client import RefereeClient
 
@@ -302,6 +305,14 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
     ids = sprts.step_sprt(store(), test_id)
     send_matches(ids)
     return ids
+
+
+@app.task(name="arena.analyse", bind=True, max_retries=None, **AGAIN)
+def analyse_match(self: Any, match_id: str, samples: int) -> int:
+    """Analyse the match's pending seats at ``samples`` drawn states per decision."""
+    done = analyses.run_analysis(store(), match_id, samples, analysed)
+    log.info("match %s: %d seats analysed at %d samples", match_id, done, samples)
+    return done
 
 
 @app.task(name="arena.check_version", bind=True, max_retries=MAX_RETRIES)

@@ -24,11 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.bots.mc import MonteCarloBot
+from arena.domain.analyses import DEFAULT_SAMPLES, check_samples
 from arena.engine import Action, Match, replay, view
 from arena.errors import Invalid
-
-DEFAULT_SAMPLES = 64  # drawn states per decision when none is asked
-MAX_SAMPLES = 1024  # the most an analysis may ask per decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +60,6 @@ class Decision:
             "best": str(self.actions[self.best]),
             "loss": round(self.loss, 4),
         }
-
-
-def check_samples(samples: int) -> int:
-    """``samples`` when it is a budget an analysis may ask; Invalid otherwise."""
-    if not 1 <= samples <= MAX_SAMPLES:
-        raise Invalid(f"the budget must be from 1 to {MAX_SAMPLES} samples, not {samples}")
-    return samples
 
 
 def analyse(
@@ -121,3 +112,10 @@ def _prefix(record: dict[str, Any], hand: int, steps: int) -> dict[str, Any]:
     hands = [{k: v for k, v in h.items() if k != "result"} for h in record["hands"][: hand + 1]]
     hands[hand]["actions"] = hands[hand].get("actions", [])[:steps]
     return {k: v for k, v in record.items() if k != "result"} | {"hands": hands}
+
+
+def analysed(
+    record: dict[str, Any], seat: int, match_id: str, samples: int
+) -> list[dict[str, Any]]:
+    """:func:`analyse`, as the store keeps it (arena/usecases/analyses.py's Analyse)."""
+    return [d.to_json() for d in analyse(record, seat, match_id, samples)]
