@@ -1,0 +1,64 @@
+"""The Arena API's analyses of matches (docs/web.md, "The analysis of a match"): asking
+for one, and the analyses of a match as the caller may see them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from arena.domain.actors import FIRST, bot_actor
+from arena.domain.analyses import DEFAULT_SAMPLES
+from arena.errors import NotReady, Unauthenticated
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.read.analyses import analyses
+from arena.store.store import Store
+from arena.usecases.analyses import ask_analysis
+from referee.callers import Callers, Dispatch
+
+log = logging.getLogger(__name__)
+
+
+class Analyses:
+    """AnalyseMatch and GetAnalysis, on ``store``; an analysis asked goes to the workers
+    (``dispatch``: without it, AnalyseMatch is refused)."""
+
+    def __init__(self, store: Store, callers: Callers, dispatch: Dispatch | None) -> None:
+        self.store, self.callers, self.dispatch = store, callers, dispatch
+
+    async def AnalyseMatch(self, request: Any, context: Any) -> api.Analysis:
+        viewer = await self.callers.viewer(context)
+        if not viewer.organizer and viewer.bot is None:
+            raise Unauthenticated(
+                "an analysis needs a bot's own token (its own seats) or an organizer's "
+                "(metadata authorization: Bearer TOKEN)"
+            )
+        if self.dispatch is None:
+            raise NotReady("this server has no workers to analyse matches")
+        samples = request.samples if request.HasField("samples") else DEFAULT_SAMPLES
+        name = await self.callers.organizer_name(context) if viewer.organizer else None
+        actor = name or FIRST if viewer.bot is None else bot_actor(viewer.bot)
+        asked = await asyncio.to_thread(
+            ask_analysis, self.store, request.match_id, samples, viewer.bot, actor=actor
+        )
+        if asked:
+            log.info("match %s: seats %s analysed at %d samples (%s)", request.match_id,
+                     asked, samples, actor)  # fmt: skip
+            await asyncio.to_thread(self.dispatch.analyse, request.match_id, samples)
+        return await self._shown(request.match_id, viewer.organizer, viewer.bot, asked)
+
+    async def GetAnalysis(self, request: Any, context: Any) -> api.Analysis:
+        viewer = await self.callers.viewer(context)
+        return await self._shown(request.match_id, viewer.organizer, viewer.bot, [])
+
+    async def _shown(
+        self, match_id: str, organizer: bool, bot: str | None, asked: list[int]
+    ) -> api.Analysis:
+        found = await asyncio.to_thread(
+            analyses, self.store, match_id, organizer=organizer, owner=bot
+        )
+        return api.Analysis(
+            match_id=match_id, asked=asked, analyses_json=json.dumps(found),
+            pending=any(a["status"] == "pending" for a in found),
+        )  # fmt: skip
