@@ -55,13 +55,14 @@ from arena.errors import (
 )
 from arena.guard import FailedTokens
 from arena.read import actions, bots, matches, ratings, sprts, tournaments
+from arena.read.analyses import analyses
 from arena.read.exports import Export
 from arena.read.live import Followed, followed
 from arena.read.replay import teams
 from arena.store.base import token_hash
 from arena.store.store import Store
 from arena.web import downloads
-from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
+from arena.web.charts import analysis_chart, llr_chart, progress_bar, rating_chart, sparkline
 from arena.web.headers import SecurityHeaders
 from arena.web.live import Feed, Stream, frame
 from arena.web.metering import Exposition, Metering
@@ -160,6 +161,7 @@ def _templates() -> Jinja2Templates:
         sparkline=sparkline,
         rating_chart=rating_chart,
         llr_chart=llr_chart,
+        analysis_chart=analysis_chart,
         progress_bar=progress_bar,
         pool_url=pool_url,
         bot_url=bot_url,
@@ -596,6 +598,7 @@ def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     m = data["match"]
     waiting = m["status"] in ("scheduled", "running") and not data["sealed"]
     data["live"] = match_url(m["id"]) + "/live" if waiting else None  # docs/web.md, "Live"
+    data["analysis"] = analyses(store, m["id"], organizer=viewer.organizer, owner=viewer.bot)
     return data
 
 

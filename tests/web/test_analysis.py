@@ -1,0 +1,84 @@
+"""The analysis of a match on its page (docs/web.md, "The analysis of a match"): in the
+match's JSON and on the page for who may see it (the owner its own seats, the organizer
+every seat, anyone none), and in Chromium the line and its marks, linked to the replay."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.bots.analysis import analysed
+from arena.store.store import Store
+from arena.usecases.analyses import ask_analysis, run_analysis
+from arena.web import create_app
+from tests.web.test_browser import CHROMIUM, serving
+from tests.webdata import ORGANIZER, fill
+
+
+@pytest.fixture
+def analysed_site(store: Store) -> tuple[Store, dict[str, str]]:
+    fill(store)  # m-0: alpha (seat 0) against beta (seat 1)
+    ask_analysis(store, "m-0", 16, None, actor="organizer")
+    run_analysis(store, "m-0", 16, analysed)
+    tokens = {name: store.rotate_token(name)[1] for name in ("alpha", "beta")}
+    return store, tokens
+
+
+def test_the_match_json_holds_the_analyses_its_reader_may_see(analysed_site: Any) -> None:
+    store, tokens = analysed_site
+    client = TestClient(create_app(store, organizer_token=ORGANIZER))
+    anyone = client.get("/api/matches/m-0").json()
+    assert anyone["analysis"] == []  # a seat's analysis tells what it held
+    alpha = {"Authorization": f"Bearer {tokens['alpha']}"}
+    mine = client.get("/api/matches/m-0", headers=alpha).json()["analysis"]
+    assert [(a["seat"], a["bot"], a["samples"], a["status"]) for a in mine] == [
+        (0, "alpha", 16, "done")
+    ]
+    every = client.get("/api/matches/m-0", headers={"Authorization": f"Bearer {ORGANIZER}"})
+    seats = every.json()["analysis"]
+    assert [a["seat"] for a in seats] == [0, 1]
+    for a in seats:
+        assert all(d["loss"] >= 0 and d["taken"] in d["actions"] for d in a["decisions"])
+        assert all(a["decisions"][i]["loss"] >= 0.25 for i in a["marks"])
+    page = client.get("/matches/m-0", headers=alpha).text
+    assert 'data-testid="analysis"' in page and "Seat 0" in page and "Seat 1" not in page
+    assert 'data-testid="analysis"' not in client.get("/matches/m-0").text
+    ask = client.get("/matches/m-1", headers=alpha).text  # beta v alpha, not analysed
+    assert "arena analyse m-1" in ask
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing")
+def test_the_page_shows_the_line_and_the_marks_in_chromium(
+    analysed_site: Any, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    store, _ = analysed_site
+    marks = sum(len(a["marks"]) for a in _organizers_view(store))
+    assert marks  # random play loses points somewhere
+    with serving(store) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        page = browser.new_page(extra_http_headers={"Authorization": f"Bearer {ORGANIZER}"})
+        page.goto(url + "/matches/m-0")
+        section = page.get_by_test_id("analysis")
+        expect(section.get_by_test_id("analysis-seat")).to_have_count(2)
+        charts = section.locator("svg.chart.analysis")
+        expect(charts).to_have_count(2)
+        expect(charts.first.locator("polyline")).to_be_visible()
+        expect(section.locator("circle.mark")).to_have_count(marks)
+        expect(section.get_by_test_id("analysis-costly")).to_have_count(marks)
+        page.screenshot(path=str(tmp_path / "analysis.png"), full_page=True)
+        section.get_by_test_id("analysis-costly").first.locator("a").click()
+        expect(page).to_have_url(re.compile(r"/matches/m-0\?hand=\d+&step=\d+$"))
+        expect(page.locator("section.step:not([hidden])")).to_have_count(1)
+        browser.close()
+
+
+def _organizers_view(store: Store) -> list[dict[str, Any]]:
+    from arena.read.analyses import analyses
+
+    return [dict(a) for a in analyses(store, "m-0", organizer=True)]
