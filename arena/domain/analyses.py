@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.errors import Invalid
 
-DEFAULT_SAMPLES = 64  # drawn states per decision when none is asked
+DEFAULT_SAMPLES = 256  # drawn states per decision when none is asked
 MAX_SAMPLES = 1024  # the most an analysis may ask per decision (migration 0022's bound)
 PER_DAY = 20  # the analyses (one per seat) a bot owner may ask for in 24 hours
 MARKS = 3  # the costliest decisions of a seat marked, at most

@@ -58,15 +58,14 @@ def ask_analysis(
         known = store.bot(bot)
         owner = (known.owner if known is not None else "") or bot
     with store.unit() as conn:
-        if owner:
-            since = (now or datetime.now(UTC)) - timedelta(days=1)
-            asked = store.owner_analyses(conn, owner, since)
-            if asked + len(seats) > PER_DAY:
-                raise Exhausted(
-                    f"owner {quoted(owner)} asked for {asked} analyses in the last 24 hours; "
-                    f"{len(seats)} more would pass the cap of {PER_DAY} a day"
-                )
+        since = (now or datetime.now(UTC)) - timedelta(days=1)
+        asked = store.owner_analyses(conn, owner, since) if owner else 0  # the owner locked
         new = store.insert_analyses(conn, match_id, seats, samples, actor, owner)
+        if owner and asked + len(new) > PER_DAY:  # raised: the inserts are rolled back
+            raise Exhausted(
+                f"owner {quoted(owner)} asked for {asked} analyses in the last 24 hours; "
+                f"{len(new)} more would pass the cap of {PER_DAY} a day"
+            )
         if new:
             detail = {"samples": samples, "seats": new}
             store.log_action(conn, actor, "analyse match", f"match {match_id}", detail)

@@ -42,11 +42,12 @@ class Analyses:
         asked = await asyncio.to_thread(
             ask_analysis, self.store, request.match_id, samples, viewer.bot, actor=actor
         )
-        if asked:
+        shown = await self._shown(request.match_id, viewer.organizer, viewer.bot, asked)
+        if asked or shown.pending:  # asked again while pending: sent again (a lost task)
             log.info("match %s: seats %s analysed at %d samples (%s)", request.match_id,
                      asked, samples, actor)  # fmt: skip
             await asyncio.to_thread(self.dispatch.analyse, request.match_id, samples)
-        return await self._shown(request.match_id, viewer.organizer, viewer.bot, asked)
+        return shown
 
     async def GetAnalysis(self, request: Any, context: Any) -> api.Analysis:
         viewer = await self.callers.viewer(context)

@@ -78,6 +78,7 @@ def test_an_owner_asks_for_a_capped_number_a_day(store: Store) -> None:
     a_match(store, "m-over", bots, seed=99)
     with pytest.raises(Exhausted, match=f"owner 'ana' asked for {PER_DAY} analyses"):
         ask_analysis(store, "m-over", 4, "alpha", actor="bot alpha")  # alpha's owner is beta's
+    assert ask_analysis(store, "m-0", 4, "beta", actor="bot beta") == []  # stored: no new one
     assert ask_analysis(store, "m-over", 4, None) == [0, 1]  # the organizer is not capped
     tomorrow = datetime.now(UTC) + timedelta(days=1, minutes=1)
     assert ask_analysis(store, "m-over", 8, "alpha", actor="bot alpha", now=tomorrow) == [0]
