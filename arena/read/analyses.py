@@ -53,8 +53,23 @@ class VersionLoss(TypedDict):
     mean_loss: float | None  # points lost per decision against the reference bot
 
 
-def version_loss(store: Store, name: str, matches: int = 20) -> VersionLoss:
-    """The average loss per decision of ``name`` (a bot, or a version NAME@N) over the
-    seats of its latest ``matches`` analyses."""
-    decisions = store.version_decisions(name, matches)
+LATEST = 20  # the analysed seats a version's average loss is taken over, the latest
+
+
+def version_loss(store: Store, name: str, seats: int = LATEST) -> VersionLoss:
+    """The average loss per decision of ``name`` (a bot, or a version NAME@N) against the
+    reference bot, over its latest ``seats`` analysed seats."""
+    decisions = store.version_decisions(name, seats)
     return VersionLoss(name=name, decisions=len(decisions), mean_loss=mean_loss(decisions))
+
+
+def bot_losses(
+    store: Store, bot: str, versions: list[str], *, organizer: bool, owner: str | None = None
+) -> list[VersionLoss]:
+    """The average losses of the bot and each of its ``versions`` that has analysed
+    seats, for its owner and the organizer (the analyses are theirs); none for anyone
+    else."""
+    if not organizer and owner != bot:
+        return []
+    found = [version_loss(store, name) for name in (bot, *versions)]
+    return [v for v in found if v["decisions"]]

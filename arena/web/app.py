@@ -55,7 +55,7 @@ from arena.errors import (
 )
 from arena.guard import FailedTokens
 from arena.read import actions, bots, matches, ratings, sprts, tournaments
-from arena.read.analyses import analyses
+from arena.read.analyses import analyses, bot_losses
 from arena.read.exports import Export
 from arena.read.live import Followed, followed
 from arena.read.replay import teams
@@ -585,7 +585,12 @@ def _bots(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
 
 def _bot(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     q = request.query_params
-    return bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
+    data = bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
+    names = [v["name"] for v in data["versions"]]
+    data["losses"] = bot_losses(
+        store, data["bot"], names, organizer=viewer.organizer, owner=viewer.bot
+    )
+    return data
 
 
 def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The Arena API's analyses of matches (docs/web.md, "The analysis of a match"): asking
-for one, and the analyses of a match as the caller may see them."""
+for one, the analyses of a match as the caller may see them, and a version's average
+loss against the reference bot."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from arena.domain.actors import FIRST, bot_actor
 from arena.domain.analyses import DEFAULT_SAMPLES
 from arena.errors import NotReady, Unauthenticated
 from arena.proto.truco.v1 import arena_pb2 as api
-from arena.read.analyses import analyses
+from arena.read.analyses import analyses, version_loss
 from arena.store.store import Store
 from arena.usecases.analyses import ask_analysis
 from referee.callers import Callers, Dispatch
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 class Analyses:
-    """AnalyseMatch and GetAnalysis, on ``store``; an analysis asked goes to the workers
+    """AnalyseMatch, GetAnalysis and GetLosses, on ``store``; an analysis asked goes to the workers
     (``dispatch``: without it, AnalyseMatch is refused)."""
 
     def __init__(self, store: Store, callers: Callers, dispatch: Dispatch | None) -> None:
@@ -52,6 +53,13 @@ class Analyses:
     async def GetAnalysis(self, request: Any, context: Any) -> api.Analysis:
         viewer = await self.callers.viewer(context)
         return await self._shown(request.match_id, viewer.organizer, viewer.bot, [])
+
+    async def GetLosses(self, request: Any, context: Any) -> api.GetLossesResponse:
+        viewer = await self.callers.viewer(context)
+        names = [n for n in request.names if viewer.organizer or viewer.owns(n)]
+        found = await asyncio.to_thread(lambda: [version_loss(self.store, n) for n in names])
+        shown = [v for v in found if v["decisions"]]
+        return api.GetLossesResponse(losses_json=json.dumps(shown))
 
     async def _shown(
         self, match_id: str, organizer: bool, bot: str | None, asked: list[int]

@@ -1,6 +1,7 @@
 """``arena analyse MATCH`` end to end on real parts: `arena serve`, a Celery worker on
 the machine's Redis, PostgreSQL and the command as a process; the organizer analyses
-every seat, a bot's token its own, another bot's is refused (exit 3)."""
+every seat, a bot's token its own, another bot's is refused (exit 3); GetLosses (what
+`arena test` prints after its verdict) tells an owner its own bot's average loss."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from typing import Any
 
 from arena.engine import Rules
+from arena.proto.truco.v1 import arena_pb2 as api
+from arena.service import Organizer
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from tests.arenaproc import broker_url
@@ -41,3 +44,13 @@ def test_the_organizer_and_an_owner_analyse_a_match(arena_factory: Any, database
     assert "did not play in match m-1" in other.stderr
     missing = run_arena("analyse", "m-none", env=arena.env)
     assert missing.returncode == 3 and "no match 'm-none'" in missing.stderr
+
+    asked = api.GetLossesRequest(names=["alpha", "beta", "gamma"])
+    every = json.loads(arena.organizer.call("GetLosses", asked).losses_json)
+    assert [v["name"] for v in every] == ["alpha", "beta"]  # gamma has no analysed seat
+    owner = Organizer(arena.address, tokens["alpha"])  # the calls with alpha's own token
+    try:
+        (own,) = json.loads(owner.call("GetLosses", asked).losses_json)
+    finally:
+        owner.close()
+    assert own["name"] == "alpha" and own["decisions"] == len(seats[0]["decisions"])

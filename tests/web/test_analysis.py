@@ -51,6 +51,20 @@ def test_the_match_json_holds_the_analyses_its_reader_may_see(analysed_site: Any
     assert "arena analyse m-1" in ask
 
 
+def test_the_bot_page_sums_up_its_loss_for_its_owner(analysed_site: Any) -> None:
+    store, tokens = analysed_site
+    client = TestClient(create_app(store, organizer_token=ORGANIZER))
+    alpha = {"Authorization": f"Bearer {tokens['alpha']}"}
+    (loss,) = client.get("/api/bots/alpha", headers=alpha).json()["losses"]
+    (seat,) = [a for a in _organizers_view(store) if a["bot"] == "alpha"]
+    assert loss == {"name": "alpha", "decisions": len(seat["decisions"]),
+                    "mean_loss": pytest.approx(seat["mean_loss"])}  # fmt: skip
+    assert 'data-testid="losses"' in client.get("/bots/alpha", headers=alpha).text
+    assert client.get("/api/bots/alpha").json()["losses"] == []
+    beta = {"Authorization": f"Bearer {tokens['beta']}"}
+    assert client.get("/api/bots/alpha", headers=beta).json()["losses"] == []
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing")
 def test_the_page_shows_the_line_and_the_marks_in_chromium(
     analysed_site: Any, tmp_path: Path

@@ -111,6 +111,18 @@ class Analysis(_message.Message):
     pending: bool
     def __init__(self, match_id: _Optional[str] = ..., asked: _Optional[_Iterable[int]] = ..., analyses_json: _Optional[str] = ..., pending: _Optional[bool] = ...) -> None: ...
 
+class GetLossesRequest(_message.Message):
+    __slots__ = ("names",)
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetLossesResponse(_message.Message):
+    __slots__ = ("losses_json",)
+    LOSSES_JSON_FIELD_NUMBER: _ClassVar[int]
+    losses_json: str
+    def __init__(self, losses_json: _Optional[str] = ...) -> None: ...
+
 class GetTestRequest(_message.Message):
     __slots__ = ("id",)
     ID_FIELD_NUMBER: _ClassVar[int]
