@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 
 
 class Analyses:
-    """AnalyseMatch, GetAnalysis and GetLosses, on ``store``; an analysis asked goes to the workers
-    (``dispatch``: without it, AnalyseMatch is refused)."""
+    """AnalyseMatch, GetAnalysis and GetLosses, on ``store``; an analysis asked goes to
+    the workers (``dispatch``: without it, AnalyseMatch gives only what is stored)."""
 
     def __init__(self, store: Store, callers: Callers, dispatch: Dispatch | None) -> None:
         self.store, self.callers, self.dispatch = store, callers, dispatch
@@ -35,9 +35,12 @@ class Analyses:
                 "an analysis needs a bot's own token (its own seats) or an organizer's "
                 "(metadata authorization: Bearer TOKEN)"
             )
-        if self.dispatch is None:
-            raise NotReady("this server has no workers to analyse matches")
         samples = request.samples if request.HasField("samples") else DEFAULT_SAMPLES
+        if self.dispatch is None:  # what is stored may still be read
+            shown = await self._shown(request.match_id, viewer.organizer, viewer.bot, [])
+            if not any(a["samples"] == samples for a in json.loads(shown.analyses_json)):
+                raise NotReady("this server has no workers to analyse matches")
+            return shown
         name = await self.callers.organizer_name(context) if viewer.organizer else None
         actor = name or FIRST if viewer.bot is None else bot_actor(viewer.bot)
         asked = await asyncio.to_thread(
