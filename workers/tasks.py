@@ -28,9 +28,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -307,10 +310,27 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
     return ids
 
 
-@app.task(name="arena.analyse", bind=True, max_retries=None, **AGAIN)
+ANALYSIS_NICE = 10  # the analyses' process yields the CPU to the matches' processes
+
+
+@once
+def analyser() -> ProcessPoolExecutor:
+    """The worker's one process for analyses: its CPU-bound search holds neither this
+    process's lock on Python (the matches' tasks run in its threads) nor the CPU while a
+    match's processes want it (it runs at nice ANALYSIS_NICE)."""
+    spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process may hang
+    return ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(ANALYSIS_NICE,))
+
+
+def analysed_aside(record: dict[str, Any], seat: int, match_id: str, samples: int) -> Any:
+    """:func:`arena.bots.analysis.analysed`, in the worker's process for analyses."""
+    return analyser().submit(analysed, record, seat, match_id, samples).result()
+
+
+@app.task(name="arena.analyse", bind=True, max_retries=MAX_RETRIES, **AGAIN)
 def analyse_match(self: Any, match_id: str, samples: int) -> int:
     """Analyse the match's pending seats at ``samples`` drawn states per decision."""
-    done = analyses.run_analysis(store(), match_id, samples, analysed)
+    done = analyses.run_analysis(store(), match_id, samples, analysed_aside)
     log.info("match %s: %d seats analysed at %d samples", match_id, done, samples)
     return done
 

@@ -14,7 +14,7 @@ from typing import Any
 from arena.domain.actors import ARENA
 from arena.domain.analyses import PER_DAY, check_samples
 from arena.domain.identity import seats_of
-from arena.engine import TrucoError, quoted
+from arena.engine import quoted
 from arena.errors import ArenaError, Exhausted, Forbidden, NotFound, NotReady, Sealed
 from arena.store.store import Store
 
@@ -83,7 +83,7 @@ def run_analysis(store: Store, match_id: str, samples: int, analyse: Analyse) ->
     for seat in store.pending_analyses(match_id, samples):
         try:
             decisions = analyse(record, seat, match_id, samples)
-        except (TrucoError, ArenaError) as e:
+        except (ArenaError, KeyError, TypeError, ValueError) as e:  # a record that does not replay
             log.warning("match %s, seat %d: not analysed: %s", match_id, seat, e)
             store.finish_analysis(match_id, samples, seat, None, str(e))
             continue
