@@ -11,6 +11,7 @@ import pytest
 
 from arena.bots import HeuristicBot
 from arena.bots.analysis import analyse
+from arena.domain.analyses import marked
 from arena.engine import Match, Rules, to_record, view
 from arena.errors import Invalid
 
@@ -36,7 +37,9 @@ GOLDEN = {
 
 
 def test_the_losing_card_of_a_golden_hand_is_marked():
-    last = analyse(GOLDEN, 0, "golden", samples=32)[-1]
+    decisions = analyse(GOLDEN, 0, "golden", samples=32)
+    last = decisions[-1]
+    assert marked([d.to_json() for d in decisions]) == [len(decisions) - 1]  # its mark
     values = dict(zip(map(str, last.actions), last.values, strict=True))
     assert (last.hand, last.step, str(last.actions[last.taken])) == (0, 3, "play 4S")
     assert values["play 3D"] == 1.0  # the hand won, whatever the rest
