@@ -64,7 +64,7 @@ MAY_IMPORT: dict[str, set[str]] = {  # layer -> the layers below it that it may 
     "usecases": {"engine", "kernel", "domain", "store", "hosted"},
     "read": {"engine", "kernel", "domain", "store"},
     "sdk": {"engine", "kernel", "domain", "wire", "bots"},
-    "web": {"engine", "kernel", "domain", "store", "read"},
+    "web": {"engine", "kernel", "domain", "wire", "store", "usecases", "read"},
     "referee": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",
                 "read"},
     "workers": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",

@@ -41,6 +41,7 @@ from celery import signals
 
 from arena.bots.analysis import analysed
 from arena.domain.clock import TimeControl
+from arena.domain.humans import HUMAN_BOT
 from arena.domain.identity import is_version
 from arena.domain.nodes import Node
 from arena.domain.placement import place
@@ -248,10 +249,13 @@ def play(match_id: str) -> tuple[int | None, bool | None]:
     (None: not known)."""
 
     def on_referee(match: MatchRow, seats: list[str]) -> str:
-        node = referee_for(seats)
+        # a person's seat is held by the web, which dials the arena's first address:
+        # the worker's own referee (docs/web.md, "Playing a bot yourself")
+        node = referee() if match.human is not None else referee_for(seats)
         log.info("match %s: played by the referee at %s", match_id, node.address)
         clock = TimeControl.from_json(match.clock)
-        with host().seated(match_id, seats) as keys:
+        with host().seated(match_id, seats) as hosted:
+            keys = hosted | ({HUMAN_BOT: match_id} if match.human is not None else {})
             sent = time.monotonic()
             record = node.run_match(match_id, match.rules, seats, match.seed, clock, keys)
             MATCH_SECONDS.observe(time.monotonic() - sent)

@@ -10,7 +10,8 @@ fresh process per match), prints the standings and the ratings and the analysis 
 its matches (docs/web.md, "The analysis of a match"); then opts the bots in to
 the ladder of paulista/1, switches it on for a while (``--ladder-s``) with a progress line,
 switches it off, lets its last matches end and prints the ratings it left; and
-stops everything it started. The data stay in ``ARENA_HOME`` for ``arena ratings``,
+stops everything it started. Meanwhile anyone may play the house bots at ``/play`` (the
+web pages let guests play; docs/web.md). The data stay in ``ARENA_HOME`` for ``arena ratings``,
 ``arena tournament show`` and ``arena web``.
 """
 
@@ -92,7 +93,7 @@ def run_demo(
             wait_serving(address)
             processes.start("worker", "worker")
             processes.start("beat", "beat")
-            processes.start("web", "web", "--port", str(web_port))
+            processes.start("web", "web", "--port", str(web_port), "--guests")
             _step("worker, scheduler, web pages", f"{web}/ (live while the demo runs)")
             organizer = Organizer(address, settings.admin_token())
             for name, house in BOTS.items():
@@ -101,6 +102,8 @@ def run_demo(
                 processes.start(name, "bot", "run", house, "--concurrency", "8", env=bot_env)
             organizer.wait_connected(BOTS)
             _step("bots connected", ", ".join(BOTS))
+            _take_people_on(url, BOTS)
+            _step("play one yourself", f"{web}/play (as a guest, while the demo runs)")
             bots = list(BOTS) + _hosted(organizer)
             if len(bots) > len(BOTS):  # about as many matches in all as without it, in pairs
                 pairs = matches * len(BOTS) * (len(BOTS) - 1) // len(bots) // (len(bots) - 1) // 2
@@ -142,6 +145,21 @@ def run_demo(
     if analysed:
         print(f"              and {web}/matches/{analysed}  (its analysis, as the organizer)")
     return code
+
+
+def _take_people_on(url: str, bots: Iterable[str]) -> None:
+    """Let people challenge the house bots from the web pages (docs/web.md), as the
+    organizer."""
+    from arena.domain.actors import FIRST
+    from arena.store.store import Store
+    from arena.usecases.human import set_bot_humans
+
+    store = Store(url, max_size=1)
+    try:
+        for name in bots:
+            set_bot_humans(store, name, True, actor=FIRST)
+    finally:
+        store.close()
 
 
 def _ladder(organizer: Organizer, dial_ins: Iterable[str], seconds: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.cli import accounts, events, hosting, ladder, organizer, reader, servers
+from arena.cli import accounts, events, hosting, humans, ladder, organizer, reader, servers
 from arena.cli.common import CONCURRENCY, DECISION_MS, RUN_HELP, SEED, run_ref
 from arena.domain.versions import RUNTIMES
 
@@ -168,3 +168,16 @@ def bots(sub: Commands) -> None:
     p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=ladder.cmd_bot_ladder)
+    p = actions.add_parser(
+        "humans",
+        help="let people challenge a bot from the web pages, or not (its own token, or the "
+        "organizer's)",
+        description="Whether people may play the bot in the browser, one a side (docs/web.md, "
+        "playing a bot yourself); off until its owner turns it on. Its owner may always "
+        "play it.",
+    )
+    p.add_argument("name")
+    p.add_argument("switch", choices=("on", "off"))
+    p.add_argument("--token", help="the bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=humans.cmd_bot_humans)

@@ -52,6 +52,10 @@ def processes(sub: Commands) -> None:
     p = sub.add_parser("web", help="serve the web pages: leaderboards, bots, match replays")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
     p.add_argument("--port", type=PORT, default=8080, help="the port (default 8080)")
+    p.add_argument(
+        "--guests", action="store_true",
+        help="let visitors who are not signed in play bots too (docs/web.md, playing a bot)",
+    )  # fmt: skip
     metrics_option(p)
     server_options(p)
     p.set_defaults(run=servers.cmd_web)

@@ -15,6 +15,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from arena.cli.common import logs_of
 from arena.cli.wiring import arena_server, open_store, schema_ready
@@ -153,13 +154,24 @@ def cmd_web(args: argparse.Namespace) -> int:
     if not serve_metrics("web", args.metrics_address):  # and on its own pages' /metrics
         return 1
     store = open_store("web", settings, migrate=args.migrate)
-    app = create_app(store, organizer_token=settings.admin_token())
+    app = create_app(store, organizer_token=settings.admin_token(), playing=playing(settings, args))
     try:
         stopped = functools.partial(store.close, CLOSE_WAIT_S)
         started = serve(app, args.host, args.port, settings.trusted_proxies, stopped)
     finally:
         store.close(CLOSE_WAIT_S)
     return 0 if started else 1
+
+
+def playing(settings: Settings, args: argparse.Namespace) -> Any:
+    """How the web holds people's seats: on the workers' own referee (the arena's first
+    address, else the home's), its matches sent to the workers."""
+    from arena.web.play import Playing
+    from workers.dispatch import Dispatcher
+
+    send = Dispatcher(settings).play
+    address = settings.organizer_referee()
+    return Playing(address, send, settings.ca_file, settings.tls, guests=args.guests)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ class NewMatch:
     ladder_id: int | None = None
     sprt_id: int | None = None
     round: int | None = None  # its round, in a run played in rounds (knockout, swiss)
+    human: str | None = None  # who holds its human seat (arena/domain/humans.py), if any
 
     def __post_init__(self) -> None:
         if len(self.seats) != self.rules.seats:
@@ -45,6 +46,8 @@ class NewMatch:
         makers = [m for m in (self.run_id, self.ladder_id, self.sprt_id) if m is not None]
         if len(makers) > 1:
             raise Invalid(f"match {quoted(self.id)}: made by one run, ladder or test at most")
+        if self.human is not None and (makers or self.rated):
+            raise Invalid(f"match {quoted(self.id)}: a person's match is unrated and nobody's")
         check_policy(self.absent)
 
     @property
@@ -69,6 +72,12 @@ def challenge_match_id() -> str:
     """A fresh id for a match asked for by hand (a challenge): random, so that nobody
     learns how many were asked before."""
     return f"m-{secrets.token_hex(8)}"
+
+
+def human_match_id() -> str:
+    """A fresh id for a person's match against a bot (docs/web.md, "Playing a bot
+    yourself"): random, as a challenge's."""
+    return f"h-{secrets.token_hex(8)}"
 
 
 def check_match_id(version_id: int, number: int) -> str:

@@ -112,6 +112,25 @@ class SeenHand:
     def __hash__(self) -> int:  # computed once: finished hands key a cache on a hot path
         return self._hash
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "points": list(self.points),
+            "score": list(self.score),
+            "reason": self.reason,
+            "rounds": [{"plays": _plays_json(r.plays), "winner": r.winner} for r in self.rounds],
+        }
+
+
+def _plays_json(plays: tuple[SeenPlay, ...]) -> list[dict[str, Any]]:
+    """Plays as a view's JSON has them: a covered card without its face."""
+    return [
+        {"seat": p.seat, "covered": True}
+        if p.card is None
+        else {"seat": p.seat, "card": str(p.card)}
+        for p in plays
+    ]
+
 
 @dataclass(frozen=True, slots=True)
 class View:
@@ -162,14 +181,6 @@ class View:
         return seen
 
     def to_json(self) -> dict[str, Any]:
-        def plays(ps: tuple[SeenPlay, ...]) -> list[dict[str, Any]]:
-            return [
-                {"seat": p.seat, "covered": True}
-                if p.card is None
-                else {"seat": p.seat, "card": str(p.card)}
-                for p in ps
-            ]
-
         return {
             "seat": self.seat,
             "rules": str(self.rules),
@@ -182,8 +193,8 @@ class View:
             "slots": list(self.slots),
             "partners": {str(s): [str(c) for c in cs] for s, cs in self.partners},
             "vira": None if self.vira is None else str(self.vira),
-            "rounds": [{"plays": plays(r.plays), "winner": r.winner} for r in self.rounds],
-            "table": plays(self.table),
+            "rounds": [{"plays": _plays_json(r.plays), "winner": r.winner} for r in self.rounds],
+            "table": _plays_json(self.table),
             "stake": self.stake,
             "pending": self.pending,
             "requester": self.requester,
@@ -193,17 +204,7 @@ class View:
             "games": list(self.games),
             "to_act": self.to_act,
             "legal": [a.to_json() for a in self.legal],
-            "last_hand": None
-            if self.last_hand is None
-            else {
-                "number": self.last_hand.number,
-                "points": list(self.last_hand.points),
-                "score": list(self.last_hand.score),
-                "reason": self.last_hand.reason,
-                "rounds": [
-                    {"plays": plays(r.plays), "winner": r.winner} for r in self.last_hand.rounds
-                ],
-            },
+            "last_hand": None if self.last_hand is None else self.last_hand.to_json(),
         }
 
 

@@ -95,6 +95,7 @@ def bot(store: Store, name: str, pool: str | None = None, page: str = "") -> dic
         "ladder_pools": {},  # its choices for single pools' ladders
         "ladder_matches": [],
         "version_of": BotRef.parse(name).bot if is_version(name) else None,
+        "humans": row.humans,  # its owner lets people challenge it (docs/web.md)
     }
     recent, out["next_page"] = rows_page(store, RECENT, after, bot=name, pool=pool)
     out["recent_matches"] = told(store, name, recent)
@@ -208,6 +209,7 @@ class BotLine(TypedDict):
     state_reason: str
     hosted: bool  # it has an active hosted version: the arena starts it for its matches
     ladder_pools: dict[str, bool]  # its choices for single pools' ladders, over ``ladder``
+    humans: bool  # people may challenge it from the web pages (docs/web.md)
 
 
 def bot_line(row: BotRow, choices: tuple[bool, dict[str, bool]] = (False, {})) -> BotLine:
@@ -224,6 +226,7 @@ def bot_line(row: BotRow, choices: tuple[bool, dict[str, bool]] = (False, {})) -
         state_reason=row.state_reason,
         hosted=hosted,
         ladder_pools=pools,
+        humans=row.humans,
     )
 
 

@@ -155,6 +155,7 @@ def _match_params(match: NewMatch) -> dict[str, Any]:
         "ladder_id": match.ladder_id,
         "sprt_id": match.sprt_id,
         "round": match.round,
+        "human": match.human,
     }
 
 

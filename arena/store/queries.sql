@@ -9,11 +9,12 @@ SELECT * FROM bots WHERE token_hash = %(token_hash)s AND active;
 
 -- name: insert_match
 -- A match to play, of a run, a ladder or a test when it is one's, with its duplicate twin
--- when it has one and what absence does to its result (Connected.insert_matches).
+-- when it has one, what absence does to its result and who holds its human seat
+-- (Connected.insert_matches).
 INSERT INTO matches (id, pool, rules, seed, clock, rated, run_id, ladder_id, sprt_id, twin,
-                     absent, round)
+                     absent, round, human)
 VALUES (%(id)s, %(pool)s, %(rules)s, %(seed)s, %(clock)s, %(rated)s, %(run_id)s,
-        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s)
+        %(ladder_id)s, %(sprt_id)s, %(twin)s, %(absent)s, %(round)s, %(human)s)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: ping
@@ -433,9 +434,13 @@ ORDER BY r.id;
 -- name: stalled_matches
 -- Matches outside runs (challenges) left to play with no progress since %(stall_s)s
 -- seconds before %(now)s: their task was lost, or the referee died while playing them.
+-- A person's match that is playing takes minutes, not seconds: it is taken up again only
+-- after %(human_stall_s)s (a copy sent meanwhile would hold a worker until its end).
 SELECT id FROM matches
 WHERE run_id IS NULL AND status IN ('scheduled', 'running')
   AND coalesce(started_at, created_at) < %(now)s - make_interval(secs => %(stall_s)s)
+  AND (human IS NULL OR status = 'scheduled'
+       OR started_at < %(now)s - make_interval(secs => %(human_stall_s)s))
 ORDER BY created_at;
 
 -- name: claim_match
@@ -505,6 +510,7 @@ LEFT JOIN LATERAL (
     WHERE v.bot_id = b.id AND v.status = 'active'
 ) a ON true
 WHERE NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id)
+  AND b.token_hash IS NOT NULL  -- not the human seats' row (migration 0021)
 ORDER BY b.name;
 
 -- name: bot_faults
@@ -568,7 +574,7 @@ SELECT m.id, m.pool, m.rules, m.status, m.rated, m.seed,
     CASE WHEN %(records)s THEN m.record END AS record,
     m.winner, m.score, m.faults, m.run_id, m.created_at, m.started_at, m.finished_at,
     m.points, m.clock, m.ladder_id, m.sprt_id, m.twin, m.absent, m.forfeit, m.fitted,
-    m.voided, m.replay_of, m.sent_at, m.round, m.listed_at,
+    m.voided, m.replay_of, m.sent_at, m.round, m.listed_at, m.human,
     ARRAY(SELECT b.name FROM match_seats s JOIN bots b ON b.id = s.bot_id
           WHERE s.match_id = m.id ORDER BY s.seat) AS seat_names
 FROM chosen JOIN matches m ON m.id = chosen.id
@@ -1283,3 +1289,34 @@ SELECT coalesce(array_agg(DISTINCT pool), '{}') AS pools FROM matches WHERE run_
 
 -- name: audit_run
 SELECT id, status, definition, participants, rounds, standings FROM runs WHERE id = %(run)s;
+
+-- name: set_bot_humans
+-- Whether people may challenge the bot from the web pages (migration 0021).
+UPDATE bots SET humans = %(on)s WHERE name = %(name)s AND token_hash IS NOT NULL
+RETURNING *;
+
+-- name: make_human_row
+-- The bot row of every human seat (migration 0021), unless a bot has the name.
+INSERT INTO bots (name, owner, token_hash, state, state_reason)
+VALUES ('human', 'arena', NULL, 'retired', 'the seat of a person playing from the web pages')
+ON CONFLICT DO NOTHING;
+
+-- name: human_row
+-- The bot row of every human seat: the token-less, version-less 'human'.
+SELECT b.* FROM bots b
+WHERE b.name = 'human' AND b.token_hash IS NULL
+  AND NOT EXISTS (SELECT 1 FROM bot_versions v WHERE v.id = b.id);
+
+-- name: human_opponents
+-- The bots people may challenge from the web: active, registered, and their owners said
+-- so; each with who plays for it (its active hosted version, else itself), by name.
+SELECT b.name, coalesce(vb.name, b.name) AS seat
+FROM bots b
+LEFT JOIN bots vb ON vb.id = playing_version(b.id, NULL::timestamptz)
+WHERE b.active AND b.humans AND b.token_hash IS NOT NULL
+ORDER BY b.name;
+
+-- name: human_matches_going
+-- A person's matches not over yet (few: the web lets a person have two at once).
+SELECT count(*) AS going FROM matches
+WHERE human = %(human)s AND status IN ('scheduled', 'running');

@@ -22,6 +22,7 @@ class BotRow:
     state: str  # active, withdrawn, disqualified or retired (migration 0016)
     state_reason: str
     active: bool  # its state is active: it connects, is scheduled, enters runs
+    humans: bool  # its owner lets people challenge it from the web (migration 0021)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class MatchRow:
     sent_at: datetime | None  # when its task was last handed to the broker
     round: int | None  # its round in a run played in rounds (migration 0017)
     listed_at: datetime  # the time lists show and go by: finished, else started, else made
+    human: str | None  # who holds its human seat (migration 0021); None: bots alone
 
 
 @dataclass(frozen=True, slots=True)

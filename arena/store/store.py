@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from psycopg.types.json import Jsonb
 
 from arena.domain.absence import Credit
+from arena.domain.humans import HUMAN_STALL_S
 from arena.domain.identity import is_version
 from arena.domain.standings import hand_points
 from arena.engine import quoted
@@ -32,6 +33,7 @@ from arena.store.audit import Audits
 from arena.store.base import Unit, bot_rows, token_hash
 from arena.store.exports import Exports
 from arena.store.fits import Fits
+from arena.store.humans import Humans
 from arena.store.ladders import Ladders
 from arena.store.nodes import Nodes
 from arena.store.rows import BotRow, MatchRow, RatingRow
@@ -89,7 +91,9 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports, Analyses):
+class Store(
+    Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports, Humans, Analyses
+):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from
@@ -286,10 +290,11 @@ class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Export
 
     def stalled_matches(self, now: datetime, stall_s: float) -> list[str]:
         """Matches outside runs that need sending again at ``now`` (no progress for
-        ``stall_s`` seconds)."""
+        ``stall_s`` seconds; a person's match that is playing, for HUMAN_STALL_S: people
+        take minutes)."""
+        params = {"now": now, "stall_s": stall_s, "human_stall_s": HUMAN_STALL_S}
         with self._statement() as conn:
-            rows = conn.execute(Q["stalled_matches"], {"now": now, "stall_s": stall_s})
-            return [r["id"] for r in rows]
+            return [r["id"] for r in conn.execute(Q["stalled_matches"], params)]
 
     def claim_match(self, match_id: str) -> Claimed:
         """A match to play and the bot at each seat, marked running (started now) unless

@@ -1,8 +1,9 @@
 """The web pages: thin Starlette handlers over the read model (:mod:`arena.read`).
 
 Every page at ``PATH`` has a JSON twin at ``/api/PATH`` holding exactly the dict the page
-renders. Nothing here changes the store: every route is a GET but the sign-in form's
-POST, which only sets a cookie. Who reads (:class:`Viewer`) shows a token in the
+renders. Every route is a GET but the sign-in form's POST, which only sets a cookie, and
+the play pages' (arena/web/play.py, where people play bots: each of their writes is a use
+case's); nothing else changes the store. Who reads (:class:`Viewer`) shows a token in the
 ``Authorization: Bearer TOKEN`` header, or in the cookie that signing in sets (the form
 at ``/sign-in``, or any page visited with ``?token=TOKEN``): the organizer (the first
 organizer's token or a named organizer's: docs/events.md) sees the cards and the seeds
@@ -25,6 +26,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -61,18 +63,19 @@ from arena.read.live import Followed, followed
 from arena.read.replay import teams
 from arena.store.base import token_hash
 from arena.store.store import Store
-from arena.web import downloads
+from arena.web import downloads, play
 from arena.web.charts import analysis_chart, llr_chart, progress_bar, rating_chart, sparkline
+from arena.web.forms import body, same_site
 from arena.web.headers import SecurityHeaders
 from arena.web.live import Feed, Stream, frame
 from arena.web.metering import Exposition, Metering
+from arena.web.play import Playing
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 COOKIE = "arena_organizer"
 OWNER_COOKIE = "arena_owner"  # NAME:MAC, a bot's owner signed in
-FORM_BYTES = 4096  # the most of a sign-in form's body that is read
 
 Builder = Callable[[Store, Request, Viewer], dict[str, Any] | Export]  # an Export: a download
 
@@ -180,12 +183,18 @@ def _templates() -> Jinja2Templates:
 
 
 def create_app(
-    store: Store, *, organizer_token: str, failed_tokens: FailedTokens | None = None
+    store: Store,
+    *,
+    organizer_token: str,
+    failed_tokens: FailedTokens | None = None,
+    playing: Playing | None = None,
 ) -> Starlette:
     """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
-    seeds. Wrong tokens are counted, per address, in ``failed_tokens``."""
+    seeds. Wrong tokens are counted, per address, in ``failed_tokens``. With ``playing``,
+    people play bots from its pages (arena/web/play.py)."""
     templates = _templates()
     feed = live_feed(store, templates)
+    templates.env.globals["play"] = playing is not None
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
     failed = failed_tokens if failed_tokens is not None else FailedTokens()
@@ -323,9 +332,9 @@ def create_app(
         if request.method == "GET":
             context = {"page": {"error": None}, "organizer": False, "owner": None}
             return templates.TemplateResponse(request, "signin.html", context)
-        if not _same_site(request):
+        if not same_site(request):
             return _error(request, "error.html", 403, "sign in from this site's own form")
-        form = parse_qs((await _body(request)).decode("utf-8", "replace"))
+        form = parse_qs((await body(request)).decode("utf-8", "replace"))
         token = (form.get("token") or [""])[0].strip()
         to = (form.get("next") or [""])[0]
         if not token:
@@ -385,7 +394,8 @@ def create_app(
     async def live_stream(request: Request, topic: str) -> Response:
         """A topic of the live feed as server-sent events (arena/web/live.py)."""
         address = request.client.host if request.client else ""
-        return Stream(feed, feed.watch(topic, address), _first(feed.first(topic)))
+        viewer = feed.watch(topic, address)
+        return Stream(feed, viewer, feed.greet(viewer))
 
     async def match_live(request: Request) -> Response:
         """A match's table as it plays; ``recorded`` (and the end) once it is. A sealed
@@ -409,7 +419,7 @@ def create_app(
         if info.status in ("finished", "failed", "cancelled"):
             feed.leave(viewer)
             return Stream(feed, None, [frame("recorded", {"match": match_id})], ends=True)
-        return Stream(feed, viewer, _first(feed.first(topic)))
+        return Stream(feed, viewer, feed.greet(viewer))
 
     async def live_page(request: Request) -> Response:
         """The matches playing now (of ``?pool=``), as a page or its JSON twin."""
@@ -436,11 +446,19 @@ def create_app(
         p = request.path_params
         return await live_stream(request, f"pool:{p['preset']}/{p['size']}")
 
+    seats_end: Callable[[], AbstractAsyncContextManager[None]] | None = None
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        """The live feed follows the channel while the application serves; the people's
+        seats end as it stops."""
         following = asyncio.create_task(feed.run())
         try:
-            yield
+            if seats_end is None:
+                yield
+            else:
+                async with seats_end():
+                    yield
         finally:
             following.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -478,6 +496,33 @@ def create_app(
         routes.append(Route(path, page(builder, template)))
         routes.append(Route("/api" + path, page(builder, None)))
     routes += [Route(path, page(builder, "error.html")) for path, builder in downloads.ROUTES]
+    if playing is not None:
+
+        async def viewer(request: Request) -> Viewer:
+            return await asyncio.to_thread(viewer_of, request)
+
+        def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Any:
+            """``endpoint``, after the refusal of a wrong token, its bugs a 500 logged
+            once, as every page's."""
+
+            async def handle(request: Request) -> Response:
+                template = None if request.url.path.startswith("/api/") else "error.html"
+                refused = await wrong_token(request, template, _offered(request))
+                if refused is not None:
+                    return refused
+                try:
+                    return await endpoint(request)
+                except tuple(STATUS):
+                    raise  # the visitor's: the exception handler's
+                except Exception:
+                    log.exception("%s failed", request.url.path)
+                    return _error(request, template, 500, BUG)
+
+            return handle
+
+        played, seats_end = play.routes(store, playing, templates, secret, viewer)
+        routes += [Route(r.path, guarded(r.endpoint), methods=r.methods) for r in played]
+
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
@@ -505,10 +550,6 @@ def live_feed(store: Store, templates: Jinja2Templates) -> Feed:
     return Feed(store, table, playing)
 
 
-def _first(message: bytes | None) -> list[bytes]:
-    return [] if message is None else [message]
-
-
 def _bearer(request: Request) -> str | None:
     """The token of an ``Authorization: Bearer TOKEN`` header, if the request has one."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -534,27 +575,6 @@ def _own_path(to: str) -> bool:
     """Whether ``to`` is a path of this site (not ``//host``, nor ``/\\host``, which
     browsers read as another site's)."""
     return to.startswith("/") and not to.startswith("//") and "\\" not in to
-
-
-def _same_site(request: Request) -> bool:
-    """Whether a POST comes from a page of this site: the browser says so in
-    Sec-Fetch-Site, or (an older one) in Origin; a script sending neither is no page of
-    another site's (a forged form always carries one or the other)."""
-    site = request.headers.get("sec-fetch-site")
-    if site is not None:
-        return site in ("same-origin", "none")
-    origin = request.headers.get("origin")
-    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
-
-
-async def _body(request: Request) -> bytes:
-    """A form's body, at most FORM_BYTES of it (a token is 43 characters)."""
-    body = b""
-    async for part in request.stream():
-        body += part
-        if len(body) > FORM_BYTES:
-            raise Invalid(f"a sign-in form is at most {FORM_BYTES} bytes")
-    return body
 
 
 def _here(request: Request) -> str:

@@ -16,7 +16,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "script-src 'self'",  # /static/replay.js
         "style-src 'self'",  # /static/style.css
         "img-src 'self'",  # the icon
-        "connect-src 'self'",  # the live pages' streams (/static/live.js)
+        "connect-src 'self'",  # the live pages' streams (live.js), a seat's view (play.js)
         "base-uri 'none'",
         "form-action 'self'",  # the sign-in form
         "frame-ancestors 'none'",

@@ -64,14 +64,21 @@ class Viewer:
     def __init__(self, topic: str, address: str) -> None:
         self.topic = topic
         self.address = address
-        self.queue: deque[bytes] = deque(maxlen=VIEWER_QUEUE)
+        self.queue: deque[tuple[int, bytes]] = deque(maxlen=VIEWER_QUEUE)  # (seq, message)
         self.wake = asyncio.Event()
         self.last = False  # its stream ends once it has taken what it holds
 
-    def give(self, message: bytes, *, last: bool = False) -> None:
-        self.queue.append(message)
+    def give(self, message: bytes, *, last: bool = False, seq: int = 0) -> None:
+        """``seq``: a match table's number (0: not one)."""
+        self.queue.append((seq, message))
         self.last = self.last or last
         self.wake.set()
+
+    def drop_to(self, seq: int) -> None:
+        """Forget the tables numbered up to ``seq`` (it was sent the table ``seq``)."""
+        kept = [(n, m) for n, m in self.queue if not 0 < n <= seq]
+        self.queue.clear()
+        self.queue.extend(kept)
 
     async def take(self, timeout: float) -> bytes | None:
         """The messages not taken yet, joined; None after ``timeout`` without one."""
@@ -81,9 +88,9 @@ class Viewer:
             except TimeoutError:
                 return None
         self.wake.clear()
-        taken = b"".join(self.queue)
+        taken = b"".join(m for _, m in self.queue)
         self.queue.clear()
-        return taken
+        return taken or None
 
 
 class Watched:
@@ -161,11 +168,12 @@ class Feed:
             if "recorded" in data:
                 self._recorded(str(data["recorded"]), data.get("run"), data.get("pool"))
             elif isinstance(data.get("match"), str):
-                self._event(data)
+                self.heard_event(data)
         except (ValueError, TypeError, KeyError) as e:
             log.warning("the live feed ignored a notification it could not read: %s", e)
 
-    def _event(self, event: dict[str, Any]) -> None:
+    def heard_event(self, event: dict[str, Any]) -> None:
+        """A match's event (arena/read/live.py), as the channel brings it."""
         match_id = event["match"]
         live = self.matches.get(match_id)
         if live is None:
@@ -216,7 +224,7 @@ class Feed:
         while live.held and live.held[0]["at"] <= due:
             live.event, live.drawn = live.held.popleft(), None
             if watched:
-                self._send(f"match:{match_id}", self._drawn(live))
+                self._send(f"match:{match_id}", self._drawn(live), seq=live.event["seq"])
             self._dirty.update(("now", f"now:{info.pool}"))  # drawn again at the next tick
 
     def _drawn(self, live: Watched) -> bytes:
@@ -318,17 +326,19 @@ class Feed:
         rows = self.playing_rows(pool)
         return frame("playing", {"matches": rows, "html": self.playing(rows)})
 
-    def first(self, topic: str) -> bytes | None:
-        """What a new viewer of ``topic`` is sent at once: the state as it stands."""
-        kind, _, key = topic.partition(":")
+    def greet(self, viewer: Viewer) -> list[bytes]:
+        """What a new viewer is sent at once: the state as it stands (and of what it was
+        given meanwhile, the older tables go: it would draw them after the newer one)."""
+        kind, _, key = viewer.topic.partition(":")
         if kind == "match":
             live = self.matches.get(key)
             if live is None or live.event is None or live.info is None or live.info.sealed:
-                return None
-            return self._drawn(live)
+                return []
+            viewer.drop_to(live.event["seq"])
+            return [self._drawn(live)]
         if kind == "now":
-            return self.now_playing(topic)
-        return None
+            return [self.now_playing(viewer.topic)]
+        return []
 
     def watch(self, topic: str, address: str) -> Viewer:
         """A new viewer of ``topic``; Unavailable past MAX_VIEWERS, Exhausted past
@@ -360,9 +370,9 @@ class Feed:
             del self.addresses[viewer.address]
         self.viewers -= 1
 
-    def _send(self, topic: str, message: bytes, *, last: bool = False) -> None:
+    def _send(self, topic: str, message: bytes, *, last: bool = False, seq: int = 0) -> None:
         for viewer in self.topics.get(topic, ()):
-            viewer.give(message, last=last)
+            viewer.give(message, last=last, seq=seq)
 
 
 class Stream(Response):

@@ -1,5 +1,5 @@
 """The Arena API's bots: registering them and their tokens, the list of them with who is
-connected, their ratings, and their choice of ladders."""
+connected, their ratings, their choice of ladders and whether people may play them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from arena.store.rows import BotRow
 from arena.store.store import Store
 from arena.usecases import participants
 from arena.usecases.bots import register_bot, rotate_token, set_bot_ladder
+from arena.usecases.human import set_bot_humans
 from referee import messages
 from referee.callers import Callers, Dispatch
 from referee.hub import Hub
@@ -22,9 +23,9 @@ log = logging.getLogger(__name__)
 
 
 class Bots:
-    """RegisterBot, RotateToken, ListBots, SetBotLadder, SetBotState, GetRatingHistory and
-    GetLeaderboard, on ``store``; a rotated token, or a bot no longer active, stops
-    working on ``hub`` at once."""
+    """RegisterBot, RotateToken, ListBots, SetBotLadder, SetBotHumans, SetBotState,
+    GetRatingHistory and GetLeaderboard, on ``store``; a rotated token, or a bot no
+    longer active, stops working on ``hub`` at once."""
 
     def __init__(
         self, store: Store, callers: Callers, hub: Hub, dispatch: Dispatch | None = None
@@ -62,6 +63,14 @@ class Bots:
         )
         where = f"the ladder of {pool}" if pool else "ladders"
         log.info("bot %s opted %s %s", row.name, "in to" if request.on else "out of", where)
+        return await self._bot(row)
+
+    async def SetBotHumans(self, request: Any, context: Any) -> api.Bot:
+        actor = await self.callers.owner(context, request.bot)
+        row = await asyncio.to_thread(
+            set_bot_humans, self.store, request.bot, request.on, actor=actor
+        )
+        log.info("bot %s: people may %schallenge it", row.name, "" if request.on else "not ")
         return await self._bot(row)
 
     async def _bot(self, row: BotRow) -> api.Bot:

@@ -77,8 +77,11 @@ class Playing:
         """RunMatch's play, once its bots have free seats (and its hosted processes have
         connected): registered while it plays, its record kept a while after."""
         with about_match(match_id):  # on each line logged meanwhile, in the tasks it starts too
-            keys = {b: hosted_keys.get(b, match_id) for b in dict.fromkeys(seats) if is_version(b)}
-            dial_in = [b for b in dict.fromkeys(seats) if not is_version(b)]
+            # a seat with a key, or a hosted version's, is let in by a match token: a
+            # version's process, or a person's seat held by the web (docs/web.md)
+            hosted = [b for b in dict.fromkeys(seats) if is_version(b) or b in hosted_keys]
+            keys = {b: hosted_keys.get(b, match_id) for b in hosted}
+            dial_in = [b for b in dict.fromkeys(seats) if b not in keys]
             remote = await self.node.elsewhere(dial_in) if self.node is not None else {}
             try:
                 async with (

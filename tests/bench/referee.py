@@ -213,9 +213,13 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "client"])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per slice")
     parser.add_argument("--rounds", type=int, default=5, help="paired slices per concurrency")
+    parser.add_argument("--live-only", action="store_true", help="only the live feed's cost")
     args = parser.parse_args()
     if args.mode == "client":
         client()
+        return
+    if args.live_only:
+        live_feed(args)
         return
     # On a shared machine the load drifts from second to second: each round measures the
     # ping-pong and then the referee back to back, and the ratio is the median of the

@@ -54,6 +54,7 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     assert f"http://127.0.0.1:{port}/pools/paulista/1" in out
     for bot in ("house-random", "house-heuristic", "house-mc"):
         assert bot in out
+    assert f"http://127.0.0.1:{port}/play (as a guest" in out  # people may play them
     if hosted:
         assert "hosted-heuristic@1: checked, plays sandboxed" in out
     else:
@@ -95,6 +96,7 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     try:
         web = TestClient(create_app(store, organizer_token="x"))
         match = store.matches(limit=1)[0][0]
+        assert store.human_opponents().keys() == {"house-random", "house-heuristic", "house-mc"}
         for path in (
             "/pools/paulista/1", "/bots/house-mc", f"/matches/{match.id}", f"/runs/{run_id[1]}",
             "/tournaments",

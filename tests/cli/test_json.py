@@ -140,6 +140,7 @@ def test_every_json_command_prints_the_one_convention(
         ("run", "show"): ["run", "show", run],
         ("ladder",): ["ladder", "show"],
         ("bot", "ladder"): ["bot", "ladder", "alpha", "on", "--pool", "paulista/1"],
+        ("bot", "humans"): ["bot", "humans", "alpha", "on"],
         ("audit",): ["audit", "--run", run],
         ("nodes",): ["nodes"],
         ("organizer", "list"): ["organizer", "list"],
@@ -160,6 +161,7 @@ def test_every_json_command_prints_the_one_convention(
     assert isinstance(version["size"], int) and version["checked_at"] is None
     activated = shown[("bot", "activate")]
     assert (activated["version"]["status"], activated["retired"]) == ("active", "")
+    assert shown[("bot", "humans")]["humans"] is True
     assert shown[("organizer", "list")]["organizers"][0]["created_at"] is None  # the first
     logged = shown[("log",)]["actions"]
     assert logged and all(isinstance(a["detail"], dict) and a["id"] > 0 for a in logged)

@@ -1,14 +1,14 @@
 """A match watched live in real Chromium, on the arena's real processes: `arena serve`,
-a Celery worker, `arena web`, two bots as processes of their own (tests/fakebot.py, each
-taking its time to answer, as people watching would want). The browser finds the match
-on the "playing now" page, follows it there, sees its table change with each action
-within a bounded time of the referee's (measured on the events' own stamps), and sees
-it turn into its replay when it is recorded."""
+a Celery worker, `arena web`, two house bots as processes of their own (`arena bot run
+house:mc`, thinking a quarter of a second a decision, as people watching would want).
+The browser finds the match on the "playing now" page, follows it there, sees its table
+change with each action within a bounded time of the referee's (measured on the events'
+own stamps), and sees it turn into its replay when it is recorded; the run's page, open
+all along, draws its table again as the match ends, without loading again."""
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,6 @@ from tests.arenaproc import broker_url
 from tests.system.test_proxy import wait_answering
 
 CHROMIUM = Path("/usr/bin/chromium")
-FAKEBOT = Path(__file__).resolve().parents[1] / "fakebot.py"
 THINK_MS = 250  # each bot's time a decision: a match lasts some seconds
 LAG_BOUND_S = 10.0  # an action shows within this of the referee's applying it
 
@@ -36,8 +35,8 @@ def test_a_match_plays_live_in_the_browser_and_ends_as_its_replay(arena_factory:
     for name in ("alpha", "beta"):
         token = arena.organizer.bot_token(name)
         env = {"ARENA_ADDRESS": arena.address, "ARENA_TOKEN": token}
-        argv = ["slow", "--delay-ms", str(THINK_MS), "--name", name]
-        arena.processes.start(name, *argv, env=env, command=[sys.executable, str(FAKEBOT)])
+        argv = ["bot", "run", "house:mc", "--budget-ms", str(THINK_MS)]
+        arena.processes.start(name, *argv, env=env)
     arena.organizer.wait_connected(["alpha", "beta"])
     web = free_address()
     arena.processes.start("web", "web", "--port", web.rsplit(":", 1)[1])
@@ -51,6 +50,12 @@ def test_a_match_plays_live_in_the_browser_and_ends_as_its_replay(arena_factory:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        # the run's page, open from the start: its table is drawn again as matches end
+        standings = browser.new_page()
+        standings.on("pageerror", lambda e: errors.append(str(e)))
+        standings.goto(f"http://{web}/runs/{run_id}")
+        expect(standings.get_by_test_id("progress")).to_contain_text("0 finished")
+        standings.evaluate("window.stayed = true")  # gone if the page loaded again
         page.goto(f"http://{web}/live")
         # the list is drawn again as matches start: the first one's link appears
         link = page.locator("table.playing a.match").first
@@ -72,6 +77,8 @@ def test_a_match_plays_live_in_the_browser_and_ends_as_its_replay(arena_factory:
         expect(page.locator("nav.stepper").first).to_be_attached(timeout=120_000)
         assert page.url == match_url
         expect(page.get_by_test_id("live")).to_have_count(0)
+        expect(standings.get_by_test_id("progress")).not_to_contain_text("0 finished")
+        assert standings.evaluate("window.stayed") is True
         assert errors == []
         browser.close()
     arena.wait_run(run_id)

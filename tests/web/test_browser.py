@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from starlette.applications import Starlette
 
 from arena.domain.tournament import Definition
 from arena.store.migrate import migrate
@@ -49,11 +50,10 @@ def site(database: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def serving(store: Store) -> Iterator[str]:
-    """The pages of ``store``, served by uvicorn on a free loopback port."""
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store, organizer_token=ORGANIZER), log_level="warning")
-    )
+def serving(store: Store, app: Starlette | None = None) -> Iterator[str]:
+    """The pages of ``store`` (or ``app``), served by uvicorn on a free loopback port."""
+    app = app or create_app(store, organizer_token=ORGANIZER)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     # The socket listens before the server starts: the browser's first connection waits in
     # its backlog until uvicorn accepts it, so there is nothing to poll for.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -324,10 +325,11 @@ def test_the_token_in_a_link_opens_the_organizer_view_by_cookie(
 
 
 @pytest.mark.usefixtures("migrated")  # its processes do not migrate
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(("stop", "guests"), [(signal.SIGINT, False), (signal.SIGTERM, True)])
 def test_arena_web_serves_the_store_and_stops_cleanly(
-    database: str, tmp_path: Path, stop: signal.Signals
+    database: str, tmp_path: Path, stop: signal.Signals, guests: bool
 ) -> None:
+    """And lets guests play only with --guests (docs/web.md, "Playing a bot yourself")."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -338,7 +340,8 @@ def test_arena_web_serves_the_store_and_stops_cleanly(
         "ARENA_HOME": str(tmp_path),
     }
     web = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "web", "--port", str(port)],
+        [sys.executable, "-m", "arena.cli", "web", "--port", str(port)]
+        + (["--guests"] if guests else []),
         env=env,
         stderr=subprocess.PIPE,
         text=True,
@@ -354,6 +357,15 @@ def test_arena_web_serves_the_store_and_stops_cleanly(
                 if web.poll() is not None or time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/play") as r:
+                status, said = r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            status, said = e.code, json.load(e)
+        if guests:
+            assert status == 200 and said["guests"] is True
+        else:
+            assert status == 401 and "lets no guests play" in said["error"]
         web.send_signal(stop)
         assert web.wait(timeout=30) == 0
     finally:

@@ -259,6 +259,14 @@ class SetBotLadderRequest(_message.Message):
     pool: str
     def __init__(self, bot: _Optional[str] = ..., on: _Optional[bool] = ..., pool: _Optional[str] = ...) -> None: ...
 
+class SetBotHumansRequest(_message.Message):
+    __slots__ = ("bot", "on")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ON_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    on: bool
+    def __init__(self, bot: _Optional[str] = ..., on: _Optional[bool] = ...) -> None: ...
+
 class GetBotLogsRequest(_message.Message):
     __slots__ = ("bot", "match_id")
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -390,7 +398,7 @@ class ListVersionsResponse(_message.Message):
     def __init__(self, versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
 
 class Bot(_message.Message):
-    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing", "state", "state_reason", "hosted", "ladder_pools")
+    __slots__ = ("name", "owner", "active", "created_at", "connected", "ladder", "concurrency", "playing", "state", "state_reason", "hosted", "ladder_pools", "humans")
     class LadderPoolsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -410,6 +418,7 @@ class Bot(_message.Message):
     STATE_REASON_FIELD_NUMBER: _ClassVar[int]
     HOSTED_FIELD_NUMBER: _ClassVar[int]
     LADDER_POOLS_FIELD_NUMBER: _ClassVar[int]
+    HUMANS_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     active: bool
@@ -422,7 +431,8 @@ class Bot(_message.Message):
     state_reason: str
     hosted: bool
     ladder_pools: _containers.ScalarMap[str, bool]
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ..., state: _Optional[str] = ..., state_reason: _Optional[str] = ..., hosted: _Optional[bool] = ..., ladder_pools: _Optional[_Mapping[str, bool]] = ...) -> None: ...
+    humans: bool
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[str] = ..., connected: _Optional[bool] = ..., ladder: _Optional[bool] = ..., concurrency: _Optional[int] = ..., playing: _Optional[int] = ..., state: _Optional[str] = ..., state_reason: _Optional[str] = ..., hosted: _Optional[bool] = ..., ladder_pools: _Optional[_Mapping[str, bool]] = ..., humans: _Optional[bool] = ...) -> None: ...
 
 class SetBotStateRequest(_message.Message):
     __slots__ = ("bot", "state", "reason", "run")

@@ -174,6 +174,11 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.Bot.FromString,
                 _registered_method=True)
+        self.SetBotHumans = channel.unary_unary(
+                '/truco.v1.Arena/SetBotHumans',
+                request_serializer=truco_dot_v1_dot_arena__pb2.SetBotHumansRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Bot.FromString,
+                _registered_method=True)
         self.StartTest = channel.unary_unary(
                 '/truco.v1.Arena/StartTest',
                 request_serializer=truco_dot_v1_dot_arena__pb2.StartTestRequest.SerializeToString,
@@ -474,6 +479,14 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetBotHumans(self, request, context):
+        """The bot's own token, or the organizer: whether people may challenge the bot from the
+        web pages, one a side in the browser (docs/web.md, "Playing a bot yourself").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StartTest(self, request, context):
         """The organizer, or the own token of new_bot's bot: a sequential test on the arena, is
         new_bot stronger than base_bot? The workers play pairs of matches until it decides
@@ -750,6 +763,11 @@ def add_ArenaServicer_to_server(servicer, server):
             'SetBotLadder': grpc.unary_unary_rpc_method_handler(
                     servicer.SetBotLadder,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Bot.SerializeToString,
+            ),
+            'SetBotHumans': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBotHumans,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.SetBotHumansRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.Bot.SerializeToString,
             ),
             'StartTest': grpc.unary_unary_rpc_method_handler(
@@ -1583,6 +1601,33 @@ class Arena:
             target,
             '/truco.v1.Arena/SetBotLadder',
             truco_dot_v1_dot_arena__pb2.SetBotLadderRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Bot.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBotHumans(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/SetBotHumans',
+            truco_dot_v1_dot_arena__pb2.SetBotHumansRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.Bot.FromString,
             options,
             channel_credentials,
