@@ -65,6 +65,33 @@ def test_the_bot_page_sums_up_its_loss_for_its_owner(analysed_site: Any) -> None
     assert client.get("/api/bots/alpha", headers=beta).json()["losses"] == []
 
 
+def test_the_button_asks_the_workers_for_the_viewers_seats(analysed_site: Any) -> None:
+    store, tokens = analysed_site
+    sent: list[tuple[str, int]] = []
+    client = TestClient(
+        create_app(store, organizer_token=ORGANIZER, analyse=lambda *a: sent.append(a))
+    )
+    alpha = {"Authorization": f"Bearer {tokens['alpha']}"}
+    page = client.get("/matches/m-1", headers=alpha).text  # beta v alpha, not analysed
+    assert 'action="/matches/m-1/analyse"' in page and "Analyse your seats" in page
+    assert 'action="/matches/m-0/analyse"' not in client.get("/matches/m-0", headers=alpha).text
+    other = client.post("/matches/m-1/analyse", headers=alpha | {"sec-fetch-site": "cross-site"})
+    assert other.status_code == 403 and sent == []
+    anyone = client.post("/matches/m-1/analyse")
+    assert anyone.status_code == 401 and "sign in" in anyone.text
+    asked = client.post("/matches/m-1/analyse", headers=alpha, follow_redirects=False)
+    assert asked.status_code == 303 and asked.headers["location"] == "/matches/m-1#analysis"
+    assert sent == [("m-1", 256)]
+    assert [(r.seat, r.status) for r in store.match_analyses("m-1")] == [(1, "pending")]
+    shown = client.get("/matches/m-1", headers=alpha).text
+    assert "Being analysed by the workers" in shown
+    gamma = client.post("/matches/m-2/analyse", headers=alpha, follow_redirects=False)
+    assert gamma.status_code == 303
+    beta = {"Authorization": f"Bearer {tokens['beta']}"}
+    refused = client.post("/matches/m-2/analyse", headers=beta)  # beta did not play m-2
+    assert refused.status_code == 403 and "did not play in match m-2" in refused.text
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing")
 def test_the_page_shows_the_line_and_the_marks_in_chromium(
     analysed_site: Any, tmp_path: Path
@@ -74,7 +101,12 @@ def test_the_page_shows_the_line_and_the_marks_in_chromium(
     store, _ = analysed_site
     marks = sum(len(a["marks"]) for a in _organizers_view(store))
     assert marks  # random play loses points somewhere
-    with serving(store) as url, sync_playwright() as p:
+
+    def workers(match_id: str, samples: int) -> None:  # the workers' task, done at once
+        run_analysis(store, match_id, samples, analysed)
+
+    app = create_app(store, organizer_token=ORGANIZER, analyse=workers)
+    with serving(store, app) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
         page = browser.new_page(extra_http_headers={"Authorization": f"Bearer {ORGANIZER}"})
         page.goto(url + "/matches/m-0")
@@ -89,6 +121,12 @@ def test_the_page_shows_the_line_and_the_marks_in_chromium(
         section.get_by_test_id("analysis-costly").first.locator("a").click()
         expect(page).to_have_url(re.compile(r"/matches/m-0\?hand=\d+&step=\d+$"))
         expect(page.locator("section.step:not([hidden])")).to_have_count(1)
+
+        page.goto(url + "/matches/m-1")  # not analysed: its button asks
+        expect(page.get_by_test_id("analysis")).to_have_count(0)
+        page.get_by_role("button", name="Analyse every seat").click()
+        expect(page).to_have_url(re.compile(r"/matches/m-1#analysis$"))
+        expect(page.get_by_test_id("analysis").locator("svg.chart.analysis")).to_have_count(2)
         browser.close()
 
 
