@@ -85,6 +85,11 @@ class Settings:
         """The queue of the tasks that start, check and schedule (never behind matches)."""
         return f"{self.queue}.control"
 
+    @property
+    def analysis_queue(self) -> str:
+        """The queue of the analyses of matches, asked after the matches' (docs/web.md)."""
+        return f"{self.queue}.analyses"
+
     organizer_token_value: str | None = None  # the CLI's organizer calls: a named
     # organizer's own token (docs/events.md); None: admin_token()
     bot_token_value: str | None = None  # the CLI's reading calls: a bot's own token

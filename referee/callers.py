@@ -42,6 +42,8 @@ class Dispatch(Protocol):
 
     def sprt(self, test_id: int) -> None: ...
 
+    def analyse(self, match_id: str, samples: int) -> None: ...
+
 
 def bearer(context: Any) -> str:
     """The token of an ``authorization: Bearer TOKEN`` metadata entry, or ""."""

@@ -67,7 +67,8 @@ MAY_IMPORT: dict[str, set[str]] = {  # layer -> the layers below it that it may 
     "web": {"engine", "kernel", "domain", "wire", "store", "usecases", "read"},
     "referee": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",
                 "read"},
-    "workers": {"engine", "kernel", "domain", "wire", "store", "hosted", "usecases", "read"},
+    "workers": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases",
+                "read"},
     "cli": {"engine", "kernel", "domain", "wire", "bots", "store", "hosted", "usecases", "read",
             "sdk", "web", "referee", "workers"},
 }  # fmt: skip

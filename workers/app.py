@@ -8,7 +8,11 @@ finish, check and schedule (``ARENA_QUEUE.control``, :data:`CONTROL`), which eve
 consumes too and takes first: on Redis the control queue is asked first at every fetch
 (``queue_order_strategy: priority``); on RabbitMQ both queues deliver to the worker's
 free slots as they come, so a control task waits for one slot at most. Neither waits
-behind a run's matches, which runs keep a window of (arena/usecases/runs.py)."""
+behind a run's matches, which runs keep a window of (arena/usecases/runs.py).
+
+A third queue, asked last, holds the analyses of matches (``ARENA_QUEUE.analyses``,
+:data:`ANALYSES`): on Redis a worker takes one only when no match and no control task
+waits, so an analysis never runs ahead of play (docs/web.md)."""
 
 from __future__ import annotations
 
@@ -57,6 +61,8 @@ CONTROL = (
     "arena.check_version",
 )
 """The tasks that go on the control queue."""
+ANALYSES = ("arena.analyse",)
+"""The tasks that go on the analyses' queue, asked after every other."""
 
 
 def node_name() -> str:
@@ -114,8 +120,10 @@ def configure(settings: Settings) -> Celery:
         },
         broker_url=broker_url(settings),
         task_default_queue=settings.queue,
-        task_queues=[Queue(control), Queue(settings.queue)],  # in the order they are asked
-        task_routes={name: {"queue": control} for name in CONTROL},
+        # in the order they are asked
+        task_queues=[Queue(control), Queue(settings.queue), Queue(settings.analysis_queue)],
+        task_routes={name: {"queue": control} for name in CONTROL}
+        | {name: {"queue": settings.analysis_queue} for name in ANALYSES},
         broker_transport_options={
             "queue_order_strategy": "priority",
             "visibility_timeout": settings.visibility_timeout_s,

@@ -20,13 +20,13 @@ class Dispatcher:
         self.settings = settings
         self._client: Any = None
 
-    def _send(self, task: str, *args: object, control: bool = True) -> None:
+    def _send(self, task: str, *args: object, control: bool = True, queue: str = "") -> None:
         if self._client is None:
             from celery import Celery
 
             broker = broker_url(self.settings)
             self._client = Celery("arena-client", broker=broker, set_as_current=False)
-        queue = self.settings.control_queue if control else self.settings.queue
+        queue = queue or (self.settings.control_queue if control else self.settings.queue)
         self._client.send_task(task, args=list(args), queue=queue)
 
     def start_run(self, run_id: int) -> None:
@@ -47,3 +47,6 @@ class Dispatcher:
     def play(self, match_ids: Sequence[str]) -> None:
         for match_id in match_ids:
             self._send("arena.play_match", match_id, control=False)
+
+    def analyse(self, match_id: str, samples: int) -> None:
+        self._send("arena.analyse", match_id, samples, queue=self.settings.analysis_queue)

@@ -10,6 +10,8 @@
   knockout or a Swiss paired and sent, else the final standings written, once.
 - ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
+- ``arena.analyse``: the pending analyses of a finished match at a budget
+  (arena/usecases/analyses.py), on a queue asked after the matches' (workers/app.py).
 - ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
   ladder match is recorded): fill the ladders' free slots (arena/usecases/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
@@ -26,14 +28,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from celery import signals
 
+from arena.bots.analysis import analysed
 from arena.domain.clock import TimeControl
 from arena.domain.humans import HUMAN_BOT
 from arena.domain.identity import is_version
@@ -47,7 +53,7 @@ from arena.metrics import LADDER_MATCHES, MATCH_SECONDS, TASKS
 from arena.settings import Settings
 from arena.store.rows import MatchRow
 from arena.store.store import Store
-from arena.usecases import checks, ladder, matches, runs, schedule, sprts
+from arena.usecases import analyses, checks, ladder, matches, runs, schedule, sprts
 from workers.app import app
 from workers.client import RefereeClient
 
@@ -306,6 +312,31 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
     ids = sprts.step_sprt(store(), test_id)
     send_matches(ids)
     return ids
+
+
+ANALYSIS_NICE = 10  # the analyses' process yields the CPU to the matches' processes
+
+
+@once
+def analyser() -> ProcessPoolExecutor:
+    """The worker's one process for analyses: its CPU-bound search holds neither this
+    process's lock on Python (the matches' tasks run in its threads) nor the CPU while a
+    match's processes want it (it runs at nice ANALYSIS_NICE)."""
+    spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process may hang
+    return ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(ANALYSIS_NICE,))
+
+
+def analysed_aside(record: dict[str, Any], seat: int, match_id: str, samples: int) -> Any:
+    """:func:`arena.bots.analysis.analysed`, in the worker's process for analyses."""
+    return analyser().submit(analysed, record, seat, match_id, samples).result()
+
+
+@app.task(name="arena.analyse", bind=True, max_retries=MAX_RETRIES, **AGAIN)
+def analyse_match(self: Any, match_id: str, samples: int) -> int:
+    """Analyse the match's pending seats at ``samples`` drawn states per decision."""
+    done = analyses.run_analysis(store(), match_id, samples, analysed_aside)
+    log.info("match %s: %d seats analysed at %d samples", match_id, done, samples)
+    return done
 
 
 @app.task(name="arena.check_version", bind=True, max_retries=MAX_RETRIES)

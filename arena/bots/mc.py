@@ -68,10 +68,21 @@ class MonteCarloBot:
     def evaluate(self, view: View) -> list[float]:
         """Each legal action's hand score summed over the drawn states, each state
         weighed by how well it fits the opponents' bets."""
+        return self.search(view)[0]
+
+    def values(self, view: View) -> list[float]:
+        """Each legal action's expected hand score: the weighted mean over the drawn
+        states (what the analysis of a match reports, arena/bots/analysis.py)."""
+        totals, weight = self.search(view)
+        return [t / weight for t in totals]
+
+    def search(self, view: View) -> tuple[list[float], float]:
+        """The weighted sums of :meth:`evaluate`, and the sum of the weights."""
         start = self.clock()
         deadline = start + self.budget_ms / 1000
         totals = [0.0] * len(view.legal)
         samples = 0
+        weights = 0.0
         slowest = 0.0
         read = bets_read(view)
         states = Determinizer(view)
@@ -79,6 +90,7 @@ class MonteCarloBot:
             began = self.clock()
             world = states.draw(self.rng)
             weight = plausibility(world, view, read)
+            weights += weight
             for i, action in enumerate(view.legal):
                 trial = world.clone()
                 trial.apply(action)
@@ -91,7 +103,7 @@ class MonteCarloBot:
             if self.max_samples is not None and samples >= self.max_samples:
                 break
         log.debug("mc: %d samples in %.1f ms", samples, (self.clock() - start) * 1000)
-        return totals
+        return totals, weights
 
     def hand_score(self, match: Match, view: View) -> float:
         """Finish the hand and score it for the view's team: points gained minus points

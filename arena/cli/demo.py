@@ -6,7 +6,8 @@ bots as processes that connect over gRPC, registers them, plays a duplicate doub
 robin under ``paulista`` with a progress bar (duplicate deals, declared trusted: the house
 bots keep no memory from one match to the next), with one hosted bot among them where a
 sandbox can be made (submitted as code, checked, then run by the workers in a sandbox, a
-fresh process per match), prints the standings and the ratings; then opts the bots in to
+fresh process per match), prints the standings and the ratings and the analysis of one of
+its matches (docs/web.md, "The analysis of a match"); then opts the bots in to
 the ladder of paulista/1, switches it on for a while (``--ladder-s``) with a progress line,
 switches it off, lets its last matches end and prints the ratings it left; and
 stops everything it started. Meanwhile anyone may play the house bots at ``/play`` (the
@@ -17,6 +18,7 @@ web pages let guests play; docs/web.md). The data stay in ``ARENA_HOME`` for ``a
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -123,6 +125,7 @@ def run_demo(
             code = watch(arena, run.id)
             print()
             print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest()))
+            analysed = _analysed(organizer, run.id)
             played = _ladder(organizer, BOTS, ladder_s)
             print()
             print_ratings(arena.call("GetLeaderboard", api.GetLeaderboardRequest(pool=POOL)))
@@ -139,6 +142,8 @@ def run_demo(
     print(f"  arena ladder show {POOL}")
     print(f"  arena web   then open {web}/pools/paulista/1  (the leaderboard)")
     print(f"              and {web}/runs/{run.id}  (this tournament's table)")
+    if analysed:
+        print(f"              and {web}/matches/{analysed}  (its analysis, as the organizer)")
     return code
 
 
@@ -242,6 +247,31 @@ def _playing(organizer: Organizer, run_id: int, timeout_s: float = 10.0) -> str 
                 return str(m.id)
         time.sleep(0.2)  # asking the referee: it tells nobody when a match starts
     return None
+
+
+def _analysed(organizer: Organizer, run_id: int, timeout_s: float = 60.0) -> str | None:
+    """One finished match of the run where the mc bot played, analysed by the workers
+    (docs/web.md, "The analysis of a match"), what the analysis says printed; its id."""
+    from arena.cli.analyse import lines
+
+    listed = organizer.call("ListMatches", api.ListMatchesRequest(pool=POOL, page_size=50))
+    found = [
+        m.id for m in listed.matches
+        if m.run_id == run_id and m.status == "finished" and "house-mc" in m.seats
+    ]  # fmt: skip
+    if not found:
+        return None
+    match_id = str(found[0])
+    request = api.AnalyseMatchRequest(match_id=match_id)
+    shown = organizer.call("AnalyseMatch", request)
+    deadline = time.monotonic() + timeout_s
+    while shown.pending and time.monotonic() < deadline:
+        time.sleep(0.2)  # asking the API: the analysis lives in the database
+        shown = organizer.call("GetAnalysis", api.GetAnalysisRequest(match_id=match_id))
+    print(f"\nMatch {match_id}, analysed by the house mc bot:")
+    for line in lines(match_id, json.loads(shown.analyses_json)):
+        print(f"  {line}")
+    return match_id
 
 
 def _step(what: str, detail: str) -> None:

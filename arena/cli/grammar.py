@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from arena.cli import audit, engine, events, ladder, match, organizer, reader, testing
+from arena.cli import analyse, audit, engine, events, ladder, match, organizer, reader, testing
 from arena.cli.common import (
     MATCHES,
     RUN_HELP,
@@ -29,6 +29,7 @@ from arena.cli.grammar_exports import export_commands
 from arena.cli.grammar_processes import processes
 from arena.cli.grammar_reading import matches
 from arena.domain.absence import DEFAULT_POLICY, POLICIES
+from arena.domain.analyses import DEFAULT_SAMPLES, MAX_SAMPLES
 from arena.domain.matchmaking import CONCURRENCY as LADDER_CONCURRENCY
 from arena.domain.matchmaking import MAX_CONCURRENCY
 from arena.domain.pools import DEFAULT_POOL
@@ -51,6 +52,7 @@ def parser() -> argparse.ArgumentParser:
     _runs(sub)
     _ladders(sub)
     _tests(sub)
+    _analyse(sub)
     _audit(sub)
     export_commands(sub)
     processes(sub)
@@ -179,6 +181,27 @@ def _tests(sub: Commands) -> None:
     p.add_argument("--token", help="NEW's bot's token (default $ARENA_TOKEN; else the organizer's)")
     p.add_argument("--no-wait", action="store_true", help="return once started")
     p.set_defaults(run=testing.cmd_test)
+
+
+def _analyse(sub: Commands) -> None:
+    p = sub.add_parser(
+        "analyse",
+        help="every decision of a finished match valued by the house mc bot (docs/web.md)",
+        description="Ask the arena's workers to analyse a finished match (docs/web.md, "
+        '"The analysis of a match"): each decision of a seat valued from what that seat '
+        "saw, and the points the action taken lost against the best. With a bot's token "
+        "($ARENA_TOKEN or --token) its own seats, else the organizer's: every seat.",
+    )
+    p.add_argument("match", help="the match's id")
+    p.add_argument(
+        "--samples",
+        type=count(1, MAX_SAMPLES),
+        help=f"drawn states per decision (default {DEFAULT_SAMPLES}): the budget",
+    )
+    p.add_argument("--token", help="a bot's token (default $ARENA_TOKEN; else the organizer's)")
+    p.add_argument("--no-wait", action="store_true", help="return once asked")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=analyse.cmd_analyse)
 
 
 def _ladders(sub: Commands) -> None:

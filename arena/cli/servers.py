@@ -154,7 +154,12 @@ def cmd_web(args: argparse.Namespace) -> int:
     if not serve_metrics("web", args.metrics_address):  # and on its own pages' /metrics
         return 1
     store = open_store("web", settings, migrate=args.migrate)
-    app = create_app(store, organizer_token=settings.admin_token(), playing=playing(settings, args))
+    from workers.dispatch import Dispatcher
+
+    app = create_app(
+        store, organizer_token=settings.admin_token(), playing=playing(settings, args),
+        analyse=Dispatcher(settings).analyse,
+    )  # fmt: skip
     try:
         stopped = functools.partial(store.close, CLOSE_WAIT_S)
         started = serve(app, args.host, args.port, settings.trusted_proxies, stopped)

@@ -5,6 +5,7 @@ when the arena refused it."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -53,7 +54,24 @@ def cmd_test(args: argparse.Namespace) -> int:
     line, verdict = state(found)
     console().print(line)
     console().print(verdict)
+    for said in losses(arena, [found.new_bot, found.base_bot], token):
+        console().print(said, highlight=False)
     return EXIT[found.status if found.status in ("H1", "H0") else None]
+
+
+def losses(arena: Arena, names: list[str], token: str | None) -> list[str]:
+    """What the analyses say of each bot's play against the reference bot (docs/web.md,
+    "The analysis of a match"), for those the caller may read."""
+    request = api.GetLossesRequest(names=names)
+    try:
+        found = arena.call("GetLosses", request, organizer=token is None, token=token)
+    except SystemExit:  # the verdict stands without it (an older server)
+        return []
+    return [
+        f"{v['name']}: {v['mean_loss']:.2f} points lost a decision against the reference bot, "
+        f"over {v['decisions']} analysed decisions (arena analyse MATCH)"
+        for v in json.loads(found.losses_json)
+    ]
 
 
 def state(found: Any) -> tuple[str, str]:

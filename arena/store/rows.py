@@ -335,6 +335,20 @@ class OrganizerRow:
     removed_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class AnalysisRow:
+    match_id: str
+    seat: int
+    samples: int  # the budget: drawn states per decision
+    status: str  # pending, done or failed
+    decisions: list[dict[str, Any]] | None  # once done (arena/bots/analysis.py's to_json)
+    error: str
+    asked_by: str
+    owner: str  # whose cap it counts in; empty for an organizer
+    created_at: datetime
+    finished_at: datetime | None
+
+
 TABLES: dict[str, type] = {
     "arena_secret": ArenaSecretRow,
     "bots": BotRow,
@@ -361,5 +375,6 @@ TABLES: dict[str, type] = {
     "presence": PresenceRow,
     "action_log": ActionRow,
     "organizers": OrganizerRow,
+    "analyses": AnalysisRow,
 }
 """Every table and the dataclass of its rows."""

@@ -28,6 +28,7 @@ from arena.engine import quoted
 from arena.errors import Exists, Invalid, NotFound
 from arena.guard import new_token
 from arena.store.actions import Actions
+from arena.store.analyses import Analyses
 from arena.store.audit import Audits
 from arena.store.base import Unit, bot_rows, token_hash
 from arena.store.exports import Exports
@@ -90,7 +91,9 @@ class StoreTokens:
         return None if bot is None else bot.name
 
 
-class Store(Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports, Humans):
+class Store(
+    Runs, Versions, Ladders, Sprts, Nodes, Fits, Actions, Audits, Exports, Humans, Analyses
+):
     """The arena's database: bots and their tokens, matches and their exactly-once
     recording with the ratings they move, what the pages read (and, from :class:`Runs`,
     tournaments and their runs; from :class:`Versions`, hosted bots' versions; from

@@ -40,7 +40,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from arena.domain.actors import ANYONE, FIRST, Viewer
+from arena.domain.actors import ANYONE, FIRST, Viewer, bot_actor
+from arena.domain.analyses import DEFAULT_SAMPLES
 from arena.domain.rating import WIDE_HALF
 from arena.engine import TrucoError, quoted
 from arena.errors import (
@@ -57,14 +58,16 @@ from arena.errors import (
 )
 from arena.guard import FailedTokens
 from arena.read import actions, bots, matches, ratings, sprts, tournaments
+from arena.read.analyses import analyses, bot_losses
 from arena.read.exports import Export
 from arena.read.live import Followed, followed
 from arena.read.replay import teams
 from arena.store.base import token_hash
 from arena.store.store import Store
+from arena.usecases.analyses import ask_analysis
 from arena.web import downloads, play
-from arena.web.charts import llr_chart, progress_bar, rating_chart, sparkline
-from arena.web.forms import body, same_site
+from arena.web.charts import analysis_chart, llr_chart, progress_bar, rating_chart, sparkline
+from arena.web.forms import body, fields, same_site
 from arena.web.headers import SecurityHeaders
 from arena.web.live import Feed, Stream, frame
 from arena.web.metering import Exposition, Metering
@@ -163,6 +166,8 @@ def _templates() -> Jinja2Templates:
         sparkline=sparkline,
         rating_chart=rating_chart,
         llr_chart=llr_chart,
+        analysis_chart=analysis_chart,
+        default_samples=DEFAULT_SAMPLES,
         progress_bar=progress_bar,
         pool_url=pool_url,
         bot_url=bot_url,
@@ -186,13 +191,16 @@ def create_app(
     organizer_token: str,
     failed_tokens: FailedTokens | None = None,
     playing: Playing | None = None,
+    analyse: Callable[[str, int], None] | None = None,
 ) -> Starlette:
     """The web application over ``store``; ``organizer_token`` unlocks hidden cards and
     seeds. Wrong tokens are counted, per address, in ``failed_tokens``. With ``playing``,
-    people play bots from its pages (arena/web/play.py)."""
+    people play bots from its pages (arena/web/play.py); with ``analyse`` (what hands a
+    match's analysis to the workers), a match's page asks for its analysis."""
     templates = _templates()
     feed = live_feed(store, templates)
     templates.env.globals["play"] = playing is not None
+    templates.env.globals["analysing"] = analyse is not None
     secret = organizer_token.encode()
     cookie_value = hmac.new(secret, b"arena-web-organizer", hashlib.sha256).hexdigest()
     failed = failed_tokens if failed_tokens is not None else FailedTokens()
@@ -342,6 +350,24 @@ def create_app(
             return refused
         return await signed_in(request, token, to if _own_path(to) else "/")
 
+    async def analysis_asked(request: Request) -> Response:
+        """The match page's button (a form of this site): the analysis of the viewer's
+        seats (an owner's; the organizer's, every seat) asked for and sent to the workers;
+        back to the page's analysis."""
+        await fields(request, "ask for an analysis")
+        viewer = await asyncio.to_thread(viewer_of, request)
+        if analyse is None or not (viewer.organizer or viewer.bot):
+            raise Unauthenticated("sign in as the bot's owner or as the organizer to ask")
+        match_id = request.path_params["id"]
+        actor = FIRST if viewer.bot is None else bot_actor(viewer.bot)
+        asked = await asyncio.to_thread(
+            ask_analysis, store, match_id, DEFAULT_SAMPLES, viewer.bot, actor=actor
+        )
+        pending = await asyncio.to_thread(store.pending_analyses, match_id, DEFAULT_SAMPLES)
+        if asked or pending:  # asked again while pending: sent again (a lost task)
+            await asyncio.to_thread(analyse, match_id, DEFAULT_SAMPLES)
+        return RedirectResponse(match_url(match_id) + "#analysis", status_code=303)
+
     async def refusal(request: Request, error: Exception) -> Response:
         """The status of the error's kind, with its message (the store's own, when it is
         unavailable, goes to the log: it names the database), as a page or as JSON."""
@@ -483,6 +509,7 @@ def create_app(
         Route("/organizer/leave", sign_out),
         Route("/api/matches/{id}/record", page(_record, None)),
         Route("/matches/{id}/live", match_live),
+        Route("/matches/{id}/analyse", analysis_asked, methods=["POST"]),
         Route("/live", live_page),
         Route("/api/live", live_page),
         Route("/live/events", now_events),
@@ -603,7 +630,12 @@ def _bots(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
 
 def _bot(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     q = request.query_params
-    return bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
+    data = bots.bot(store, request.path_params["name"], q.get("pool") or None, q.get("page", ""))
+    names = [v["name"] for v in data["versions"]]
+    data["losses"] = bot_losses(
+        store, data["bot"], names, organizer=viewer.organizer, owner=viewer.bot
+    )
+    return data
 
 
 def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
@@ -616,6 +648,7 @@ def _match(store: Store, request: Request, viewer: Viewer) -> dict[str, Any]:
     m = data["match"]
     waiting = m["status"] in ("scheduled", "running") and not data["sealed"]
     data["live"] = match_url(m["id"]) + "/live" if waiting else None  # docs/web.md, "Live"
+    data["analysis"] = analyses(store, m["id"], organizer=viewer.organizer, owner=viewer.bot)
     return data
 
 

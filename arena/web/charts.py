@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from markupsafe import Markup
 
@@ -175,4 +176,55 @@ def progress_bar(finished: int, failed: int, total: int) -> Markup:
         '<svg viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true">'
         f'<rect class="finished" width="{done:.2f}" height="1"/>'
         f'<rect class="failed" x="{done:.2f}" width="{lost:.2f}" height="1"/></svg>'
+    )
+
+
+def analysis_chart(
+    analysis: Mapping[str, Any], match_id: str, width: int = 640, height: int = 200
+) -> Markup:
+    """A seat's analysis (arena/read/analyses.py): the expected hand score of each action
+    it took, decision by decision (x: its decisions in order, y: points, the zero line
+    drawn), and a mark on each of the costliest, linked to that step of the replay and
+    titled with what the reference bot would have done; only numbers and action texts
+    are written into it, escaped."""
+    line, decisions = analysis["line"], analysis["decisions"]
+    if not line:
+        return Markup("")
+    left, right, top, bottom = 44.0, 10.0, 12.0, height - 24.0
+    low, high = min(*line, 0.0), max(*line, 0.0)
+    margin = max((high - low) * 0.08, 0.25)
+    low, high = low - margin, high + margin
+    n = len(line)
+    xs = [left + (i + 0.5) * (width - left - right) / n for i in range(n)]
+    ys = _scale(line, low, high, top, bottom)
+    zero = _scale([0.0], low, high, top, bottom)[0]
+    parts = [
+        f'<line class="grid" x1="{left}" x2="{width - right}" y1="{zero:.1f}" y2="{zero:.1f}"/>'
+        f'<text x="{left - 6}" y="{zero + 4:.1f}" text-anchor="end">0</text>'
+        f'<text x="{left - 6}" y="{top + 8:.1f}" text-anchor="end">{high:+.1f}</text>'
+        f'<text x="{left - 6}" y="{bottom:.1f}" text-anchor="end">{low:+.1f}</text>',
+        f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))}"/>',
+    ]
+    for i in analysis["marks"]:
+        d = decisions[i]
+        about = (
+            f"hand {d['hand'] + 1}, action {d['step'] + 1}: {d['taken']}; "
+            f"best {d['best']}; lost {d['loss']:.2f} points"
+        )
+        href = f"/matches/{quote(match_id)}?hand={d['hand']}&amp;step={d['step']}"
+        parts.append(
+            f'<a href="{href}" data-testid="analysis-mark"><circle class="mark" '
+            f'cx="{xs[i]:.1f}" cy="{ys[i]:.1f}" r="5"><title>{escape(about)}</title></circle></a>'
+        )
+    parts.append(
+        f'<text x="{left}" y="{height - 6}">decision 1</text>'
+        f'<text x="{width - right}" y="{height - 6}" text-anchor="end">decision {n}</text>'
+    )
+    label = (
+        f"seat {analysis['seat']}: the expected hand score of each of its {n} decisions, "
+        f"{len(analysis['marks'])} of the costliest marked"
+    )
+    return Markup(
+        f'<svg class="chart analysis" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(label)}"><title>{escape(label)}</title>' + "".join(parts) + "</svg>"
     )

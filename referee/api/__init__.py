@@ -23,6 +23,7 @@ from arena.hosted.uploads import Uploads
 from arena.proto.truco.v1 import arena_pb2, arena_pb2_grpc
 from arena.store.store import Store
 from referee.api.accounts import Accounts
+from referee.api.analyses import Analyses
 from referee.api.audit import Audits
 from referee.api.bots import Bots
 from referee.api.cluster import Cluster
@@ -73,6 +74,7 @@ class ArenaApi:
             Accounts(store, callers),
             Audits(store, callers),
             Exports(store, callers),
+            Analyses(store, callers, dispatch),
         ]
 
 

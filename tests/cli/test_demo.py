@@ -60,6 +60,8 @@ def test_the_demo_runs_on_embedded_defaults_and_leaves_its_data(
     else:
         assert f"hosted bot                     none: {unavailable()}" in out
     # then the ladder played, with the bots opted in
+    assert "analysed by the house mc bot:" in out and "points lost a decision" in out, out
+    assert "(its analysis, as the organizer)" in out, out
     assert "Ladder paulista/1: on for 5 s, 4 matches at once" in out, out
     ladder = re.search(r"the ladder played (\d+) matches in 5 s", out)
     assert ladder is not None, out

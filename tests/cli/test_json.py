@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from arena.bots.analysis import analysed
 from arena.cli.grammar import parser
 from arena.domain.tournament import Definition
 from arena.engine import Rules
 from arena.proto.truco.v1 import arena_pb2 as api
 from arena.read import matches as read_matches
+from arena.usecases.analyses import ask_analysis, run_analysis
 from arena.usecases.ladder import set_ladder
 from arena.usecases.matches import record as record_match
 from arena.usecases.versions import judge
@@ -114,6 +116,8 @@ def arena_to_read(arena: Any) -> dict[str, Any]:  # noqa: F811
     judge(store, store.version(candidate.name).id)  # checked: beta@1 may be activated
     set_ladder(store, "paulista/1", True)
     stub.RegisterBot(api.RegisterBotRequest(name="delta"), metadata=ORGANIZER)
+    ask_analysis(store, looked.ids["covered"], 8, None)  # the API has no workers: stored
+    run_analysis(store, looked.ids["covered"], 8, analysed)
     return {"run": str(run_id), "match": looked.ids["covered"]}
 
 
@@ -142,6 +146,7 @@ def test_every_json_command_prints_the_one_convention(
         ("organizer", "list"): ["organizer", "list"],
         ("log",): ["log"],
         ("db", "status"): ["db", "status"],
+        ("analyse",): ["analyse", match, "--samples", "8"],
     }
     assert set(argvs) == json_commands(), "a command with --json is not checked here"
     shown = {}

@@ -85,6 +85,44 @@ class StartTestRequest(_message.Message):
     reconnect_grace_ms: int
     def __init__(self, new_bot: _Optional[str] = ..., base_bot: _Optional[str] = ..., elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_games: _Optional[int] = ..., rules: _Optional[str] = ..., rated: _Optional[bool] = ..., clock: _Optional[_Union[_bot_pb2.Clock, _Mapping]] = ..., decision_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
+class AnalyseMatchRequest(_message.Message):
+    __slots__ = ("match_id", "samples")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    samples: int
+    def __init__(self, match_id: _Optional[str] = ..., samples: _Optional[int] = ...) -> None: ...
+
+class GetAnalysisRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class Analysis(_message.Message):
+    __slots__ = ("match_id", "asked", "analyses_json", "pending")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ASKED_FIELD_NUMBER: _ClassVar[int]
+    ANALYSES_JSON_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    asked: _containers.RepeatedScalarFieldContainer[int]
+    analyses_json: str
+    pending: bool
+    def __init__(self, match_id: _Optional[str] = ..., asked: _Optional[_Iterable[int]] = ..., analyses_json: _Optional[str] = ..., pending: _Optional[bool] = ...) -> None: ...
+
+class GetLossesRequest(_message.Message):
+    __slots__ = ("names",)
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetLossesResponse(_message.Message):
+    __slots__ = ("losses_json",)
+    LOSSES_JSON_FIELD_NUMBER: _ClassVar[int]
+    losses_json: str
+    def __init__(self, losses_json: _Optional[str] = ...) -> None: ...
+
 class GetTestRequest(_message.Message):
     __slots__ = ("id",)
     ID_FIELD_NUMBER: _ClassVar[int]

@@ -189,6 +189,21 @@ class ArenaStub:
                 request_serializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
                 _registered_method=True)
+        self.AnalyseMatch = channel.unary_unary(
+                '/truco.v1.Arena/AnalyseMatch',
+                request_serializer=truco_dot_v1_dot_arena__pb2.AnalyseMatchRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Analysis.FromString,
+                _registered_method=True)
+        self.GetAnalysis = channel.unary_unary(
+                '/truco.v1.Arena/GetAnalysis',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetAnalysisRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.Analysis.FromString,
+                _registered_method=True)
+        self.GetLosses = channel.unary_unary(
+                '/truco.v1.Arena/GetLosses',
+                request_serializer=truco_dot_v1_dot_arena__pb2.GetLossesRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_arena__pb2.GetLossesResponse.FromString,
+                _registered_method=True)
         self.ListNodes = channel.unary_unary(
                 '/truco.v1.Arena/ListNodes',
                 request_serializer=truco_dot_v1_dot_arena__pb2.ListNodesRequest.SerializeToString,
@@ -490,6 +505,33 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyseMatch(self, request, context):
+        """The organizer (any seat), or a bot's own token (its own seats): the analysis of every
+        decision of a finished match by the house Monte Carlo bot, from what each seat saw
+        (docs/web.md, "The analysis of a match"), done by the workers. Stored once per match,
+        seat and budget; a sealed twin is FAILED_PRECONDITION until both are played; a bot
+        owner's analyses a day are capped (RESOURCE_EXHAUSTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAnalysis(self, request, context):
+        """The analyses of a match as the caller may see them (its own seats, or every seat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLosses(self, request, context):
+        """The average loss per decision against the reference bot of each bot or version
+        named, over its latest analysed seats: its owner's and the organizer's to read (a
+        name the caller does not own is left out).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListNodes(self, request, context):
         """organizer (and the nodes): the referee nodes whose lease holds (docs/cluster.md), and
         the one that answered.
@@ -737,6 +779,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetTest,
                     request_deserializer=truco_dot_v1_dot_arena__pb2.GetTestRequest.FromString,
                     response_serializer=truco_dot_v1_dot_arena__pb2.SprtTest.SerializeToString,
+            ),
+            'AnalyseMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyseMatch,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.AnalyseMatchRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Analysis.SerializeToString,
+            ),
+            'GetAnalysis': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAnalysis,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetAnalysisRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.Analysis.SerializeToString,
+            ),
+            'GetLosses': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLosses,
+                    request_deserializer=truco_dot_v1_dot_arena__pb2.GetLossesRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_arena__pb2.GetLossesResponse.SerializeToString,
             ),
             'ListNodes': grpc.unary_unary_rpc_method_handler(
                     servicer.ListNodes,
@@ -1626,6 +1683,87 @@ class Arena:
             '/truco.v1.Arena/GetTest',
             truco_dot_v1_dot_arena__pb2.GetTestRequest.SerializeToString,
             truco_dot_v1_dot_arena__pb2.SprtTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyseMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/AnalyseMatch',
+            truco_dot_v1_dot_arena__pb2.AnalyseMatchRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Analysis.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAnalysis(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetAnalysis',
+            truco_dot_v1_dot_arena__pb2.GetAnalysisRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.Analysis.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLosses(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.Arena/GetLosses',
+            truco_dot_v1_dot_arena__pb2.GetLossesRequest.SerializeToString,
+            truco_dot_v1_dot_arena__pb2.GetLossesResponse.FromString,
             options,
             channel_credentials,
             insecure,
