@@ -67,7 +67,7 @@ def lines(match_id: str, seats: list[dict[str, Any]]) -> list[str]:
             d = s["decisions"][i]
             value = dict(zip(d["actions"], d["values"], strict=True))
             out.append(
-                f"  hand {d['hand'] + 1}, action {d['step'] + 1}: {d['taken']} "
+                f"  hand {d['hand']}, action {d['step'] + 1}: {d['taken']} "
                 f"({value[d['taken']]:+.2f}); best {d['best']} ({value[d['best']]:+.2f}), "
                 f"lost {d['loss']:.2f}"
             )

@@ -37,7 +37,8 @@ def analyses(
     for row in store.match_analyses(match_id):  # the largest budget first
         if row.seat not in seats or (row.seat in best and best[row.seat]["status"] == "done"):
             continue
-        decisions = row.decisions or []
+        # hands counted from 1, as the match's JSON and the replay's links count them
+        decisions = [{**d, "hand": d["hand"] + 1} for d in row.decisions or []]
         best[row.seat] = SeatAnalysis(
             seat=row.seat, bot=names[row.seat], samples=row.samples, status=row.status,
             error=row.error, decisions=decisions,

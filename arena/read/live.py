@@ -89,15 +89,15 @@ class PublicLog:
 
 def live_table(event: dict[str, Any], rules: Rules, seats: list[str]) -> dict[str, Any]:
     """The public table after the event (the state the replay shows the public at that
-    step: :func:`arena.read.replay.table_state`), with the match's ``teams`` and whether
-    it has ``ended``. Raises TrucoError (or KeyError, TypeError, ValueError) for an event
-    that does not play."""
+    step: :func:`arena.read.replay.table_state`), with its ``hand`` (counted from 1), the
+    match's ``teams`` and whether it has ``ended``. Raises TrucoError (or KeyError,
+    TypeError, ValueError) for an event that does not play."""
     match = Match(rules, seats, start_score=event["score"], start_games=event["games"])
     vira = None if event["vira"] is None else Card.parse(event["vira"])
     actions, dealt = _with_cards(event["actions"], rules, len(seats), vira)
     hand = match.deal(dealt, vira, event["dealer"])
     state = played(match, hand, actions, seats, PUBLIC, every=False)[-1]
-    state["hand"] = event["hand"]
+    state["hand"] = event["hand"] + 1  # counted from 1, as the match's JSON counts hands
     state["teams"] = teams(seats)
     state["ended"] = bool(event.get("ended"))
     return state

@@ -564,7 +564,7 @@ def live_feed(store: Store, templates: Jinja2Templates) -> Feed:
 
     def table(info: Followed, state: dict[str, Any]) -> str:
         match = {"teams": teams(info.seats), "seats": info.seats, "pool": info.pool}
-        where = f"Hand {state['hand'] + 1} · live"
+        where = f"Hand {state['hand']} · live"
         if info.delay_s:
             where += f", {info.delay_s} s behind"
         return str(macros.table(state, match, where))  # type: ignore[attr-defined]

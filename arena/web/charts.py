@@ -208,7 +208,7 @@ def analysis_chart(
     for i in analysis["marks"]:
         d = decisions[i]
         about = (
-            f"hand {d['hand'] + 1}, action {d['step'] + 1}: {d['taken']}; "
+            f"hand {d['hand']}, action {d['step'] + 1}: {d['taken']}; "
             f"best {d['best']}; lost {d['loss']:.2f} points"
         )
         href = f"/matches/{quote(match_id)}?hand={d['hand']}&amp;step={d['step']}"

@@ -242,7 +242,7 @@ class Feed:
                 "match": live.info.match_id,
                 "seq": event["seq"],
                 "at": event["at"],
-                "hand": event["hand"],
+                "hand": event["hand"] + 1,  # counted from 1, as the match's JSON counts
                 "ended": bool(event.get("ended")),
                 "state": state,
                 "html": html,
@@ -312,7 +312,7 @@ class Feed:
                     "seats": info.seats,
                     "teams": teams(info.seats),
                     "score": list(event["score"]),
-                    "hand": event["hand"],
+                    "hand": event["hand"] + 1,
                     "run_id": info.run_id,
                     "delay_s": info.delay_s,
                     "at": event["at"],

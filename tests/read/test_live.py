@@ -60,7 +60,7 @@ def test_every_event_redraws_the_public_replay_of_its_step(rules):
                 replays[k] = replay_hand(record, k, organizer=False).steps
             expected = replays[k][len(event["actions"])]
             shown = live_table(event, match.rules, seats)
-            assert shown.pop("hand") == k
+            assert shown.pop("hand") == k + 1  # counted from 1
             assert shown.pop("ended") == event["ended"]
             assert shown.pop("teams")
             assert shown == expected

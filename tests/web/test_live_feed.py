@@ -108,7 +108,7 @@ def test_a_viewer_sees_every_event_of_a_match_then_its_record(site: Site) -> Non
         for event in events:  # one at a time: each is read before the next is sent
             site.publisher.publish(event)
             data, _ = await table(viewer)
-            assert data["seq"] == event["seq"] and data["hand"] == event["hand"]
+            assert data["seq"] == event["seq"] and data["hand"] == event["hand"] + 1
             assert data["state"] == json_like(live_table(event, RULES, ["alpha", "beta"]))
             assert "Score" in data["html"] and "live" in data["html"]
         record = played(RULES, ["alpha", "beta"], 4)
