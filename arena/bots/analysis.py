@@ -13,7 +13,9 @@ The budget is a number of drawn states per decision, not a time: the same match 
 budget give the same values on any machine. The bot's random source is seeded from
 public data only (the match id, the hand, the action's index, the seat and the budget),
 so two records that differ only in cards the seat never saw give the same analysis.
-A decision with one legal action, or a blind play where every slot is alike, is skipped.
+A decision with one legal action, a blind play where every slot is alike, and an action
+the bot did not choose (the default played at its deadline, or a stand-in's while it was
+away: the record's ``by``) are skipped.
 """
 
 from __future__ import annotations
@@ -100,8 +102,9 @@ def _decisions(record: dict[str, Any], seat: int) -> Iterator[tuple[int, int, Ma
     for i, hand in enumerate(hands):
         actions = hand.get("actions", [])
         for j, data in enumerate(actions):
-            if data.get("seat") != seat:
-                continue
+            if data.get("seat") != seat or data.get("by"):
+                continue  # another seat's, or not the bot's own choice (a timeout's default,
+                # a stand-in's: the referee writes which, docs/rules.md "Match records")
             before = replay(_prefix(record, i, j))
             after = replay(_prefix(record, i, j + 1))
             yield i, j, before, after.hands[i].actions[j][1]

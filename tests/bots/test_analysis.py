@@ -5,6 +5,7 @@ that seat never saw."""
 from __future__ import annotations
 
 import copy
+import json
 import random
 
 import pytest
@@ -89,6 +90,22 @@ def test_a_whole_match_is_analysed_the_same_whatever_the_opponent_hid(seed):
     swapped = unseen_swapped(record, 0, random.Random(seed))
     assert swapped != record
     assert analyse(swapped, 0, f"m{seed}", samples=4) == mine
+
+
+def test_actions_the_bot_did_not_choose_are_not_its_decisions():
+    match = Match(Rules(), ["alpha", "beta"], seed=3)
+    bots = [HeuristicBot(3), HeuristicBot(4)]
+    while not match.is_over:
+        seat = match.to_act
+        match.apply(bots[seat].decide(view(match, seat)))
+    record = to_record(match)
+    mine = analyse(record, 0, "m3", samples=4)
+    assert len(mine) >= 2
+    marked = json.loads(json.dumps(record))
+    first, second = mine[0], mine[1]
+    marked["hands"][first.hand]["actions"][first.step]["by"] = "timeout"
+    marked["hands"][second.hand]["actions"][second.step]["by"] = "stand_in"
+    assert analyse(marked, 0, "m3", samples=4) == mine[2:]
 
 
 def test_a_bad_seat_or_budget_is_refused():
