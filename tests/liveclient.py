@@ -1,14 +1,34 @@
 """A small client of the live pages' server-sent events, on asyncio's streams: light
-enough for a thousand at once (tests/bench/live.py), exact about what arrives when."""
+enough for a thousand at once (tests/bench/live.py), exact about what arrives when; and
+the events a random match tells, as the referee would tell them."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 import time
 from collections.abc import Callable
 from typing import Any
+
+from arena.engine import Match, Rules
+from arena.read.live import PublicLog
+
+
+def random_match(
+    rules: Rules, seats: list[str], seed: int, match_id: str
+) -> tuple[Match, list[dict[str, Any]]]:
+    """A match of random legal actions (seeded), and the events its PublicLog told, in
+    order: one after every action, and one before the first."""
+    rng = random.Random(seed)
+    match = Match(rules, seats, seed=seed)
+    log = PublicLog(match_id)
+    events = log.told(match)
+    while not match.is_over:
+        match.apply(rng.choice(match.legal_actions()))
+        events += log.told(match)
+    return match, events
 
 
 class Refused(Exception):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
 import re
 import socket
 import statistics
@@ -33,8 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Match, Rules
-from arena.read.live import PublicLog
+from arena.engine import Rules
 from arena.service import free_address
 from arena.store.migrate import migrate
 from arena.store.store import Store
@@ -42,7 +40,7 @@ from arena.usecases.matches import request as request_match
 from arena.web.server import WRITE_STALL_S
 from referee.live import Publisher
 from tests.bench.store import server
-from tests.liveclient import Events
+from tests.liveclient import Events, random_match
 from tests.scratch import scratch_database
 
 GOAL_VIEWERS = 1000
@@ -74,13 +72,7 @@ def events(match_id: str, count: int) -> list[dict]:
     out: list[dict] = []
     seed = 0
     while len(out) < count:
-        rng = random.Random(seed)
-        match = Match(Rules(), ["alpha", "beta"], seed=seed)
-        log = PublicLog(match_id)
-        out += log.told(match)
-        while not match.is_over and len(out) < count:
-            match.apply(rng.choice(match.legal_actions()))
-            out += log.told(match)
+        out += random_match(Rules(), ["alpha", "beta"], seed, match_id)[1]
         seed += 1
     return [{**e, "seq": k + 1} for k, e in enumerate(out[:count])]
 

@@ -6,14 +6,14 @@ played face up by then."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from arena.engine import PRESETS, Match, Rules, to_record
-from arena.read.live import PublicLog, live_table
+from arena.engine import PRESETS, Rules, to_record
+from arena.read.live import live_table
 from arena.read.replay import replay_hand
 from arena.store.live import MAX_PAYLOAD
+from tests.liveclient import random_match
 
 CASES = [
     pytest.param(rules.replace(team_size=size), id=f"{name}-{size}x{size}")
@@ -34,15 +34,8 @@ CASES = [
 
 def played_with_events(rules, seed):
     """A random match, and the events its PublicLog told, in order."""
-    rng = random.Random(seed)
     seats = [f"bot{i % 2}" if rules.team_size == 1 else f"b{i}" for i in range(rules.seats)]
-    match = Match(rules, seats, seed=seed)
-    log = PublicLog(f"m{seed}")
-    events = log.told(match)
-    while not match.is_over:
-        match.apply(rng.choice(match.legal_actions()))
-        events += log.told(match)
-    return match, events
+    return random_match(rules, seats, seed, f"m{seed}")
 
 
 @pytest.mark.parametrize("rules", CASES)

@@ -20,14 +20,14 @@ import pytest
 
 from arena.domain.tournament import Definition
 from arena.engine import Match, Rules
-from arena.read.live import PublicLog, live_table
+from arena.read.live import live_table
 from arena.store.migrate import migrate
 from arena.store.store import Store
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from arena.web import create_app, live, server
 from referee.live import Publisher
-from tests.liveclient import Events, Refused
+from tests.liveclient import Events, Refused, random_match
 from tests.webdata import ORGANIZER, played, start_run
 
 RULES = Rules()
@@ -81,16 +81,7 @@ def running(site: Site, match_id: str, seed: int = 4) -> None:
 
 def events_of(match_id: str, seed: int = 4) -> tuple[Match, list[dict[str, Any]]]:
     """A random match as the referee would tell it, and its events."""
-    import random
-
-    rng = random.Random(seed)
-    match = Match(RULES, ["alpha", "beta"], seed=seed)
-    log = PublicLog(match_id)
-    events = log.told(match)
-    while not match.is_over:
-        match.apply(rng.choice(match.legal_actions()))
-        events += log.told(match)
-    return match, events
+    return random_match(RULES, ["alpha", "beta"], seed, match_id)
 
 
 async def table(viewer: Events) -> tuple[dict[str, Any], float]:

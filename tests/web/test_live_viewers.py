@@ -5,23 +5,16 @@ looked at; a viewer that falls behind keeps its latest messages only."""
 from __future__ import annotations
 
 import asyncio
-import random
 import re
 
-from arena.engine import Match, Rules
-from arena.read.live import Followed, PublicLog
+from arena.engine import Rules
+from arena.read.live import Followed
 from arena.web.live import VIEWER_QUEUE, Feed, Watched
+from tests.liveclient import random_match
 
 
 def told(match_id: str) -> list[dict]:
-    rng = random.Random(2)
-    match = Match(Rules(), ["a", "b"], seed=2)
-    log = PublicLog(match_id)
-    events = log.told(match)
-    while not match.is_over:
-        match.apply(rng.choice(match.legal_actions()))
-        events += log.told(match)
-    return events
+    return random_match(Rules(), ["a", "b"], 2, match_id)[1]
 
 
 def seqs(data: bytes) -> list[int]:

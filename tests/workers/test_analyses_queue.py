@@ -6,6 +6,7 @@ sent in; the Arena API's dispatcher puts analyses on that last queue."""
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 
 from arena.settings import Settings
@@ -37,7 +38,7 @@ def test_an_analysis_waits_until_no_match_is_left_to_play(tmp_path: Path) -> Non
     url = broker_url("redis")
     settings = Settings.from_env(
         {"ARENA_HOME": str(tmp_path), "ARENA_BROKER_URL": url,
-         "ARENA_QUEUE": f"arena-test-{time.monotonic_ns()}"}
+         "ARENA_QUEUE": f"arena-test-{uuid.uuid4().hex[:8]}"}  # its own, on a shared broker
     )  # fmt: skip
     configure(settings)
     Dispatcher(settings).analyse("m-0", 8)  # sent first
