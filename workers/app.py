@@ -12,7 +12,8 @@ behind a run's matches, which runs keep a window of (arena/usecases/runs.py).
 
 A third queue, asked last, holds the analyses of matches (``ARENA_QUEUE.analyses``,
 :data:`ANALYSES`): on Redis a worker takes one only when no match and no control task
-waits, so an analysis never runs ahead of play (docs/web.md)."""
+waits; on RabbitMQ, where it may take one earlier, the task itself puts the analysis back
+behind what waits (workers/tasks.py): an analysis never runs ahead of play (docs/web.md)."""
 
 from __future__ import annotations
 

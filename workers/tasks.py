@@ -11,12 +11,13 @@
 - ``arena.sprt``: start a sequential test; every match of it recorded steps it on (its
   next pairs, or its verdict).
 - ``arena.analyse``: the pending analyses of a finished match at a budget
-  (arena/usecases/analyses.py), on a queue asked after the matches' (workers/app.py).
+  (arena/usecases/analyses.py), on a queue asked after the matches' (workers/app.py),
+  put back behind any match or control task that waits in the broker.
 - ``arena.ladder`` (every few seconds, from ``arena beat``; and in ``play_match`` as a
   ladder match is recorded): fill the ladders' free slots (arena/usecases/ladder.py).
 - ``arena.dispatch_due`` (every minute, from ``arena beat``): start the runs whose
-  schedule is due, pick up runs and requested matches whose tasks were lost, and refit
-  the leaderboard intervals of the pools that changed.
+  schedule is due, pick up runs, requested matches and analyses whose tasks were lost,
+  and refit the leaderboard intervals of the pools that changed.
 
 Every task may run twice (acks_late: a worker killed mid-task has it delivered again) and
 none waits for another. A match already recorded is never played again; one playing in
@@ -34,10 +35,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from celery import signals
+from kombu.entity import Queue
 
 from arena.bots.analysis import analysed
 from arena.domain.clock import TimeControl
@@ -315,25 +318,62 @@ def step_sprt(self: Any, test_id: int) -> list[str]:
 
 
 ANALYSIS_NICE = 10  # the analyses' process yields the CPU to the matches' processes
+YIELD_S = 5  # an analysis put back behind the matches waiting comes again after this long
+
+_analyser: list[ProcessPoolExecutor] = []
+_analyser_lock = threading.Lock()
 
 
-@once
 def analyser() -> ProcessPoolExecutor:
     """The worker's one process for analyses: its CPU-bound search holds neither this
     process's lock on Python (the matches' tasks run in its threads) nor the CPU while a
-    match's processes want it (it runs at nice ANALYSIS_NICE)."""
-    spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process may hang
-    return ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(ANALYSIS_NICE,))
+    match's processes want it (it runs at nice ANALYSIS_NICE). Made again when it died."""
+    with _analyser_lock:
+        if not _analyser:
+            spawn = multiprocessing.get_context("spawn")  # a fork of a threaded process may hang
+            pool = ProcessPoolExecutor(
+                1, mp_context=spawn, initializer=os.nice, initargs=(ANALYSIS_NICE,)
+            )
+            _analyser.append(pool)
+        return _analyser[0]
 
 
 def analysed_aside(record: dict[str, Any], seat: int, match_id: str, samples: int) -> Any:
-    """:func:`arena.bots.analysis.analysed`, in the worker's process for analyses."""
-    return analyser().submit(analysed, record, seat, match_id, samples).result()
+    """:func:`arena.bots.analysis.analysed`, in the worker's process for analyses. That
+    process killed (out of memory, say), the next try has a new one."""
+    pool = analyser()
+    try:
+        return pool.submit(analysed, record, seat, match_id, samples).result()
+    except BrokenProcessPool:
+        with _analyser_lock:
+            if _analyser and _analyser[0] is pool:
+                _analyser.clear()
+        pool.shutdown(wait=False)
+        raise Unavailable("the worker's process for analyses died; trying again") from None
+
+
+def waiting(*queues: str) -> int:
+    """How many tasks wait in the broker's ``queues``, taken by no worker yet (the
+    broker's own count; a queue not made yet, or empty on Redis, has none)."""
+    total = 0
+    with app.connection_for_write() as conn:
+        for name in queues:
+            # a channel of its own: on RabbitMQ a failed look closes it
+            with conn.channel() as channel, contextlib.suppress(*conn.channel_errors):
+                total += Queue(name, channel=channel).queue_declare(passive=True).message_count
+    return total
 
 
 @app.task(name="arena.analyse", bind=True, max_retries=MAX_RETRIES, **AGAIN)
 def analyse_match(self: Any, match_id: str, samples: int) -> int:
-    """Analyse the match's pending seats at ``samples`` drawn states per decision."""
+    """Analyse the match's pending seats at ``samples`` drawn states per decision. Never
+    ahead of play: while a match or a control task waits in the broker, the analysis is
+    put back behind them (sent again, YIELD_S later) and its slot goes to them."""
+    if waiting(settings().control_queue, settings().queue):
+        analyses.sent_again(store(), match_id, samples)
+        analyse_match.apply_async((match_id, samples), countdown=YIELD_S)
+        log.info("match %s: its analysis put back behind the tasks waiting", match_id)
+        return 0
     done = analyses.run_analysis(store(), match_id, samples, analysed_aside)
     log.info("match %s: %d seats analysed at %d samples", match_id, done, samples)
     return done
@@ -400,18 +440,22 @@ def finish_run(self: Any, run_id: int) -> bool:
 def dispatch_due(self: Any, now: str | None = None) -> list[int]:
     """Start every scheduled run that is due at ``now`` (ISO time; default: the clock)."""
     at = datetime.fromisoformat(now) if now else datetime.now(UTC)
-    return dispatch(store(), at)
+    return dispatch(store(), at, settings().analysis_queue)
 
 
-def dispatch(s: Store, now: datetime) -> list[int]:
+def dispatch(s: Store, now: datetime, analysis_queue: str) -> list[int]:
     """The scheduler's tick (:func:`arena.usecases.schedule.tick`), its work sent; the
-    runs it made."""
+    runs it made. Then the analyses whose task was lost are sent again, when none waits
+    in their queue (one waiting there may be any of them: it was not lost)."""
     due = schedule.tick(s, now, STALL_S)
     for run_id in due.start:
         start_run.delay(run_id)
     for run_id in due.finish:
         finish_run.delay(run_id)
     send_matches(due.matches)
+    if not waiting(analysis_queue):
+        for match_id, samples in analyses.lost_analyses(s, now):
+            analyse_match.delay(match_id, samples)
     return due.started
 
 

@@ -15,6 +15,8 @@ MAX_SAMPLES = 1024  # the most an analysis may ask per decision (migration 0022'
 PER_DAY = 20  # the analyses (one per seat) a bot owner may ask for in 24 hours
 MARKS = 3  # the costliest decisions of a seat marked, at most
 MARK_LOSS = 0.25  # a decision marked loses at least this many points (expected)
+LOST_S = 300  # pending, and neither sent to the workers nor begun this long: sent again
+LOST_PER_SWEEP = 1000  # the most analyses one sweep of the scheduler sends again
 
 
 def check_samples(samples: int) -> int:

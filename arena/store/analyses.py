@@ -45,6 +45,24 @@ class Analyses(Connected):
             rows = conn.execute(Q["pending_analyses"], {"match_id": match_id, "samples": samples})
             return [r["seat"] for r in rows]
 
+    def begin_analysis(self, match_id: str, samples: int, seat: int) -> None:
+        """A worker begins the seat's pending analysis."""
+        params = {"match_id": match_id, "samples": samples, "seat": seat}
+        with self._transaction() as conn:
+            conn.execute(Q["begin_analysis"], params)
+
+    def sent_analysis(self, match_id: str, samples: int) -> None:
+        """The match's pending analyses at ``samples`` handed to the workers again."""
+        with self._transaction() as conn:
+            conn.execute(Q["sent_analysis"], {"match_id": match_id, "samples": samples})
+
+    def lost_analyses(self, now: datetime, stall_s: float, limit: int) -> list[tuple[str, int]]:
+        """The (match, budget) of the pending analyses that no worker was sent or began
+        for ``stall_s`` before ``now``, at most ``limit``, marked sent at ``now``."""
+        params = {"now": now, "stall_s": stall_s, "limit": limit}
+        with self._transaction() as conn:
+            return [(r["match_id"], r["samples"]) for r in conn.execute(Q["lost_analyses"], params)]
+
     def finish_analysis(
         self,
         match_id: str,

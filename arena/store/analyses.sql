@@ -20,6 +20,36 @@ SELECT seat FROM analyses
 WHERE match_id = %(match_id)s AND samples = %(samples)s AND status = 'pending'
 ORDER BY seat;
 
+-- name: begin_analysis
+-- A worker begins the seat's analysis (the sweep leaves it alone for a while).
+UPDATE analyses SET started_at = now()
+WHERE match_id = %(match_id)s AND samples = %(samples)s AND seat = %(seat)s
+  AND status = 'pending';
+
+-- name: sent_analysis
+-- The match's pending analyses at the budget handed to the workers again.
+UPDATE analyses SET sent_at = now()
+WHERE match_id = %(match_id)s AND samples = %(samples)s AND status = 'pending';
+
+-- name: lost_analyses
+-- The pending analyses that no worker was sent or began for %(stall_s)s seconds before
+-- %(now)s, marked sent at %(now)s: one row per match and budget, the longest lost first, at most
+-- %(limit)s.
+WITH lost AS (
+    SELECT match_id, samples, min(greatest(sent_at, started_at)) AS seen
+    FROM analyses
+    WHERE status = 'pending'
+    GROUP BY match_id, samples
+    HAVING max(greatest(sent_at, started_at)) < %(now)s - make_interval(secs => %(stall_s)s)
+    ORDER BY seen, match_id, samples
+    LIMIT %(limit)s
+), sent AS (
+    UPDATE analyses a SET sent_at = %(now)s
+    FROM lost
+    WHERE a.match_id = lost.match_id AND a.samples = lost.samples AND a.status = 'pending'
+)
+SELECT match_id, samples FROM lost ORDER BY seen, match_id, samples;
+
 -- name: finish_analysis
 UPDATE analyses
 SET status = %(status)s, decisions = %(decisions)s, error = %(error)s, finished_at = now()

@@ -347,6 +347,8 @@ class AnalysisRow:
     owner: str  # whose cap it counts in; empty for an organizer
     created_at: datetime
     finished_at: datetime | None
+    sent_at: datetime  # last handed to the workers (asked, swept, put back behind play)
+    started_at: datetime | None  # when a worker last began one of its seats
 
 
 TABLES: dict[str, type] = {

@@ -2,7 +2,8 @@
 and doing one (the workers' ``arena.analyse``). An owner may ask for its own seats, the
 organizer for any; a sealed duplicate twin waits until both are played; a bot owner asks
 for ``PER_DAY`` seats' analyses in 24 hours at most. Each match, seat and budget is
-analysed once: asked again, it is the stored one."""
+analysed once: asked again, it is the stored one. An analysis whose task was lost (no
+worker was sent it or began it for ``LOST_S``) is sent again by the scheduler's sweep."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.domain.actors import ARENA
-from arena.domain.analyses import PER_DAY, check_samples
+from arena.domain.analyses import LOST_PER_SWEEP, LOST_S, PER_DAY, check_samples
 from arena.domain.identity import seats_of
 from arena.engine import quoted
 from arena.errors import ArenaError, Exhausted, Forbidden, NotFound, NotReady, Sealed
@@ -81,6 +82,7 @@ def run_analysis(store: Store, match_id: str, samples: int, analyse: Analyse) ->
     record = found[0].record
     done = 0
     for seat in store.pending_analyses(match_id, samples):
+        store.begin_analysis(match_id, samples, seat)
         try:
             decisions = analyse(record, seat, match_id, samples)
         except (ArenaError, KeyError, TypeError, ValueError) as e:  # a record that does not replay
@@ -90,3 +92,19 @@ def run_analysis(store: Store, match_id: str, samples: int, analyse: Analyse) ->
         store.finish_analysis(match_id, samples, seat, decisions)
         done += 1
     return done
+
+
+def sent_again(store: Store, match_id: str, samples: int) -> None:
+    """The match's pending analyses at ``samples`` handed to the workers once more (a
+    worker put one back behind the matches waiting)."""
+    store.sent_analysis(match_id, samples)
+
+
+def lost_analyses(store: Store, now: datetime, stall_s: float = LOST_S) -> list[tuple[str, int]]:
+    """The (match, budget) of the pending analyses that no worker was sent or began for
+    ``stall_s`` before ``now`` (their task was lost: the broker restarted, the send
+    failed, the worker gave up), marked sent: the caller sends them again."""
+    lost = store.lost_analyses(now, stall_s, LOST_PER_SWEEP)
+    if lost:
+        log.warning("%d analyses were left behind; sending them again", len(lost))
+    return lost

@@ -363,8 +363,7 @@ def create_app(
         asked = await asyncio.to_thread(
             ask_analysis, store, match_id, DEFAULT_SAMPLES, viewer.bot, actor=actor
         )
-        pending = await asyncio.to_thread(store.pending_analyses, match_id, DEFAULT_SAMPLES)
-        if asked or pending:  # asked again while pending: sent again (a lost task)
+        if asked:  # asked again while pending: nothing more (the sweep sends a lost one)
             await asyncio.to_thread(analyse, match_id, DEFAULT_SAMPLES)
         return RedirectResponse(match_url(match_id) + "#analysis", status_code=303)
 

@@ -47,7 +47,7 @@ class Analyses:
             ask_analysis, self.store, request.match_id, samples, viewer.bot, actor=actor
         )
         shown = await self._shown(request.match_id, viewer.organizer, viewer.bot, asked)
-        if asked or shown.pending:  # asked again while pending: sent again (a lost task)
+        if asked:  # asked again while pending: nothing more (the sweep sends a lost one)
             log.info("match %s: seats %s analysed at %d samples (%s)", request.match_id,
                      asked, samples, actor)  # fmt: skip
             await asyncio.to_thread(self.dispatch.analyse, request.match_id, samples)

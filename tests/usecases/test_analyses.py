@@ -1,5 +1,6 @@
 """Asking for and doing the analysis of a match (arena/usecases/analyses.py), on a real
-PostgreSQL: who may ask, the sealed twin, the cap, stored once per match and budget."""
+PostgreSQL: who may ask, the sealed twin, the cap, stored once per match and budget, and
+the analyses left behind that the scheduler's sweep sends again."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena.bots.analysis import analysed
-from arena.domain.analyses import PER_DAY
+from arena.domain.analyses import LOST_S, PER_DAY
 from arena.domain.tournament import Definition
 from arena.engine import Rules
 from arena.errors import Exhausted, Forbidden, Invalid, NotReady, Sealed
 from arena.read.analyses import analyses
 from arena.store.store import Store
-from arena.usecases.analyses import ask_analysis, run_analysis
+from arena.usecases.analyses import ask_analysis, lost_analyses, run_analysis, sent_again
 from arena.usecases.matches import record as record_match
 from arena.usecases.matches import request as request_match
 from tests.webdata import played, start_run
@@ -82,3 +83,37 @@ def test_an_owner_asks_for_a_capped_number_a_day(store: Store) -> None:
     assert ask_analysis(store, "m-over", 4, None) == [0, 1]  # the organizer is not capped
     tomorrow = datetime.now(UTC) + timedelta(days=1, minutes=1)
     assert ask_analysis(store, "m-over", 8, "alpha", actor="bot alpha", now=tomorrow) == [0]
+
+
+def aged(store: Store, seconds: float) -> None:
+    """Every analysis as if sent and begun ``seconds`` earlier than it was."""
+    with store.pool.connection() as conn:
+        conn.execute(
+            "UPDATE analyses SET sent_at = sent_at - make_interval(secs => %(s)s),"
+            " started_at = started_at - make_interval(secs => %(s)s)",
+            {"s": seconds},
+        )
+
+
+def test_an_analysis_left_behind_is_sent_again_once_by_the_sweep(store: Store) -> None:
+    bots = two_bots(store)
+    for k in (1, 2, 3):
+        a_match(store, f"m-{k}", bots, seed=k)
+    assert ask_analysis(store, "m-1", 4, None) == [0, 1]
+    assert ask_analysis(store, "m-2", 8, "alpha", actor="bot alpha") == [0]
+    assert lost_analyses(store, datetime.now(UTC)) == []  # just sent: the workers have them
+    aged(store, LOST_S + 1)
+    assert ask_analysis(store, "m-3", 4, None) == [0, 1]  # sent now: not lost
+    now = datetime.now(UTC)
+    assert lost_analyses(store, now) == [("m-1", 4), ("m-2", 8)]
+    assert lost_analyses(store, now) == []  # sent again just now, once
+
+    aged(store, LOST_S + 1)
+    sent_again(store, "m-3", 4)  # a worker put it back behind the matches waiting
+    store.begin_analysis("m-1", 4, 1)  # a worker is on m-1's seat 1 (seat 0 waits)
+    assert run_analysis(store, "m-2", 8, analysed) == 1  # done: never sent again
+    assert lost_analyses(store, datetime.now(UTC)) == []
+    rows = {(r.match_id, r.seat): r for r in store.match_analyses("m-1")}
+    assert rows["m-1", 1].started_at is not None and rows["m-1", 0].started_at is None
+    aged(store, LOST_S + 1)  # the worker on m-1 died; m-3's task was lost too
+    assert lost_analyses(store, datetime.now(UTC)) == [("m-1", 4), ("m-3", 4)]

@@ -85,6 +85,8 @@ def test_the_button_asks_the_workers_for_the_viewers_seats(analysed_site: Any) -
     assert [(r.seat, r.status) for r in store.match_analyses("m-1")] == [(1, "pending")]
     shown = client.get("/matches/m-1", headers=alpha).text
     assert "Being analysed by the workers" in shown
+    again = client.post("/matches/m-1/analyse", headers=alpha, follow_redirects=False)
+    assert again.status_code == 303 and sent == [("m-1", 256)]  # pending: nothing more sent
     gamma = client.post("/matches/m-2/analyse", headers=alpha, follow_redirects=False)
     assert gamma.status_code == 303
     beta = {"Authorization": f"Bearer {tokens['beta']}"}
