@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 from celery import Celery
+from kombu import Connection
 
 from arena import embedded
 from arena.domain.poolfit import Lineup, fit, held_anchors
@@ -168,6 +169,18 @@ class Arena:
         self.organizer.close()
         self.store.close()
         self.processes.stop()
+        self.forget_queues()
+
+    def forget_queues(self) -> None:
+        """The arena's queues deleted from the machine's RabbitMQ, where they are durable
+        and would stay after the test (on Redis an empty queue is no key)."""
+        url = self.env.get("ARENA_BROKER_URL", "")
+        if not url.startswith("amqp"):
+            return
+        with Connection(url) as conn:
+            for suffix in ("", ".control", ".analyses"):
+                with conn.channel() as channel, contextlib.suppress(*conn.channel_errors):
+                    channel.queue_delete(self.env["ARENA_QUEUE"] + suffix)
 
 
 @contextlib.contextmanager
