@@ -57,8 +57,12 @@ def lines(match_id: str, seats: list[dict[str, Any]]) -> list[str]:
     out = []
     for s in seats:
         head = f"seat {s['seat']} ({s['bot']}), {s['samples']} samples a decision: "
+        if s["status"] == "pending":
+            began = "being analysed" if s["started_at"] else "waiting for a free worker"
+            out.append(head + f"pending ({began}; the same command later shows it)")
+            continue
         if s["status"] != "done":
-            out.append(head + (s["status"] + (f": {s['error']}" if s["error"] else "")))
+            out.append(head + s["status"] + (f": {s['error']}" if s["error"] else ""))
             continue
         loss = s["mean_loss"]
         mean = "no decision to weigh" if loss is None else f"{loss:.2f} points lost a decision"

@@ -17,6 +17,7 @@ class SeatAnalysis(TypedDict):
     bot: str  # who sat there (a bot, or a version NAME@N)
     samples: int  # the budget: drawn states per decision
     status: str  # pending, done or failed
+    started_at: str | None  # ISO time a worker began it; None while it waits for one
     error: str
     decisions: list[dict[str, Any]]  # each valued (arena/bots/analysis.py's to_json)
     line: list[float]  # the expected hand score of the action taken, decision by decision
@@ -41,6 +42,7 @@ def analyses(
         decisions = [{**d, "hand": d["hand"] + 1} for d in row.decisions or []]
         best[row.seat] = SeatAnalysis(
             seat=row.seat, bot=names[row.seat], samples=row.samples, status=row.status,
+            started_at=None if row.started_at is None else row.started_at.isoformat(),
             error=row.error, decisions=decisions,
             line=[d["values"][d["actions"].index(d["taken"])] for d in decisions],
             marks=marked(decisions), mean_loss=mean_loss(decisions),

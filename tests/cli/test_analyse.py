@@ -54,3 +54,20 @@ def test_the_organizer_and_an_owner_analyse_a_match(arena_factory: Any, database
     finally:
         owner.close()
     assert own["name"] == "alpha" and own["decisions"] == len(seats[0]["decisions"])
+
+
+def test_a_pending_analysis_says_whether_a_worker_began_it() -> None:
+    from arena.cli.analyse import lines
+
+    seat = {"seat": 1, "bot": "beta", "samples": 8, "status": "pending", "started_at": None,
+            "error": "", "decisions": [], "line": [], "marks": [], "mean_loss": None}  # fmt: skip
+    head = "seat 1 (beta), 8 samples a decision: pending"
+    assert lines("m-1", [seat]) == [
+        f"{head} (waiting for a free worker; the same command later shows it)"
+    ]
+    began = seat | {"started_at": "2026-12-06T18:00:00+00:00"}
+    assert lines("m-1", [began]) == [f"{head} (being analysed; the same command later shows it)"]
+    failed = seat | {"status": "failed", "error": "hand 2, action 3: no such card"}
+    assert lines("m-1", [failed]) == [
+        "seat 1 (beta), 8 samples a decision: failed: hand 2, action 3: no such card"
+    ]

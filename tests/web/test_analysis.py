@@ -84,7 +84,12 @@ def test_the_button_asks_the_workers_for_the_viewers_seats(analysed_site: Any) -
     assert sent == [("m-1", 256)]
     assert [(r.seat, r.status) for r in store.match_analyses("m-1")] == [(1, "pending")]
     shown = client.get("/matches/m-1", headers=alpha).text
-    assert "Being analysed by the workers" in shown
+    assert "Waiting for a free worker" in shown  # no worker began it yet
+    store.begin_analysis("m-1", 256, 1)
+    began = client.get("/matches/m-1", headers=alpha).text
+    assert "Being analysed by the workers" in began and "Waiting for a free" not in began
+    (seat,) = client.get("/api/matches/m-1", headers=alpha).json()["analysis"]
+    assert seat["status"] == "pending" and seat["started_at"]
     again = client.post("/matches/m-1/analyse", headers=alpha, follow_redirects=False)
     assert again.status_code == 303 and sent == [("m-1", 256)]  # pending: nothing more sent
     gamma = client.post("/matches/m-2/analyse", headers=alpha, follow_redirects=False)
