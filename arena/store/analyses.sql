@@ -33,8 +33,8 @@ WHERE match_id = %(match_id)s AND samples = %(samples)s AND status = 'pending';
 
 -- name: lost_analyses
 -- The pending analyses that no worker was sent or began for %(stall_s)s seconds before
--- %(now)s, marked sent at %(now)s: one row per match and budget, the longest lost first, at most
--- %(limit)s.
+-- %(now)s, marked sent at %(now)s: one row per match and budget, the longest lost
+-- first, at most %(limit)s.
 WITH lost AS (
     SELECT match_id, samples, min(greatest(sent_at, started_at)) AS seen
     FROM analyses
