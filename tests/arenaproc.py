@@ -177,10 +177,11 @@ class Arena:
         url = self.env.get("ARENA_BROKER_URL", "")
         if not url.startswith("amqp"):
             return
+        settings = Settings.from_env(self.env)
         with Connection(url) as conn:
-            for suffix in ("", ".control", ".analyses"):
+            for name in (settings.queue, settings.control_queue, settings.analysis_queue):
                 with conn.channel() as channel, contextlib.suppress(*conn.channel_errors):
-                    channel.queue_delete(self.env["ARENA_QUEUE"] + suffix)
+                    channel.queue_delete(name)
 
 
 @contextlib.contextmanager
